@@ -1,0 +1,17 @@
+//! # typed-mcp
+//!
+//! A Model Context Protocol SDK whose protocol types and validators are generated from
+//! JSON Schema at build time (see the `typed-mcp-codegen` crate), wrapped in a thin
+//! hand-written runtime: newline-delimited framing, JSON-RPC 2.0 parsing with precise
+//! diagnostics, and (in later layers) dispatch, limits and the MCP server.
+
+// Lets generated code name this crate as `::typed_mcp` even from inside it.
+extern crate self as typed_mcp;
+
+pub mod framing;
+pub mod jsonrpc;
+pub mod logging;
+pub mod validation;
+
+#[doc(hidden)]
+pub mod __private;
