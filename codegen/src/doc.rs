@@ -1,0 +1,497 @@
+//! Loading a schema file into a [`SchemaDoc`]: its definitions, checked against the keywords
+//! the generator supports, with every nested union hoisted into a definition of its own.
+//!
+//! Both emitters (types and validators) read the same `SchemaDoc`, so they cannot disagree
+//! about which schema a definition has.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Result};
+
+/// One schema file, ready for the emitters.
+#[derive(Debug, Clone)]
+pub(crate) struct SchemaDoc {
+    /// The file the schema was read from (used in every error message).
+    pub(crate) file: PathBuf,
+    /// The definitions in file order, hoisted unions after the ones they came from.
+    pub(crate) defs: Vec<Definition>,
+}
+
+/// A named schema of the document.
+#[derive(Debug, Clone)]
+pub(crate) struct Definition {
+    /// Key of the definition. Every `$ref` in the document reads `#/$defs/<name>`.
+    pub(crate) name: String,
+    /// JSON Pointer of this schema in the original file (`/$defs/Foo`, or for a hoisted union
+    /// the place it was found, e.g. `/$defs/Foo/properties/result`).
+    pub(crate) pointer: String,
+    /// The schema itself.
+    pub(crate) schema: Value,
+}
+
+/// Keywords accepted in any schema object. Vendor keywords (`x-...`) are accepted too.
+const SUPPORTED_KEYWORDS: &[&str] = &[
+    // validation
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "enum",
+    "const",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "$ref",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minProperties",
+    "maxProperties",
+    "format",
+    // annotations
+    "default",
+    "description",
+    "title",
+    "$comment",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+];
+
+/// Keywords accepted only at the root of a file.
+const ROOT_KEYWORDS: &[&str] = &["$schema", "$id", "$defs", "definitions"];
+
+/// The `format` values the validators check.
+pub(crate) const SUPPORTED_FORMATS: &[&str] = &["uri", "byte", "uri-template", "date-time", "email"];
+
+impl SchemaDoc {
+    /// Reads and checks a schema file.
+    pub(crate) fn load(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let value: Value = serde_json::from_str(&text).map_err(|source| Error::Json {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::from_value(path, value)
+    }
+
+    /// Checks an already parsed schema; `file` is only used in messages.
+    pub(crate) fn from_value(file: &Path, root: Value) -> Result<Self> {
+        let file = file.to_path_buf();
+        let Value::Object(root) = root else {
+            return Err(invalid(&file, "", "the root of a schema file must be an object"));
+        };
+        let mut defs = Vec::new();
+        for (key, container) in [("$defs", "$defs"), ("definitions", "definitions")] {
+            match root.get(key) {
+                None => {}
+                Some(Value::Object(map)) => {
+                    for (name, schema) in map {
+                        let pointer = format!("/{container}/{}", escape_pointer(name));
+                        defs.push(Definition {
+                            name: name.clone(),
+                            pointer,
+                            schema: schema.clone(),
+                        });
+                    }
+                }
+                Some(_) => return Err(invalid(&file, &format!("/{key}"), "must be an object")),
+            }
+        }
+        if let Some(Value::String(title)) = root.get("title") {
+            let body: Map<String, Value> = root
+                .iter()
+                .filter(|(k, _)| !ROOT_KEYWORDS.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            if ["type", "properties", "anyOf", "oneOf", "allOf", "$ref", "enum", "const"]
+                .iter()
+                .any(|k| body.contains_key(*k))
+            {
+                defs.push(Definition {
+                    name: title.clone(),
+                    pointer: String::new(),
+                    schema: Value::Object(body),
+                });
+            }
+        }
+        if defs.is_empty() {
+            return Err(invalid(
+                &file,
+                "",
+                "no definitions: expected `$defs` (or a titled root schema)",
+            ));
+        }
+        let mut doc = SchemaDoc { file, defs };
+        for def in &doc.defs {
+            check_schema(&doc.file, &def.pointer, &def.schema, true)?;
+        }
+        doc.normalize_refs()?;
+        doc.hoist_unions();
+        Ok(doc)
+    }
+
+    /// The definition called `name`.
+    pub(crate) fn get(&self, name: &str) -> Option<&Definition> {
+        self.defs.iter().find(|d| d.name == name)
+    }
+
+    /// Rewrites `#/definitions/X` to `#/$defs/X` and checks every reference resolves.
+    fn normalize_refs(&mut self) -> Result<()> {
+        let names: Vec<String> = self.defs.iter().map(|d| d.name.clone()).collect();
+        let file = self.file.clone();
+        for def in &mut self.defs {
+            let pointer = def.pointer.clone();
+            visit_schemas_mut(&mut def.schema, &pointer, &mut |schema, at| {
+                let Some(Value::String(target)) = schema.get("$ref") else {
+                    return Ok(());
+                };
+                let name = ref_target(target).ok_or_else(|| Error::Unsupported {
+                    file: file.clone(),
+                    pointer: at.to_string(),
+                    keyword: format!("$ref: {target} (only local #/$defs/<name> references)"),
+                })?;
+                if !names.iter().any(|n| *n == name) {
+                    return Err(invalid(&file, at, &format!("$ref to unknown definition `{name}`")));
+                }
+                schema.insert("$ref".into(), Value::String(format!("#/$defs/{name}")));
+                Ok(())
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Moves every `anyOf` / `oneOf` found below a definition's root into a new definition,
+    /// leaving a `$ref` (with the original annotations) in its place.
+    fn hoist_unions(&mut self) {
+        let mut index = 0;
+        while index < self.defs.len() {
+            let mut hoisted = Vec::new();
+            let def = &mut self.defs[index];
+            let (name, pointer) = (def.name.clone(), def.pointer.clone());
+            hoist_below(&mut def.schema, &name, &pointer, true, &mut hoisted);
+            for (wanted, at, schema) in hoisted {
+                let name = self.fresh_name(&wanted);
+                // Patch the placeholder left by `hoist_below`.
+                let def = &mut self.defs[index];
+                replace_placeholder(&mut def.schema, &wanted, &name);
+                self.defs.push(Definition {
+                    name,
+                    pointer: at,
+                    schema,
+                });
+            }
+            index += 1;
+        }
+    }
+
+    fn fresh_name(&self, wanted: &str) -> String {
+        if self.get(wanted).is_none() {
+            return wanted.to_string();
+        }
+        (2..)
+            .map(|n| format!("{wanted}{n}"))
+            .find(|candidate| self.get(candidate).is_none())
+            .expect("an unused name exists")
+    }
+}
+
+/// `#/$defs/Name` or `#/definitions/Name` → `Name`.
+pub(crate) fn ref_target(reference: &str) -> Option<String> {
+    let rest = reference
+        .strip_prefix("#/$defs/")
+        .or_else(|| reference.strip_prefix("#/definitions/"))?;
+    if rest.contains('/') {
+        return None;
+    }
+    Some(rest.replace("~1", "/").replace("~0", "~"))
+}
+
+/// Escapes one JSON Pointer reference token (RFC 6901).
+pub(crate) fn escape_pointer(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+fn invalid(file: &Path, pointer: &str, message: &str) -> Error {
+    Error::InvalidSchema {
+        file: file.to_path_buf(),
+        pointer: pointer.to_string(),
+        message: message.to_string(),
+    }
+}
+
+/// Checks one schema (and everything below it) against the supported keywords.
+fn check_schema(file: &Path, at: &str, schema: &Value, _is_def_root: bool) -> Result<()> {
+    let map = match schema {
+        Value::Bool(_) => return Ok(()),
+        Value::Object(map) => map,
+        _ => return Err(invalid(file, at, "a schema must be an object or a boolean")),
+    };
+    for (key, value) in map {
+        let here = format!("{at}/{}", escape_pointer(key));
+        if key.starts_with("x-") {
+            continue;
+        }
+        if !SUPPORTED_KEYWORDS.contains(&key.as_str()) {
+            return Err(Error::Unsupported {
+                file: file.to_path_buf(),
+                pointer: at.to_string(),
+                keyword: key.clone(),
+            });
+        }
+        match key.as_str() {
+            "properties" => {
+                let Value::Object(props) = value else {
+                    return Err(invalid(file, &here, "`properties` must be an object"));
+                };
+                for (name, sub) in props {
+                    check_schema(file, &format!("{here}/{}", escape_pointer(name)), sub, false)?;
+                }
+            }
+            "additionalProperties" => check_schema(file, &here, value, false)?,
+            "items" => {
+                if value.is_array() {
+                    return Err(Error::Unsupported {
+                        file: file.to_path_buf(),
+                        pointer: at.to_string(),
+                        keyword: "items (array form; use prefixItems semantics)".into(),
+                    });
+                }
+                check_schema(file, &here, value, false)?;
+            }
+            "anyOf" | "oneOf" | "allOf" => {
+                let Value::Array(branches) = value else {
+                    return Err(invalid(file, &here, &format!("`{key}` must be an array")));
+                };
+                if branches.is_empty() {
+                    return Err(invalid(file, &here, &format!("`{key}` must not be empty")));
+                }
+                for (i, sub) in branches.iter().enumerate() {
+                    check_schema(file, &format!("{here}/{i}"), sub, false)?;
+                }
+            }
+            "required" => {
+                let ok = value
+                    .as_array()
+                    .is_some_and(|names| names.iter().all(Value::is_string));
+                if !ok {
+                    return Err(invalid(file, &here, "`required` must be an array of strings"));
+                }
+            }
+            "enum" => {
+                if !value.as_array().is_some_and(|v| !v.is_empty()) {
+                    return Err(invalid(file, &here, "`enum` must be a non-empty array"));
+                }
+            }
+            "type" => {
+                const TYPES: &[&str] =
+                    &["null", "boolean", "object", "array", "number", "integer", "string"];
+                let ok = match value {
+                    Value::String(t) => TYPES.contains(&t.as_str()),
+                    Value::Array(ts) => {
+                        !ts.is_empty()
+                            && ts
+                                .iter()
+                                .all(|t| t.as_str().is_some_and(|t| TYPES.contains(&t)))
+                    }
+                    _ => false,
+                };
+                if !ok {
+                    return Err(invalid(file, &here, "`type` must name JSON Schema types"));
+                }
+            }
+            "format" => {
+                let name = value.as_str().unwrap_or_default();
+                if !SUPPORTED_FORMATS.contains(&name) {
+                    return Err(Error::Unsupported {
+                        file: file.to_path_buf(),
+                        pointer: at.to_string(),
+                        keyword: format!("format: {value}"),
+                    });
+                }
+            }
+            "$ref" => {
+                if !value.is_string() {
+                    return Err(invalid(file, &here, "`$ref` must be a string"));
+                }
+            }
+            "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => {
+                if !value.is_number() {
+                    return Err(invalid(file, &here, &format!("`{key}` must be a number")));
+                }
+            }
+            "multipleOf" => {
+                if !value.as_f64().is_some_and(|m| m > 0.0) {
+                    return Err(invalid(file, &here, "`multipleOf` must be a number > 0"));
+                }
+            }
+            "minItems" | "maxItems" | "minLength" | "maxLength" | "minProperties"
+            | "maxProperties" => {
+                if value.as_u64().is_none() {
+                    return Err(invalid(
+                        file,
+                        &here,
+                        &format!("`{key}` must be a non-negative integer"),
+                    ));
+                }
+            }
+            "uniqueItems" => {
+                if !value.is_boolean() {
+                    return Err(invalid(file, &here, "`uniqueItems` must be a boolean"));
+                }
+            }
+            "pattern" => {
+                let Some(pattern) = value.as_str() else {
+                    return Err(invalid(file, &here, "`pattern` must be a string"));
+                };
+                if let Err(e) = regress::Regex::new(pattern) {
+                    return Err(invalid(
+                        file,
+                        &here,
+                        &format!("`pattern` is not an ECMA-262 regular expression: {e}"),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Calls `visit` on every schema object at or below `schema` (with its pointer).
+pub(crate) fn visit_schemas_mut(
+    schema: &mut Value,
+    at: &str,
+    visit: &mut dyn FnMut(&mut Map<String, Value>, &str) -> Result<()>,
+) -> Result<()> {
+    let Value::Object(map) = schema else {
+        return Ok(());
+    };
+    visit(map, at)?;
+    for (key, value) in map.iter_mut() {
+        let here = format!("{at}/{}", escape_pointer(key));
+        match key.as_str() {
+            "properties" => {
+                if let Value::Object(props) = value {
+                    for (name, sub) in props.iter_mut() {
+                        let p = format!("{here}/{}", escape_pointer(name));
+                        visit_schemas_mut(sub, &p, visit)?;
+                    }
+                }
+            }
+            "additionalProperties" | "items" => visit_schemas_mut(value, &here, visit)?,
+            "anyOf" | "oneOf" | "allOf" => {
+                if let Value::Array(branches) = value {
+                    for (i, sub) in branches.iter_mut().enumerate() {
+                        visit_schemas_mut(sub, &format!("{here}/{i}"), visit)?;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Marker key left where a union was hoisted, until the final name is known.
+const PLACEHOLDER: &str = "x-typed-mcp-hoisted";
+
+fn hoist_below(
+    schema: &mut Value,
+    name: &str,
+    at: &str,
+    is_root: bool,
+    out: &mut Vec<(String, String, Value)>,
+) {
+    let Value::Object(map) = schema else {
+        return;
+    };
+    if !is_root && (map.contains_key("anyOf") || map.contains_key("oneOf")) {
+        let moved = std::mem::take(map);
+        let mut stub = Map::new();
+        for annotation in ["description", "title"] {
+            if let Some(v) = moved.get(annotation) {
+                stub.insert(annotation.into(), v.clone());
+            }
+        }
+        stub.insert(PLACEHOLDER.into(), Value::String(name.to_string()));
+        *map = stub;
+        // The hoisted union's own nested unions are hoisted when its turn comes.
+        out.push((name.to_string(), at.to_string(), Value::Object(moved)));
+        return;
+    }
+    let keys: Vec<String> = map.keys().cloned().collect();
+    for key in keys {
+        let here = format!("{at}/{}", escape_pointer(&key));
+        let Some(value) = map.get_mut(&key) else { continue };
+        match key.as_str() {
+            "properties" => {
+                if let Value::Object(props) = value {
+                    for (prop, sub) in props.iter_mut() {
+                        let child = format!("{name}{}", pascal(prop));
+                        let p = format!("{here}/{}", escape_pointer(prop));
+                        hoist_below(sub, &child, &p, false, out);
+                    }
+                }
+            }
+            "additionalProperties" => {
+                hoist_below(value, &format!("{name}Value"), &here, false, out)
+            }
+            "items" => hoist_below(value, &format!("{name}Item"), &here, false, out),
+            "anyOf" | "oneOf" | "allOf" => {
+                if let Value::Array(branches) = value {
+                    for (i, sub) in branches.iter_mut().enumerate() {
+                        let child = format!("{name}Variant{i}");
+                        hoist_below(sub, &child, &format!("{here}/{i}"), false, out);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn replace_placeholder(schema: &mut Value, wanted: &str, name: &str) {
+    let outcome = visit_schemas_mut(schema, "", &mut |map, _| {
+        if map.get(PLACEHOLDER).and_then(Value::as_str) == Some(wanted) {
+            map.remove(PLACEHOLDER);
+            map.insert("$ref".into(), Value::String(format!("#/$defs/{name}")));
+        }
+        Ok(())
+    });
+    debug_assert!(outcome.is_ok(), "the visitor above never fails");
+}
+
+/// `camelCase` / `snake_case` / `with-dash` → `PascalCase`.
+pub(crate) fn pascal(word: &str) -> String {
+    let mut out = String::new();
+    let mut upper = true;
+    for c in word.chars() {
+        if c.is_ascii_alphanumeric() {
+            if upper {
+                out.extend(c.to_uppercase());
+            } else {
+                out.push(c);
+            }
+            upper = false;
+        } else {
+            upper = true;
+        }
+    }
+    out
+}
