@@ -1,0 +1,196 @@
+//! The [`Config`] builder: which schemas, where the code goes, how it names the runtime.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::output::{render, write_if_changed};
+
+/// Configuration of one generator run, shaped like `prost_build::Config`.
+///
+/// # Examples
+///
+/// In a `build.rs`:
+///
+/// ```no_run
+/// typed_mcp_codegen::Config::new()
+///     .schema("schema/tools.json")
+///     .generate()
+///     .expect("typed-mcp code generation failed");
+/// ```
+///
+/// and in the crate, next to a dependency on `typed-mcp`, `serde` and `serde_json`:
+///
+/// ```ignore
+/// mod tools {
+///     include!(concat!(env!("OUT_DIR"), "/tools.rs"));
+/// }
+/// ```
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct Config {
+    schemas: Vec<PathBuf>,
+    out_dir: Option<PathBuf>,
+    runtime_path: String,
+    emit_rerun_if_changed: Option<bool>,
+}
+
+/// One file written (or left alone) by [`Config::generate`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct GeneratedFile {
+    /// The schema the code was generated from.
+    pub schema: PathBuf,
+    /// The generated Rust file (`<out_dir>/<schema file stem>.rs`).
+    pub path: PathBuf,
+    /// Whether the file's content changed (a file whose content is unchanged is not
+    /// rewritten, so cargo does not rebuild what depends on it).
+    pub changed: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Config {
+    /// A configuration with no schema, writing to `$OUT_DIR`, naming the runtime
+    /// `::typed_mcp`.
+    pub fn new() -> Self {
+        Self {
+            schemas: Vec::new(),
+            out_dir: None,
+            runtime_path: "::typed_mcp".to_string(),
+            emit_rerun_if_changed: None,
+        }
+    }
+
+    /// Adds a schema file (JSON Schema 2020-12 with `$defs`). Each schema becomes one Rust
+    /// file named after it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut config = typed_mcp_codegen::Config::new();
+    /// config.schema("schema/jsonrpc.json").schema("schema/limits.json");
+    /// ```
+    pub fn schema(&mut self, path: impl AsRef<Path>) -> &mut Self {
+        self.schemas.push(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Adds several schema files.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut config = typed_mcp_codegen::Config::new();
+    /// config.schemas(["a.json", "b.json"]);
+    /// ```
+    pub fn schemas<P: AsRef<Path>>(&mut self, paths: impl IntoIterator<Item = P>) -> &mut Self {
+        for path in paths {
+            self.schema(path);
+        }
+        self
+    }
+
+    /// Writes the generated files to `dir` instead of `$OUT_DIR` (useful in tests and for
+    /// checked-in code).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut config = typed_mcp_codegen::Config::new();
+    /// config.out_dir(std::env::temp_dir());
+    /// ```
+    pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
+        self.out_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// The path generated code uses to reach the runtime crate (default `::typed_mcp`);
+    /// set it when the dependency is renamed or re-exported.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut config = typed_mcp_codegen::Config::new();
+    /// config.runtime_path("::my_mcp");
+    /// ```
+    pub fn runtime_path(&mut self, path: impl Into<String>) -> &mut Self {
+        self.runtime_path = path.into();
+        self
+    }
+
+    /// Whether to print `cargo:rerun-if-changed=<schema>` for every schema read. By default
+    /// it is printed when running inside a build script (`OUT_DIR` is set). Note that once a
+    /// build script prints any `rerun-if-changed`, cargo only reruns it for the listed
+    /// files: list your `build.rs` too if it should rerun when edited.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut config = typed_mcp_codegen::Config::new();
+    /// config.emit_rerun_if_changed(false);
+    /// ```
+    pub fn emit_rerun_if_changed(&mut self, emit: bool) -> &mut Self {
+        self.emit_rerun_if_changed = Some(emit);
+        self
+    }
+
+    /// Generates one Rust file per schema, writing only files whose content changed.
+    pub fn generate(&self) -> Result<Vec<GeneratedFile>> {
+        if self.schemas.is_empty() {
+            return Err(Error::Config("no schema given".into()));
+        }
+        let out_dir = match &self.out_dir {
+            Some(dir) => dir.clone(),
+            None => std::env::var_os("OUT_DIR").map(PathBuf::from).ok_or_else(|| {
+                Error::Config("OUT_DIR is not set; call `out_dir()` outside build scripts".into())
+            })?,
+        };
+        let emit = self
+            .emit_rerun_if_changed
+            .unwrap_or_else(|| std::env::var_os("OUT_DIR").is_some());
+        let mut written = Vec::new();
+        for schema in &self.schemas {
+            if emit {
+                println!("cargo:rerun-if-changed={}", schema.display());
+            }
+            let code = self.generate_string(schema)?;
+            let stem = schema
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .ok_or_else(|| Error::Config(format!("{}: no file name", schema.display())))?;
+            let path = out_dir.join(format!("{}.rs", crate::naming::fn_stem(stem)));
+            let changed = write_if_changed(&path, &code)?;
+            written.push(GeneratedFile {
+                schema: schema.clone(),
+                path,
+                changed,
+            });
+        }
+        Ok(written)
+    }
+
+    /// Generates the code for one schema file and returns it, formatted, without writing
+    /// anything.
+    pub fn generate_string(&self, schema: impl AsRef<Path>) -> Result<String> {
+        let runtime: syn::Path = syn::parse_str(&self.runtime_path).map_err(|e| {
+            Error::Config(format!("runtime path `{}`: {e}", self.runtime_path))
+        })?;
+        render(schema.as_ref(), &runtime)
+    }
+}
+
+/// Generates code for `schemas` into `$OUT_DIR` with the default configuration: the
+/// one-line entry point for a `build.rs`.
+///
+/// # Examples
+///
+/// ```no_run
+/// typed_mcp_codegen::compile(&["schema/tools.json"]).unwrap();
+/// ```
+pub fn compile(schemas: &[impl AsRef<Path>]) -> Result<Vec<GeneratedFile>> {
+    Config::new().schemas(schemas).generate()
+}

@@ -1,0 +1,203 @@
+//! Rust types for a [`SchemaDoc`]: typify (on the [`view`] of the schema), our own union
+//! enums, and the [`postpass`].
+
+mod postpass;
+mod unions;
+mod view;
+
+use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use proc_macro2::TokenStream;
+use serde_json::Value;
+use typify::{TypeSpace, TypeSpaceSettings};
+
+use crate::doc::SchemaDoc;
+use crate::error::{Error, Result};
+
+/// The Rust name typify gives a definition called `name` (and the name our own union enums
+/// use, so that typify's references to them resolve).
+pub(crate) fn rust_type_name(name: &str) -> String {
+    use heck::ToPascalCase;
+    let cleaned: String = name
+        .replace('\'', "")
+        .chars()
+        .map(|c| if c.is_alphanumeric() || c == '_' { c } else { '-' })
+        .collect();
+    let pascal = cleaned.to_pascal_case();
+    if pascal.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("X{pascal}")
+    } else {
+        pascal
+    }
+}
+
+/// Whether a definition's root is a union we emit ourselves.
+pub(crate) fn is_union(schema: &Value) -> bool {
+    schema.get("anyOf").is_some() || schema.get("oneOf").is_some()
+}
+
+/// The generated types: typify's items (post-processed) followed by our union enums.
+pub(crate) struct GeneratedTypes {
+    /// The items, ready to be placed at the top of the generated file.
+    pub(crate) items: TokenStream,
+    /// Definition name → Rust type name, for every definition of the document.
+    pub(crate) names: BTreeMap<String, String>,
+}
+
+/// Generates the types of `doc`. `runtime` is the path of the runtime crate.
+pub(crate) fn emit_types(doc: &SchemaDoc, runtime: &syn::Path) -> Result<GeneratedTypes> {
+    let view = view::types_view(doc);
+    let mut settings = TypeSpaceSettings::default();
+    settings
+        .with_struct_builder(false)
+        .with_derive("PartialEq".to_string())
+        .with_map_type("::std::collections::BTreeMap")
+        .with_replacement(
+            rust_type_name(view::NUMBER_DEF),
+            "::serde_json::Number",
+            std::iter::empty(),
+        );
+    for def in doc.defs.iter().filter(|d| is_union(&d.schema)) {
+        let name = rust_type_name(&def.name);
+        settings.with_replacement(&name, &name, std::iter::empty());
+    }
+
+    let schemas = to_schemars(doc, &view)?;
+    let mut space = TypeSpace::new(&settings);
+    guarded(|| space.add_ref_types(schemas.clone())).map_err(|message| {
+        // Name the definition that fails on its own, when one does.
+        let pointer = culprit(doc, &settings, &schemas).unwrap_or_default();
+        Error::TypeGeneration {
+            file: doc.file.clone(),
+            pointer,
+            message,
+        }
+    })?;
+
+    let mut names = BTreeMap::new();
+    let mut union_items = Vec::new();
+    for def in &doc.defs {
+        if is_union(&def.schema) {
+            names.insert(def.name.clone(), rust_type_name(&def.name));
+            let view_schema = &view
+                .iter()
+                .find(|(n, _)| *n == def.name)
+                .expect("the view has every definition")
+                .1;
+            union_items.push(unions::emit_union(doc, def, view_schema, &mut space, runtime)?);
+        } else {
+            let reference = schemars::schema::Schema::Object(schemars::schema::SchemaObject {
+                reference: Some(format!("#/$defs/{}", def.name)),
+                ..Default::default()
+            });
+            let id = guarded(|| space.add_type(&reference))
+                .map_err(|message| type_error(doc, &def.pointer, message))?;
+            let ty = space.get_type(&id).map_err(|e| type_error(doc, &def.pointer, e.to_string()))?;
+            names.insert(def.name.clone(), ty.name());
+        }
+    }
+
+    let stream = space.to_stream();
+    let mut file: syn::File = syn::parse2(stream).map_err(|e| Error::GeneratedCode {
+        file: doc.file.clone(),
+        message: e.to_string(),
+    })?;
+    postpass::keep_presence(&mut file);
+    let items = quote::quote! { #file #(#union_items)* };
+    Ok(GeneratedTypes { items, names })
+}
+
+/// The view's schemas as schemars 0.8 schemas, the form typify takes.
+fn to_schemars(
+    doc: &SchemaDoc,
+    view: &[(String, Value)],
+) -> Result<Vec<(String, schemars::schema::Schema)>> {
+    view.iter()
+        .map(|(name, schema)| {
+            let converted = serde_json::from_value(schema.clone()).map_err(|e| {
+                let pointer = doc.get(name).map(|d| d.pointer.clone()).unwrap_or_default();
+                Error::InvalidSchema {
+                    file: doc.file.clone(),
+                    pointer,
+                    message: format!("not a schema typify can read: {e}"),
+                }
+            })?;
+            Ok((name.clone(), converted))
+        })
+        .collect()
+}
+
+/// Runs a typify call, turning both its errors and its panics into messages.
+pub(crate) fn guarded<T>(
+    call: impl FnOnce() -> std::result::Result<T, typify::Error>,
+) -> std::result::Result<T, String> {
+    match catch_unwind(AssertUnwindSafe(call)) {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(error)) => Err(error.to_string()),
+        Err(panic) => {
+            let text = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".to_string());
+            Err(format!("typify panicked: {text}"))
+        }
+    }
+}
+
+pub(crate) fn type_error(doc: &SchemaDoc, pointer: &str, message: String) -> Error {
+    Error::TypeGeneration {
+        file: doc.file.clone(),
+        pointer: pointer.to_string(),
+        message,
+    }
+}
+
+/// After a failure: the pointer of the first definition that fails when converted with
+/// every other definition replaced by an unconstrained schema.
+fn culprit(
+    doc: &SchemaDoc,
+    settings: &TypeSpaceSettings,
+    schemas: &[(String, schemars::schema::Schema)],
+) -> Option<String> {
+    let open = schemars::schema::Schema::Bool(true);
+    schemas.iter().enumerate().find_map(|(index, (name, _))| {
+        let alone: Vec<_> = schemas
+            .iter()
+            .enumerate()
+            .map(|(i, (n, s))| (n.clone(), if i == index { s.clone() } else { open.clone() }))
+            .collect();
+        let mut space = TypeSpace::new(settings);
+        guarded(|| space.add_ref_types(alone))
+            .err()
+            .and_then(|_| doc.get(name).map(|d| d.pointer.clone()))
+    })
+}
+
+/// `SchemaValidate` impls tying each generated type to its generated validator.
+pub(crate) fn validate_impls(
+    doc: &SchemaDoc,
+    names: &BTreeMap<String, String>,
+    runtime: &syn::Path,
+) -> TokenStream {
+    let impls = doc.defs.iter().filter_map(|def| {
+        let type_name = names.get(&def.name)?;
+        // Only named, generated types: not `String`, `Vec<..>` or replaced types.
+        if !type_name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            return None;
+        }
+        let ty = quote::format_ident!("{}", type_name);
+        let stem = quote::format_ident!("{}", crate::naming::fn_stem(&def.name));
+        Some(quote::quote! {
+            impl #runtime::validation::SchemaValidate for #ty {
+                fn validate_value(
+                    value: &#runtime::__private::serde_json::Value,
+                ) -> ::std::result::Result<(), ::std::vec::Vec<#runtime::validation::ValidationError>> {
+                    validate::#stem(value)
+                }
+            }
+        })
+    });
+    quote::quote! { #(#impls)* }
+}
