@@ -1,1 +1,40 @@
-//! TODO
+//! JSON-RPC 2.0 messages: parsing one frame with precise diagnostics, and writing messages
+//! as single lines.
+//!
+//! - [`parse_message`] / [`parse_frame`] read a frame in one pass into a [`Message`] that
+//!   borrows the method name and raw `id` / `params` / `result` members from the frame (no
+//!   `serde_json::Value` is built), or a [`ParseError`] naming the broken rule.
+//! - Ids are kept as raw JSON text ([`Id`]) and echoed byte for byte.
+//! - [`ParseError::to_error_response`] builds the answer (`-32700` or `-32600`).
+//! - [`BatchPolicy`] decides, per negotiated protocol version, whether a JSON array is a batch.
+//! - [`Message::encode_line`] and [`encode_batch_line`] append one compact line to a reusable
+//!   buffer.
+//!
+//! ```
+//! use typed_mcp::jsonrpc::{parse_message, ErrorCode};
+//!
+//! let error = parse_message(br#"{"jsonrpc":"2.0","id":7,"method":5}"#).unwrap_err();
+//! let mut line = Vec::new();
+//! error.to_error_response().encode_line(&mut line);
+//! assert_eq!(
+//!     line,
+//!     br#"{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"member \"method\" must be a string"}}
+//! "#
+//! );
+//! ```
+
+mod batch;
+mod encode;
+mod error_code;
+mod id;
+mod message;
+mod parse;
+mod parse_error;
+
+pub use batch::{parse_frame, BatchPolicy, Frame};
+pub use encode::encode_batch_line;
+pub use error_code::ErrorCode;
+pub use id::{Id, IdKind};
+pub use message::{ErrorObject, Message, Notification, Request, Response, ResponsePayload};
+pub use parse::parse_message;
+pub use parse_error::{ParseError, ParseErrorKind};

@@ -1,0 +1,169 @@
+//! Writing messages as single compact lines.
+//!
+//! Every message is written as one compact JSON object followed by `\n`, with no other `\n`
+//! (or `\r`) byte in it: strings are escaped here, and raw JSON members are copied with any
+//! line break replaced by a space. That is lossless because in valid JSON a raw line break
+//! can only be insignificant whitespace (strings cannot hold raw control characters), so even
+//! pretty-printed [`RawValue`]s cannot break the framing.
+
+use serde_json::value::RawValue;
+
+use super::{ErrorObject, Id, Message, Notification, Request, Response, ResponsePayload};
+
+const HEADER: &[u8] = br#"{"jsonrpc":"2.0""#;
+
+impl Message<'_> {
+    /// Appends the message to `buf` as one compact JSON line ending in `\n`.
+    pub fn encode_line(&self, buf: &mut Vec<u8>) {
+        match self {
+            Self::Request(request) => request.encode_line(buf),
+            Self::Notification(notification) => notification.encode_line(buf),
+            Self::Response(response) => response.encode_line(buf),
+        }
+    }
+
+    /// The message as one compact JSON line ending in `\n`.
+    #[must_use]
+    pub fn to_line(&self) -> Vec<u8> {
+        let mut buf = Vec::new();
+        self.encode_line(&mut buf);
+        buf
+    }
+}
+
+impl Request<'_> {
+    /// Appends the request to `buf` as one compact JSON line ending in `\n`.
+    pub fn encode_line(&self, buf: &mut Vec<u8>) {
+        buf.extend_from_slice(HEADER);
+        write_id(buf, Some(&self.id));
+        write_call(buf, &self.method, self.params.as_deref());
+        buf.push(b'\n');
+    }
+}
+
+impl Notification<'_> {
+    /// Appends the notification to `buf` as one compact JSON line ending in `\n`.
+    pub fn encode_line(&self, buf: &mut Vec<u8>) {
+        buf.extend_from_slice(HEADER);
+        write_call(buf, &self.method, self.params.as_deref());
+        buf.push(b'\n');
+    }
+}
+
+impl Response<'_> {
+    /// Appends the response to `buf` as one compact JSON line ending in `\n`.
+    pub fn encode_line(&self, buf: &mut Vec<u8>) {
+        self.write_object(buf);
+        buf.push(b'\n');
+    }
+
+    fn write_object(&self, buf: &mut Vec<u8>) {
+        buf.extend_from_slice(HEADER);
+        write_id(buf, self.id.as_ref());
+        match &self.payload {
+            ResponsePayload::Result(result) => {
+                buf.extend_from_slice(br#","result":"#);
+                write_raw(buf, result);
+            }
+            ResponsePayload::Error(error) => {
+                buf.extend_from_slice(br#","error":"#);
+                write_error_object(buf, error);
+            }
+        }
+        buf.push(b'}');
+    }
+}
+
+/// Appends the answer to a batch: a JSON array of `responses` on one line ending in `\n`.
+///
+/// Writes nothing and returns `false` when `responses` is empty (a batch of notifications
+/// only is not answered).
+pub fn encode_batch_line(responses: &[Response<'_>], buf: &mut Vec<u8>) -> bool {
+    if responses.is_empty() {
+        return false;
+    }
+    buf.push(b'[');
+    for (index, response) in responses.iter().enumerate() {
+        if index > 0 {
+            buf.push(b',');
+        }
+        response.write_object(buf);
+    }
+    buf.extend_from_slice(b"]\n");
+    true
+}
+
+fn write_id(buf: &mut Vec<u8>, id: Option<&Id<'_>>) {
+    buf.extend_from_slice(br#","id":"#);
+    match id {
+        Some(id) => write_raw(buf, id.as_raw()),
+        None => buf.extend_from_slice(b"null"),
+    }
+}
+
+fn write_call(buf: &mut Vec<u8>, method: &str, params: Option<&RawValue>) {
+    buf.extend_from_slice(br#","method":"#);
+    write_json_string(buf, method);
+    if let Some(params) = params {
+        buf.extend_from_slice(br#","params":"#);
+        write_raw(buf, params);
+    }
+    buf.push(b'}');
+}
+
+fn write_error_object(buf: &mut Vec<u8>, error: &ErrorObject<'_>) {
+    buf.extend_from_slice(br#"{"code":"#);
+    buf.extend_from_slice(error.code.0.to_string().as_bytes());
+    buf.extend_from_slice(br#","message":"#);
+    write_json_string(buf, &error.message);
+    if let Some(data) = &error.data {
+        buf.extend_from_slice(br#","data":"#);
+        write_raw(buf, data);
+    }
+    buf.push(b'}');
+}
+
+/// Copies raw JSON, turning any line break (which can only be insignificant whitespace in
+/// valid JSON) into a space.
+fn write_raw(buf: &mut Vec<u8>, raw: &RawValue) {
+    let start = buf.len();
+    buf.extend_from_slice(raw.get().as_bytes());
+    for byte in &mut buf[start..] {
+        if matches!(*byte, b'\n' | b'\r') {
+            *byte = b' ';
+        }
+    }
+}
+
+/// Appends `text` as a JSON string literal, escaping `"`, `\` and control characters the
+/// way `serde_json` does.
+pub(crate) fn write_json_string(buf: &mut Vec<u8>, text: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    buf.push(b'"');
+    let bytes = text.as_bytes();
+    let mut run_start = 0;
+    for (at, &byte) in bytes.iter().enumerate() {
+        let escape: &[u8] = match byte {
+            b'"' => br#"\""#,
+            b'\\' => br"\\",
+            b'\n' => br"\n",
+            b'\r' => br"\r",
+            b'\t' => br"\t",
+            0x08 => br"\b",
+            0x0c => br"\f",
+            0x00..=0x1f => &[],
+            _ => continue,
+        };
+        buf.extend_from_slice(&bytes[run_start..at]);
+        if escape.is_empty() {
+            buf.extend_from_slice(br"\u00");
+            buf.push(HEX[usize::from(byte >> 4)]);
+            buf.push(HEX[usize::from(byte & 0xf)]);
+        } else {
+            buf.extend_from_slice(escape);
+        }
+        run_start = at + 1;
+    }
+    buf.extend_from_slice(&bytes[run_start..]);
+    buf.push(b'"');
+}
