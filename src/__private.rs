@@ -1,2 +1,27 @@
 //! Support for generated code. Not public API: generated code reaches the runtime only
 //! through this module, so a generator/runtime version mismatch fails to compile.
+
+// ---------------------------------------------------------------------------------------
+// Validator support (used by the code `typed-mcp-codegen`'s validator emitter writes).
+// ---------------------------------------------------------------------------------------
+
+pub use serde_json;
+pub use serde_json::{Map, Number, Value};
+
+pub use crate::validation::collector::{accepts, validate_with, Collector, Detail};
+pub use crate::validation::formats::{is_byte, is_date_time, is_email, is_uri, is_uri_template};
+pub use crate::validation::lazy::{LazyJson, LazyRegex};
+pub use crate::validation::location::Location;
+pub use crate::validation::numbers::{
+    bound_of, cmp_bounds, cmp_number, is_integer, is_multiple_of, number_eq, number_ge, number_gt,
+    number_in, number_le, number_lt, Bound,
+};
+pub use crate::validation::values::{
+    char_count, first_duplicate, json_equal, json_literal, number_value, summary, summary_str,
+    type_name, MAX_ECHO_BYTES,
+};
+pub use crate::validation::ValidationError;
+
+// ---------------------------------------------------------------------------------------
+// End of validator support.
+// ---------------------------------------------------------------------------------------

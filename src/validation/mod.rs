@@ -1,1 +1,103 @@
-//! TODO
+//! Validation of JSON values against the protocol schemas.
+//!
+//! The validators themselves are generated at build time by `typed-mcp-codegen` (one function
+//! per schema definition, in a `validate` module next to the generated types). They report
+//! **every** violation as a [`ValidationError`]: where in the value (`path`, a JSON Pointer),
+//! which keyword of which schema (`keyword`, `schema_path`), the schema's bound (`limit`) and
+//! what the value had instead (`actual`).
+//!
+//! ```
+//! use typed_mcp::validation::ValidationError;
+//!
+//! let error = ValidationError::new("/items/3", "/$defs/List/maxItems", "maxItems", 3.into(), 4.into(), "too many items");
+//! let json = serde_json::to_value(&error).unwrap();
+//! assert_eq!(json["schemaPath"], "/$defs/List/maxItems");
+//! assert_eq!(error.to_string(), "/items/3: too many items");
+//! ```
+//!
+//! Everything else in this module's submodules is support for generated code and is reached
+//! through `typed_mcp::__private`, not through this module.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub(crate) mod collector;
+pub(crate) mod formats;
+pub(crate) mod lazy;
+pub(crate) mod location;
+pub(crate) mod numbers;
+pub(crate) mod values;
+
+/// One violation found while validating a value against a schema.
+///
+/// Serialized with camelCase members (`path`, `schemaPath`, `keyword`, `limit`, `actual`,
+/// `message`), the shape of `ValidationError` in `schema/errors.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ValidationError {
+    /// Where in the validated value the violation is: an RFC 6901 JSON Pointer, empty for the
+    /// value itself.
+    pub path: String,
+    /// Where the failing keyword is in the schema file: a JSON Pointer into that file.
+    #[serde(default)]
+    pub schema_path: String,
+    /// The schema keyword that failed (`type`, `required`, `maxItems`, ...).
+    pub keyword: String,
+    /// The keyword's value in the schema (the bound, the expected type, the allowed values).
+    #[serde(default)]
+    pub limit: Value,
+    /// What the value had instead, summarised: a length, a count, a JSON type name, or the
+    /// value itself only when it is a number or a string of at most 64 bytes.
+    #[serde(default)]
+    pub actual: Value,
+    /// A sentence describing the violation. It never quotes the validated input.
+    pub message: String,
+}
+
+impl ValidationError {
+    /// Builds an error from its parts.
+    pub fn new(
+        path: impl Into<String>,
+        schema_path: impl Into<String>,
+        keyword: impl Into<String>,
+        limit: Value,
+        actual: Value,
+        message: impl Into<String>,
+    ) -> Self {
+        Self {
+            path: path.into(),
+            schema_path: schema_path.into(),
+            keyword: keyword.into(),
+            limit,
+            actual,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for ValidationError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let path = if self.path.is_empty() {
+            "(root)"
+        } else {
+            &self.path
+        };
+        write!(f, "{path}: {}", self.message)
+    }
+}
+
+impl std::error::Error for ValidationError {}
+
+/// A type whose JSON form has a generated validator.
+///
+/// Implemented by generated code for every generated type: `validate_value` runs the
+/// definition's validator over a JSON value and returns every violation.
+pub trait SchemaValidate {
+    /// Validates `value` against the schema definition this type was generated from.
+    ///
+    /// # Errors
+    ///
+    /// Every violation found, in the order the validator met them (never empty).
+    fn validate_value(value: &Value) -> Result<(), Vec<ValidationError>>;
+}

@@ -1,0 +1,118 @@
+//! Where generated validators record violations.
+
+use serde_json::Value;
+
+use super::location::Location;
+use super::ValidationError;
+
+/// Receives the violations found by generated validators.
+///
+/// A collecting `Collector` builds a [`ValidationError`] for each violation; a checking one
+/// ([`Collector::check_only`]) only counts them, without building anything, which is what
+/// union selection uses to ask "does this branch accept the value?".
+#[derive(Debug, Default)]
+pub struct Collector {
+    errors: Vec<ValidationError>,
+    failures: usize,
+    collect: bool,
+}
+
+/// The parts of an error that are only computed when the error is recorded:
+/// `(limit, actual, message)`.
+pub type Detail = (Value, Value, String);
+
+impl Collector {
+    /// A collector that records every error.
+    pub fn new() -> Self {
+        Self {
+            errors: Vec::new(),
+            failures: 0,
+            collect: true,
+        }
+    }
+
+    /// A collector that only counts violations.
+    pub fn check_only() -> Self {
+        Self {
+            errors: Vec::new(),
+            failures: 0,
+            collect: false,
+        }
+    }
+
+    /// Records a violation of `keyword` (found at `schema_path`) at `at`; `detail` is only
+    /// called when errors are being collected.
+    #[inline]
+    pub fn fail(
+        &mut self,
+        at: &Location<'_>,
+        schema_path: &'static str,
+        keyword: &'static str,
+        detail: impl FnOnce() -> Detail,
+    ) {
+        self.failures += 1;
+        if self.collect {
+            self.record(at, schema_path, keyword, detail);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn record(
+        &mut self,
+        at: &Location<'_>,
+        schema_path: &'static str,
+        keyword: &'static str,
+        detail: impl FnOnce() -> Detail,
+    ) {
+        let (limit, actual, message) = detail();
+        self.errors.push(ValidationError {
+            path: at.to_pointer(),
+            schema_path: schema_path.to_string(),
+            keyword: keyword.to_string(),
+            limit,
+            actual,
+            message,
+        });
+    }
+
+    /// How many violations were found so far.
+    #[inline]
+    pub fn failures(&self) -> usize {
+        self.failures
+    }
+
+    /// `true` while no violation was found.
+    #[inline]
+    pub fn is_ok(&self) -> bool {
+        self.failures == 0
+    }
+
+    /// The recorded errors, or `Ok` when there are none.
+    pub fn into_result(self) -> Result<(), Vec<ValidationError>> {
+        if self.failures == 0 {
+            Ok(())
+        } else {
+            Err(self.errors)
+        }
+    }
+}
+
+/// Runs a generated walker over `value` from the root and returns every violation.
+#[inline]
+pub fn validate_with(
+    value: &Value,
+    walker: fn(&Value, &Location<'_>, &mut Collector),
+) -> Result<(), Vec<ValidationError>> {
+    let mut errors = Collector::new();
+    walker(value, &Location::Root, &mut errors);
+    errors.into_result()
+}
+
+/// `true` when a generated walker finds no violation in `value` (nothing is allocated).
+#[inline]
+pub fn accepts(value: &Value, walker: fn(&Value, &Location<'_>, &mut Collector)) -> bool {
+    let mut errors = Collector::check_only();
+    walker(value, &Location::Root, &mut errors);
+    errors.is_ok()
+}

@@ -1,0 +1,232 @@
+//! Exact numeric comparisons for generated validators.
+//!
+//! JSON numbers arrive as `u64`, `i64` or `f64`; schema bounds are kept in the same three
+//! forms ([`Bound`]). Every comparison here is exact: integers are never rounded through
+//! `f64`, and an integer is compared with a float by its mathematical value.
+
+use std::cmp::Ordering;
+
+use serde_json::Number;
+
+/// A number written in a schema (a bound, a `multipleOf`, a `const`), as exact as JSON
+/// parsing kept it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Bound {
+    /// A non-negative integer.
+    U(u64),
+    /// A negative integer.
+    I(i64),
+    /// Any other number (never NaN or infinite).
+    F(f64),
+}
+
+/// The exact value of a JSON number, in the same three forms as [`Bound`].
+#[inline]
+pub fn bound_of(n: &Number) -> Bound {
+    if let Some(u) = n.as_u64() {
+        Bound::U(u)
+    } else if let Some(i) = n.as_i64() {
+        Bound::I(i)
+    } else {
+        Bound::F(n.as_f64().unwrap_or(f64::NAN))
+    }
+}
+
+/// Compares an integer with a float by mathematical value (`None` for NaN).
+fn cmp_int_float(i: i128, f: f64) -> Option<Ordering> {
+    if f.is_nan() {
+        return None;
+    }
+    // Every i128 we build (from u64 / i64) is far inside ±2^100.
+    const LIMIT: f64 = 1.2676506002282294e30; // 2^100
+    if f >= LIMIT {
+        return Some(Ordering::Less);
+    }
+    if f <= -LIMIT {
+        return Some(Ordering::Greater);
+    }
+    let whole = f.trunc();
+    // `whole` is an integer of magnitude < 2^100: the conversion is exact.
+    let whole_int = whole as i128;
+    match i.cmp(&whole_int) {
+        Ordering::Equal => {
+            let frac = f - whole;
+            Some(if frac > 0.0 {
+                Ordering::Less
+            } else if frac < 0.0 {
+                Ordering::Greater
+            } else {
+                Ordering::Equal
+            })
+        }
+        other => Some(other),
+    }
+}
+
+/// Compares two exact numbers (`None` only when a NaN is involved).
+pub fn cmp_bounds(a: Bound, b: Bound) -> Option<Ordering> {
+    fn int(b: Bound) -> Option<i128> {
+        match b {
+            Bound::U(u) => Some(i128::from(u)),
+            Bound::I(i) => Some(i128::from(i)),
+            Bound::F(_) => None,
+        }
+    }
+    match (a, b) {
+        (Bound::F(x), Bound::F(y)) => x.partial_cmp(&y),
+        (Bound::F(x), other) => cmp_int_float(int(other)?, x).map(Ordering::reverse),
+        (other, Bound::F(y)) => cmp_int_float(int(other)?, y),
+        (x, y) => Some(int(x)?.cmp(&int(y)?)),
+    }
+}
+
+/// Compares a JSON number with a schema bound, exactly.
+#[inline]
+pub fn cmp_number(n: &Number, bound: Bound) -> Option<Ordering> {
+    cmp_bounds(bound_of(n), bound)
+}
+
+/// `n < bound` (a `minimum` violation).
+#[inline]
+pub fn number_lt(n: &Number, bound: Bound) -> bool {
+    cmp_number(n, bound) == Some(Ordering::Less)
+}
+
+/// `n > bound` (a `maximum` violation).
+#[inline]
+pub fn number_gt(n: &Number, bound: Bound) -> bool {
+    cmp_number(n, bound) == Some(Ordering::Greater)
+}
+
+/// `n <= bound` (an `exclusiveMinimum` violation).
+#[inline]
+pub fn number_le(n: &Number, bound: Bound) -> bool {
+    matches!(cmp_number(n, bound), Some(Ordering::Less | Ordering::Equal))
+}
+
+/// `n >= bound` (an `exclusiveMaximum` violation).
+#[inline]
+pub fn number_ge(n: &Number, bound: Bound) -> bool {
+    matches!(
+        cmp_number(n, bound),
+        Some(Ordering::Greater | Ordering::Equal)
+    )
+}
+
+/// `n == bound`, exactly (so `1 == 1.0`).
+#[inline]
+pub fn number_eq(n: &Number, bound: Bound) -> bool {
+    cmp_number(n, bound) == Some(Ordering::Equal)
+}
+
+/// `true` when `n` is one of `bounds`.
+#[inline]
+pub fn number_in(n: &Number, bounds: &[Bound]) -> bool {
+    bounds.iter().any(|b| number_eq(n, *b))
+}
+
+/// `true` when the number has no fractional part (`1.0` is an integer in JSON Schema 2020-12).
+#[inline]
+pub fn is_integer(n: &Number) -> bool {
+    n.is_u64()
+        || n.is_i64()
+        || n.as_f64()
+            .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+}
+
+/// A non-zero number as `odd_mantissa * 2^exponent` (sign dropped); `None` for zero.
+fn odd_parts(b: Bound) -> Option<(u64, i32)> {
+    let (mantissa, exponent) = match b {
+        Bound::U(u) => (u, 0),
+        Bound::I(i) => (i.unsigned_abs(), 0),
+        Bound::F(f) => {
+            if !f.is_finite() {
+                return None;
+            }
+            let bits = f.to_bits();
+            let raw_exp = ((bits >> 52) & 0x7ff) as i32;
+            let frac = bits & ((1u64 << 52) - 1);
+            if raw_exp == 0 {
+                (frac, -1074)
+            } else {
+                (frac | (1u64 << 52), raw_exp - 1075)
+            }
+        }
+    };
+    if mantissa == 0 {
+        return None;
+    }
+    let shift = mantissa.trailing_zeros();
+    Some((mantissa >> shift, exponent + shift as i32))
+}
+
+/// `true` when `n / divisor` is an integer, computed exactly on the binary values (the
+/// divisor is positive, as the schema loader checks).
+pub fn is_multiple_of(n: &Number, divisor: Bound) -> bool {
+    let value = bound_of(n);
+    if let (Bound::U(_) | Bound::I(_), Bound::U(d)) = (value, divisor) {
+        if d == 0 {
+            return false;
+        }
+        return match value {
+            Bound::U(u) => u % d == 0,
+            Bound::I(i) => i.unsigned_abs() % d == 0,
+            Bound::F(_) => false,
+        };
+    }
+    let Some((vm, ve)) = odd_parts(value) else {
+        // Zero is a multiple of everything; NaN and infinities of nothing.
+        return matches!(value, Bound::F(f) if f == 0.0) || matches!(value, Bound::U(0));
+    };
+    let Some((dm, de)) = odd_parts(divisor) else {
+        return false;
+    };
+    // value / divisor = (vm / dm) * 2^(ve - de) with vm, dm odd: an integer exactly when dm
+    // divides vm and the power of two is not negative.
+    ve >= de && vm % dm == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn num(v: serde_json::Value) -> Number {
+        match v {
+            serde_json::Value::Number(n) => n,
+            _ => unreachable!("test input is a number"),
+        }
+    }
+
+    #[test]
+    fn big_integers_are_not_rounded() {
+        let big = num(json!(u64::MAX));
+        assert!(number_gt(&big, Bound::U(u64::MAX - 1)));
+        assert!(number_gt(&big, Bound::F(1.8446744073709550e19)));
+        let n = num(json!(9_007_199_254_740_993u64));
+        assert!(number_gt(&n, Bound::F(9_007_199_254_740_992.0)));
+        assert!(number_lt(&num(json!(i64::MIN)), Bound::I(i64::MIN + 1)));
+    }
+
+    #[test]
+    fn integers_and_floats_compare_by_value() {
+        assert!(number_eq(&num(json!(1.0)), Bound::U(1)));
+        assert!(number_eq(&num(json!(1)), Bound::F(1.0)));
+        assert!(number_lt(&num(json!(2)), Bound::F(2.5)));
+        assert!(number_gt(&num(json!(-2)), Bound::F(-2.5)));
+        assert!(is_integer(&num(json!(1.0))));
+        assert!(!is_integer(&num(json!(1.5))));
+    }
+
+    #[test]
+    fn multiple_of_is_exact() {
+        assert!(is_multiple_of(&num(json!(10)), Bound::U(5)));
+        assert!(!is_multiple_of(&num(json!(11)), Bound::U(5)));
+        assert!(is_multiple_of(&num(json!(-10)), Bound::U(5)));
+        assert!(is_multiple_of(&num(json!(1.5)), Bound::F(0.5)));
+        assert!(is_multiple_of(&num(json!(4.0)), Bound::U(2)));
+        assert!(!is_multiple_of(&num(json!(0.3)), Bound::F(0.1)));
+        assert!(is_multiple_of(&num(json!(0)), Bound::F(0.1)));
+        assert!(is_multiple_of(&num(json!(0.75)), Bound::F(0.25)));
+    }
+}
