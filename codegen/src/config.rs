@@ -45,6 +45,23 @@ pub struct GeneratedFile {
     /// Whether the file's content changed (a file whose content is unchanged is not
     /// rewritten, so cargo does not rebuild what depends on it).
     pub changed: bool,
+    /// Every definition of the schema with the Rust type generated for it and the stem of
+    /// its validator (`validate::<stem>`), in schema order.
+    pub definitions: Vec<GeneratedDefinition>,
+}
+
+/// What was generated for one schema definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct GeneratedDefinition {
+    /// The definition's name in the schema (`$defs` key, or a hoisted union's name).
+    pub name: String,
+    /// JSON Pointer of the definition in the schema file.
+    pub pointer: String,
+    /// The Rust type generated for it.
+    pub rust_type: String,
+    /// The stem of its validator: `validate::<stem>(&value)`.
+    pub validator: String,
 }
 
 impl Default for Config {
@@ -157,7 +174,7 @@ impl Config {
             if emit {
                 println!("cargo:rerun-if-changed={}", schema.display());
             }
-            let code = self.generate_string(schema)?;
+            let (code, definitions) = self.render(schema)?;
             let stem = schema
                 .file_stem()
                 .and_then(|s| s.to_str())
@@ -168,6 +185,7 @@ impl Config {
                 schema: schema.clone(),
                 path,
                 changed,
+                definitions,
             });
         }
         Ok(written)
@@ -176,10 +194,14 @@ impl Config {
     /// Generates the code for one schema file and returns it, formatted, without writing
     /// anything.
     pub fn generate_string(&self, schema: impl AsRef<Path>) -> Result<String> {
+        self.render(schema.as_ref()).map(|(code, _)| code)
+    }
+
+    fn render(&self, schema: &Path) -> Result<(String, Vec<GeneratedDefinition>)> {
         let runtime: syn::Path = syn::parse_str(&self.runtime_path).map_err(|e| {
             Error::Config(format!("runtime path `{}`: {e}", self.runtime_path))
         })?;
-        render(schema.as_ref(), &runtime)
+        render(schema, &runtime)
     }
 }
 

@@ -23,5 +23,5 @@ mod output;
 mod types;
 mod validators;
 
-pub use config::{compile, Config, GeneratedFile};
+pub use config::{compile, Config, GeneratedDefinition, GeneratedFile};
 pub use error::{Error, Result};

@@ -1,6 +1,7 @@
 //! Rust types for a [`SchemaDoc`]: typify (on the [`view`] of the schema), our own union
 //! enums, and the [`postpass`].
 
+mod annotations;
 mod postpass;
 mod unions;
 mod view;
@@ -104,7 +105,8 @@ pub(crate) fn emit_types(doc: &SchemaDoc, runtime: &syn::Path) -> Result<Generat
         message: e.to_string(),
     })?;
     postpass::keep_presence(&mut file);
-    let items = quote::quote! { #file #(#union_items)* };
+    let annotated = annotations::apply(doc, &names, &mut file)?;
+    let items = quote::quote! { #file #annotated #(#union_items)* };
     Ok(GeneratedTypes { items, names })
 }
 

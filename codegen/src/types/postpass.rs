@@ -6,6 +6,12 @@
 //! That loses presence: `"capabilities": {"roots": {}}` round-trips to `{}` (or an absent
 //! object comes back as `{}`), so a client's declared capability disappears or appears.
 //! This pass makes every such field an `Option`, so absent and empty stay distinct.
+//!
+//! typify also lets a struct ignore members its schema does not declare, so they vanish on
+//! a round trip. Nothing may be lost silently: this pass adds `deny_unknown_fields` to every
+//! struct that has no field capturing extra members (a `flatten`ed map), so an undeclared
+//! member is a deserialization error naming it. A schema that wants open objects says so
+//! with an `additionalProperties` schema, which typify turns into such a map.
 
 use syn::punctuated::Punctuated;
 use syn::{parse_quote, Attribute, Field, Item, Meta, Token};
@@ -22,6 +28,7 @@ fn keep_presence_in(items: &mut [Item]) {
                 for field in item.fields.iter_mut() {
                     keep_field_presence(field);
                 }
+                deny_unknown_fields(item);
             }
             Item::Mod(module) => {
                 if let Some((_, items)) = &mut module.content {
@@ -68,4 +75,43 @@ fn is_option(ty: &syn::Type) -> bool {
         .segments
         .last()
         .is_some_and(|segment| segment.ident == "Option")
+}
+
+fn deny_unknown_fields(item: &mut syn::ItemStruct) {
+    if !matches!(item.fields, syn::Fields::Named(_)) || !derives_deserialize(&item.attrs) {
+        return;
+    }
+    let serde_options = |attrs: &[Attribute]| -> Vec<Meta> {
+        attrs
+            .iter()
+            .filter(|a| a.path().is_ident("serde"))
+            .filter_map(|a| {
+                a.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+                    .ok()
+            })
+            .flatten()
+            .collect()
+    };
+    let captures_extra = item.fields.iter().any(|field| {
+        serde_options(&field.attrs)
+            .iter()
+            .any(|m| m.path().is_ident("flatten"))
+    });
+    let already = serde_options(&item.attrs)
+        .iter()
+        .any(|m| m.path().is_ident("deny_unknown_fields"));
+    if !captures_extra && !already {
+        item.attrs.push(parse_quote!(#[serde(deny_unknown_fields)]));
+    }
+}
+
+fn derives_deserialize(attrs: &[Attribute]) -> bool {
+    attrs.iter().filter(|a| a.path().is_ident("derive")).any(|a| {
+        a.parse_args_with(Punctuated::<syn::Path, Token![,]>::parse_terminated)
+            .is_ok_and(|paths| {
+                paths
+                    .iter()
+                    .any(|p| p.segments.last().is_some_and(|s| s.ident == "Deserialize"))
+            })
+    })
 }
