@@ -1,0 +1,103 @@
+//! The input buffer of the line reader.
+
+use std::ops::Range;
+
+/// Bytes read from the input and not yet consumed as lines.
+///
+/// The live bytes are `storage[start..end]`. Consuming a line only moves `start`, so a
+/// decoded line can be handed out as a slice without copying; the live bytes are moved to
+/// the front only when more room is needed for the next read. The storage grows
+/// geometrically, but never beyond the cap the reader passes in, so memory stays bounded by
+/// the line limit plus one read chunk.
+#[derive(Default)]
+pub struct LineBuffer {
+    /// Zero-initialised storage; its length is the allocated size.
+    storage: Vec<u8>,
+    /// Start of the live bytes.
+    start: usize,
+    /// End of the live bytes.
+    end: usize,
+}
+
+impl LineBuffer {
+    /// An empty buffer. It allocates on first use.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of buffered, unconsumed bytes.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.end - self.start
+    }
+
+    /// Whether no unconsumed bytes are buffered.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+
+    /// The unconsumed bytes.
+    #[must_use]
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.storage[self.start..self.end]
+    }
+
+    /// Bytes currently allocated for storage (what memory bounds are about).
+    #[must_use]
+    pub fn allocated(&self) -> usize {
+        self.storage.capacity()
+    }
+
+    /// Appends bytes (for feeding a [`LineDecoder`](super::LineDecoder) by hand). Unlike the
+    /// reader's own reads, this is not capped.
+    pub fn extend_from_slice(&mut self, bytes: &[u8]) {
+        let room = self.make_room(bytes.len(), usize::MAX);
+        room[..bytes.len()].copy_from_slice(bytes);
+        self.end += bytes.len();
+    }
+
+    /// Marks the first `count` unconsumed bytes as consumed. Their contents stay in place
+    /// until the next read, so slices of them remain valid until then.
+    pub(crate) fn consume(&mut self, count: usize) {
+        debug_assert!(count <= self.len());
+        self.start += count;
+    }
+
+    /// The storage bytes in `range` (absolute positions, as returned by the decoder).
+    pub(crate) fn slice(&self, range: Range<usize>) -> &[u8] {
+        &self.storage[range]
+    }
+
+    /// Absolute position of the first unconsumed byte.
+    pub(crate) fn start(&self) -> usize {
+        self.start
+    }
+
+    /// Returns at least `wanted` writable bytes after the live ones (fewer only if `cap` is
+    /// reached), moving the live bytes to the front and growing the storage up to `cap` as
+    /// needed. Call [`commit`](Self::commit) with the number of bytes written.
+    pub(crate) fn make_room(&mut self, wanted: usize, cap: usize) -> &mut [u8] {
+        if self.storage.len() - self.end < wanted && self.start > 0 {
+            self.storage.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        let needed = self.end.saturating_add(wanted);
+        if self.storage.len() < needed {
+            let doubled = self.storage.len().saturating_mul(2);
+            let target = needed.max(doubled.min(cap)).max(self.end + 1);
+            self.storage.reserve_exact(target - self.storage.len());
+            self.storage.resize(target, 0);
+        }
+        let room_end = self.storage.len().min(self.end.saturating_add(wanted));
+        &mut self.storage[self.end..room_end]
+    }
+
+    /// Marks `count` bytes written into the slice from [`make_room`](Self::make_room) as live.
+    pub(crate) fn commit(&mut self, count: usize) {
+        self.end += count;
+        debug_assert!(self.end <= self.storage.len());
+    }
+}

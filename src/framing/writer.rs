@@ -1,0 +1,206 @@
+//! The single task that owns the output stream.
+
+use tokio::io::{AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use crate::jsonrpc::{encode_batch_line, Message, Notification, Request, Response};
+
+use super::FramingError;
+
+/// Default number of messages that may wait for the writer before senders are held back.
+pub const DEFAULT_WRITER_QUEUE: usize = 1024;
+
+/// Write in pieces of about this size when many messages are queued.
+const WRITE_THRESHOLD_BYTES: usize = 64 * 1024;
+
+/// The reused encode buffer is given back to the allocator when it grew beyond this size.
+const RETAINED_BUFFER_BYTES: usize = 1024 * 1024;
+
+/// Something the writer puts on the wire as one line.
+#[derive(Debug)]
+pub enum Outbound {
+    /// One message.
+    Message(Message<'static>),
+    /// The answer to a batch: the responses as one JSON array. An empty batch writes nothing.
+    Batch(Vec<Response<'static>>),
+}
+
+impl From<Message<'static>> for Outbound {
+    fn from(message: Message<'static>) -> Self {
+        Self::Message(message)
+    }
+}
+
+impl From<Response<'static>> for Outbound {
+    fn from(response: Response<'static>) -> Self {
+        Self::Message(Message::Response(response))
+    }
+}
+
+impl From<Request<'static>> for Outbound {
+    fn from(request: Request<'static>) -> Self {
+        Self::Message(Message::Request(request))
+    }
+}
+
+impl From<Notification<'static>> for Outbound {
+    fn from(notification: Notification<'static>) -> Self {
+        Self::Message(Message::Notification(notification))
+    }
+}
+
+enum Command {
+    Write(Outbound),
+    Shutdown,
+}
+
+/// Sends messages to the writer task. Cheap to clone; all clones feed one bounded queue, so
+/// lines never interleave and a slow output holds senders back instead of growing memory.
+#[derive(Clone)]
+pub struct WriterHandle {
+    sender: mpsc::Sender<Command>,
+}
+
+impl WriterHandle {
+    /// Queues a message, waiting while the queue is full.
+    ///
+    /// # Errors
+    ///
+    /// [`FramingError::WriterClosed`] once the writer has shut down or failed; the failure
+    /// itself is returned by [`WriterTask::shutdown`].
+    pub async fn send(&self, message: impl Into<Outbound>) -> Result<(), FramingError> {
+        self.sender
+            .send(Command::Write(message.into()))
+            .await
+            .map_err(|_| FramingError::WriterClosed)
+    }
+
+    /// Whether the writer no longer accepts messages.
+    #[must_use]
+    pub fn is_closed(&self) -> bool {
+        self.sender.is_closed()
+    }
+}
+
+/// The running writer task; [`shutdown`](Self::shutdown) stops it and returns the output.
+///
+/// Dropping it without shutting down leaves the task running until every
+/// [`WriterHandle`] is gone; it then writes what is queued and ends.
+pub struct WriterTask<W> {
+    sender: mpsc::Sender<Command>,
+    join: JoinHandle<Result<W, FramingError>>,
+}
+
+/// Starts the task that owns `output` and writes every queued message as one line.
+///
+/// Messages are encoded into one reused buffer; the output is flushed whenever the queue
+/// runs empty, not after every message. `queue_capacity` (at least 1) bounds the number of
+/// waiting messages. Must be called within a Tokio runtime.
+///
+/// # Examples
+///
+/// ```
+/// use typed_mcp::framing::spawn_writer;
+/// use typed_mcp::jsonrpc::{Id, Response};
+/// use serde_json::value::RawValue;
+/// use std::borrow::Cow;
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let (handle, task) = spawn_writer(Vec::new(), 16);
+/// let result = RawValue::from_string("{}".to_owned()).unwrap();
+/// let response = Response::result(Id::from_u64(1), Cow::Owned(result));
+/// handle.send(response).await.unwrap();
+/// let output = task.shutdown().await.unwrap();
+/// assert_eq!(output, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
+/// # });
+/// ```
+pub fn spawn_writer<W>(output: W, queue_capacity: usize) -> (WriterHandle, WriterTask<W>)
+where
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (sender, receiver) = mpsc::channel(queue_capacity.max(1));
+    let join = tokio::spawn(run(output, receiver));
+    let handle = WriterHandle {
+        sender: sender.clone(),
+    };
+    (handle, WriterTask { sender, join })
+}
+
+impl<W> WriterTask<W> {
+    /// Stops accepting messages, writes and flushes everything queued before, and returns
+    /// the output stream.
+    ///
+    /// # Errors
+    ///
+    /// The first write or flush error ([`FramingError::Io`]), whenever it happened, or
+    /// [`FramingError::WriterTaskFailed`] if the task panicked or was cancelled.
+    pub async fn shutdown(self) -> Result<W, FramingError> {
+        if self.sender.send(Command::Shutdown).await.is_err() {
+            tracing::debug!("writer already stopped before shutdown");
+        }
+        drop(self.sender);
+        match self.join.await {
+            Ok(result) => result,
+            Err(error) => {
+                tracing::error!(%error, "writer task failed");
+                Err(FramingError::WriterTaskFailed)
+            }
+        }
+    }
+}
+
+async fn run<W>(mut output: W, mut receiver: mpsc::Receiver<Command>) -> Result<W, FramingError>
+where
+    W: AsyncWrite + Unpin,
+{
+    let mut buffer = Vec::with_capacity(WRITE_THRESHOLD_BYTES);
+    while let Some(first) = receiver.recv().await {
+        let mut next = Some(first);
+        while let Some(command) = next {
+            match command {
+                Command::Write(Outbound::Message(message)) => message.encode_line(&mut buffer),
+                Command::Write(Outbound::Batch(responses)) => {
+                    encode_batch_line(&responses, &mut buffer);
+                }
+                Command::Shutdown => {
+                    tracing::debug!("writer shutting down");
+                    receiver.close();
+                }
+            }
+            if buffer.len() >= WRITE_THRESHOLD_BYTES {
+                write(&mut output, &buffer).await?;
+                buffer.clear();
+            }
+            next = receiver.try_recv().ok();
+        }
+        // The queue ran empty: put everything on the wire.
+        write(&mut output, &buffer).await?;
+        buffer.clear();
+        flush(&mut output).await?;
+        if buffer.capacity() > RETAINED_BUFFER_BYTES {
+            buffer = Vec::with_capacity(WRITE_THRESHOLD_BYTES);
+        }
+    }
+    flush(&mut output).await?;
+    tracing::debug!("writer stopped");
+    Ok(output)
+}
+
+async fn write<W: AsyncWrite + Unpin>(output: &mut W, bytes: &[u8]) -> Result<(), FramingError> {
+    if bytes.is_empty() {
+        return Ok(());
+    }
+    tracing::trace!(bytes = bytes.len(), "writing output");
+    output.write_all(bytes).await.map_err(|error| {
+        tracing::error!(%error, "writing output failed");
+        FramingError::Io(error)
+    })
+}
+
+async fn flush<W: AsyncWrite + Unpin>(output: &mut W) -> Result<(), FramingError> {
+    output.flush().await.map_err(|error| {
+        tracing::error!(%error, "flushing output failed");
+        FramingError::Io(error)
+    })
+}
