@@ -118,9 +118,9 @@ fn jsonrpc_samples() -> Vec<Samples> {
             vec![
                 error_response(),
                 json!({"jsonrpc": "2.0", "id": 4, "error": {"code": -32601, "message": "m", "data": [1]}}),
-                json!({"jsonrpc": "2.0", "error": {"code": -32603, "message": "m"}}),
             ],
             vec![
+                json!({"jsonrpc": "2.0", "error": {"code": -32603, "message": "m"}}),
                 json!({"jsonrpc": "2.0", "id": 1, "error": {"message": "m"}}),
                 json!({"jsonrpc": "2.0", "id": 1, "error": {"code": 1.5, "message": "m"}}),
                 json!({"jsonrpc": "2.0", "id": 1.5, "error": {"code": 1, "message": "m"}}),
