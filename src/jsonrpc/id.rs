@@ -192,7 +192,9 @@ mod tests {
 
     #[test]
     fn integral_numbers_in_any_notation() {
-        for ok in ["0", "-0", "7", "1.0", "1e3", "1E+3", "1.50e1", "0.0e-5", "1e400", "120e-1"] {
+        for ok in [
+            "0", "-0", "7", "1.0", "1e3", "1E+3", "1.50e1", "0.0e-5", "1e400", "120e-1",
+        ] {
             assert!(is_integral_number(ok), "{ok}");
         }
         for bad in ["1.5", "1e-1", "0.001", "-2.25", "15e-1", "1e-400"] {

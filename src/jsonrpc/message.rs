@@ -105,7 +105,11 @@ impl<'a> Message<'a> {
 impl<'a> Request<'a> {
     /// Builds a request.
     #[must_use]
-    pub fn new(id: Id<'a>, method: impl Into<Cow<'a, str>>, params: Option<Cow<'a, RawValue>>) -> Self {
+    pub fn new(
+        id: Id<'a>,
+        method: impl Into<Cow<'a, str>>,
+        params: Option<Cow<'a, RawValue>>,
+    ) -> Self {
         Self {
             id,
             method: method.into(),
@@ -147,10 +151,10 @@ impl<'a> Notification<'a> {
 impl<'a> Response<'a> {
     /// A result response.
     #[must_use]
-    pub fn result(id: Id<'a>, result: Cow<'a, RawValue>) -> Self {
+    pub fn result(id: Id<'a>, result: impl IntoRawJson<'a>) -> Self {
         Self {
             id: Some(id),
-            payload: ResponsePayload::Result(result),
+            payload: ResponsePayload::Result(result.into_raw_json()),
         }
     }
 
@@ -195,8 +199,8 @@ impl<'a> ErrorObject<'a> {
 
     /// Adds a `data` member.
     #[must_use]
-    pub fn with_data(mut self, data: Cow<'a, RawValue>) -> Self {
-        self.data = Some(data);
+    pub fn with_data(mut self, data: impl IntoRawJson<'a>) -> Self {
+        self.data = Some(data.into_raw_json());
         self
     }
 
@@ -226,6 +230,30 @@ impl<'a> From<Notification<'a>> for Message<'a> {
 impl<'a> From<Response<'a>> for Message<'a> {
     fn from(response: Response<'a>) -> Self {
         Self::Response(response)
+    }
+}
+
+/// Values usable as a raw JSON member: `Box<RawValue>`, `&RawValue` or `Cow<RawValue>`.
+pub trait IntoRawJson<'a> {
+    /// The raw JSON, borrowed or owned.
+    fn into_raw_json(self) -> Cow<'a, RawValue>;
+}
+
+impl<'a> IntoRawJson<'a> for Cow<'a, RawValue> {
+    fn into_raw_json(self) -> Cow<'a, RawValue> {
+        self
+    }
+}
+
+impl<'a> IntoRawJson<'a> for &'a RawValue {
+    fn into_raw_json(self) -> Cow<'a, RawValue> {
+        Cow::Borrowed(self)
+    }
+}
+
+impl<'a> IntoRawJson<'a> for Box<RawValue> {
+    fn into_raw_json(self) -> Cow<'a, RawValue> {
+        Cow::Owned(self)
     }
 }
 

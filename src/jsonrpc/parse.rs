@@ -133,6 +133,10 @@ impl<'a> Envelope<'a> {
                     return fail(ParseErrorKind::MissingMethod);
                 };
                 let Some(method) = json_string(method.get()) else {
+                    if method.get().starts_with('"') {
+                        // A string `serde_json` cannot decode (an unpaired surrogate escape).
+                        return Err(ParseErrorKind::MalformedJson.into());
+                    }
                     return fail(ParseErrorKind::InvalidMethodType);
                 };
                 if let Some(params) = self.params {
@@ -153,7 +157,9 @@ impl<'a> Envelope<'a> {
                 }
                 let id = match id_class {
                     None => return fail(ParseErrorKind::MissingResponseId),
-                    Some(Err(IdRejection::WrongType)) => return fail(ParseErrorKind::InvalidIdType),
+                    Some(Err(IdRejection::WrongType)) => {
+                        return fail(ParseErrorKind::InvalidIdType)
+                    }
                     Some(Err(IdRejection::Null)) => None,
                     Some(Ok(_)) => readable_id.clone(),
                 };

@@ -58,7 +58,9 @@ pub enum ParseErrorKind {
     MissingResponseId,
     /// The `error` member of a response is not an object with an integer `code` and a string
     /// `message`.
-    #[error("member \"error\" must be an object with an integer \"code\" and a string \"message\"")]
+    #[error(
+        "member \"error\" must be an object with an integer \"code\" and a string \"message\""
+    )]
     InvalidErrorObject,
     /// An empty batch (`[]`).
     #[error("an empty batch is not a valid request")]
