@@ -202,8 +202,14 @@ struct WireErrorObject<'a> {
     code: i64,
     #[serde(borrow)]
     message: Cow<'a, str>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "present_raw")]
     data: Option<&'a RawValue>,
+}
+
+/// Keeps a present member as raw JSON even when it is `null` (plain `Option` would turn
+/// `"data": null` into an absent member).
+fn present_raw<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(deserializer).map(Some)
 }
 
 fn parse_error_object(raw: &RawValue) -> Option<ErrorObject<'_>> {

@@ -1,0 +1,234 @@
+//! Properties of the JSON-RPC layer: diagnostics never quote the input, and every outbound
+//! message is exactly one compact line that parses back to itself.
+
+use proptest::prelude::*;
+use proptest::sample::Index;
+use serde_json::value::RawValue;
+use serde_json::{json, Map, Value};
+use typed_mcp::jsonrpc::{
+    parse_frame, parse_message, BatchPolicy, ErrorCode, ErrorObject, Frame, Id, IntoRawJson, Message,
+    Notification, ParseError, Request, Response,
+};
+
+const MARKER: &str = "QzMarker7731xK";
+
+/// Arbitrary JSON (floats limited to exactly representable quarters so they round-trip).
+fn arb_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        (-4000i32..4000).prop_map(|n| Value::from(f64::from(n) / 4.0)),
+        any::<String>().prop_map(Value::String),
+        "[\"\\\\\n\r\t\u{0}-\u{1f}a-z\u{2028}\u{1F600}]{0,12}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(6, 48, 5, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+            prop::collection::vec((any::<String>(), inner), 0..5)
+                .prop_map(|members| Value::Object(members.into_iter().collect())),
+        ]
+    })
+}
+
+/// A value of a protocol member: a plausible one, a wrong-typed one, or one carrying the
+/// marker.
+fn arb_member_value(good: Value) -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(good),
+        Just(json!(MARKER)),
+        Just(json!({ MARKER: [MARKER] })),
+        Just(json!([format!("x{MARKER}")])),
+        Just(Value::Null),
+        Just(json!(1.5)),
+        arb_json(),
+    ]
+}
+
+/// Frames with the marker somewhere in them, valid or broken in many ways.
+fn arb_frame_with_marker() -> impl Strategy<Value = Vec<u8>> {
+    let members = (
+        prop::option::of(arb_member_value(json!("2.0"))),
+        prop::option::of(arb_member_value(json!(7))),
+        prop::option::of(arb_member_value(json!("tools/call"))),
+        prop::option::of(arb_member_value(json!({"a": 1}))),
+        prop::option::of(arb_member_value(json!({}))),
+        prop::option::of(arb_member_value(json!({"code": 1, "message": MARKER}))),
+    );
+    let mutation = (0u8..6, any::<Index>(), any::<u8>());
+    (members, mutation).prop_map(|(members, (mutation, at, byte))| {
+        let (jsonrpc, id, method, params, result, error) = members;
+        let mut object = Map::new();
+        for (name, value) in [
+            ("jsonrpc", jsonrpc),
+            ("id", id),
+            ("method", method),
+            ("params", params),
+            ("result", result),
+            ("error", error),
+        ] {
+            if let Some(value) = value {
+                object.insert(name.to_owned(), value);
+            }
+        }
+        let mut text = Value::Object(object).to_string();
+        if !text.contains(MARKER) {
+            text.insert_str(1, &format!("\"{MARKER}\":0,"));
+            text = text.replace(",}", "}");
+        }
+        let mut bytes = text.into_bytes();
+        match mutation {
+            0 => {}
+            1 => bytes.truncate(at.index(bytes.len())),
+            2 => bytes.insert(at.index(bytes.len()), byte),
+            3 => bytes.extend_from_slice(format!(" {MARKER}").as_bytes()),
+            4 => {
+                bytes.insert(0, b'[');
+                bytes.extend_from_slice(b",{}]");
+            }
+            _ => bytes.splice(0..0, MARKER.bytes().chain(*b"\xff ")).for_each(drop),
+        }
+        bytes
+    })
+}
+
+fn errors_of(frame: Frame<'_>) -> Vec<ParseError> {
+    match frame {
+        Frame::Single(parsed) => parsed.err().into_iter().collect(),
+        Frame::Batch(members) => members.into_iter().filter_map(Result::err).collect(),
+    }
+}
+
+fn assert_no_marker(error: &ParseError) -> Result<(), TestCaseError> {
+    let display = error.to_string();
+    let debug = format!("{error:?}");
+    let mut line = Vec::new();
+    error.to_error_response().encode_line(&mut line);
+    let response: Value = serde_json::from_slice(&line).expect("error responses are JSON");
+    let error_member = response["error"].to_string();
+    for text in [&display, &debug, &error_member] {
+        prop_assert!(!text.contains(MARKER), "input leaked into {text:?}");
+    }
+    Ok(())
+}
+
+fn arb_id() -> impl Strategy<Value = Id<'static>> {
+    prop_oneof![
+        any::<u64>().prop_map(Id::from_u64),
+        any::<String>().prop_map(|s| Id::from_string(&s)),
+    ]
+}
+
+/// Raw JSON, sometimes pretty-printed (with line breaks the encoder must neutralise).
+fn arb_raw(value: impl Strategy<Value = Value>) -> impl Strategy<Value = (Value, Box<RawValue>)> {
+    (value, any::<bool>()).prop_map(|(value, pretty)| {
+        let text = if pretty {
+            serde_json::to_string_pretty(&value).unwrap()
+        } else {
+            value.to_string()
+        };
+        let raw = RawValue::from_string(text).unwrap();
+        (value, raw)
+    })
+}
+
+fn arb_params() -> impl Strategy<Value = Option<(Value, Box<RawValue>)>> {
+    prop::option::of(arb_raw(
+        (arb_json(), any::<bool>()).prop_map(|(v, array)| if array { json!([v]) } else { json!({ "v": v }) }),
+    ))
+}
+
+/// Any outbound message, with the JSON values it carries (for comparison).
+fn arb_message() -> impl Strategy<Value = (Message<'static>, Vec<Value>)> {
+    prop_oneof![
+        (arb_id(), any::<String>(), arb_params()).prop_map(|(id, method, params)| {
+            let (values, raw) = split(params);
+            (Request::new(id, method, raw.map(IntoRawJson::into_raw_json)).into(), values)
+        }),
+        (any::<String>(), arb_params()).prop_map(|(method, params)| {
+            let (values, raw) = split(params);
+            (Notification::new(method, raw.map(IntoRawJson::into_raw_json)).into(), values)
+        }),
+        (arb_id(), arb_raw(arb_json())).prop_map(|(id, (value, raw))| {
+            (Response::result(id, raw).into(), vec![value])
+        }),
+        (prop::option::of(arb_id()), any::<i64>(), any::<String>(), prop::option::of(arb_raw(arb_json())))
+            .prop_map(|(id, code, message, data)| {
+                let mut error = ErrorObject::new(ErrorCode(code), message);
+                let (values, raw) = split(data);
+                if let Some(raw) = raw {
+                    error = error.with_data(raw);
+                }
+                (Response::error(id, error).into(), values)
+            }),
+    ]
+}
+
+fn split(member: Option<(Value, Box<RawValue>)>) -> (Vec<Value>, Option<Box<RawValue>>) {
+    match member {
+        Some((value, raw)) => (vec![value], Some(raw)),
+        None => (Vec::new(), None),
+    }
+}
+
+/// The raw JSON members of a parsed message, decoded.
+fn carried_values(message: &Message<'_>) -> Vec<Value> {
+    let raw = match message {
+        Message::Request(request) => request.params.as_deref(),
+        Message::Notification(notification) => notification.params.as_deref(),
+        Message::Response(response) => match &response.payload {
+            typed_mcp::jsonrpc::ResponsePayload::Result(result) => Some(&**result),
+            typed_mcp::jsonrpc::ResponsePayload::Error(error) => error.data.as_deref(),
+        },
+    };
+    raw.map(|raw| serde_json::from_str(raw.get()).unwrap()).into_iter().collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    #[test]
+    fn diagnostics_never_contain_the_input(frame in arb_frame_with_marker()) {
+        for policy in [BatchPolicy::Allow, BatchPolicy::Reject] {
+            for error in errors_of(parse_frame(&frame, policy)) {
+                assert_no_marker(&error)?;
+            }
+        }
+    }
+
+    #[test]
+    fn diagnostics_never_contain_arbitrary_bytes(
+        mut bytes in prop::collection::vec(any::<u8>(), 0..64),
+        at in any::<Index>(),
+    ) {
+        bytes.splice(at.index(bytes.len() + 1)..at.index(bytes.len() + 1), MARKER.bytes())
+            .for_each(drop);
+        if let Err(error) = parse_message(&bytes) {
+            assert_no_marker(&error)?;
+        }
+    }
+
+    #[test]
+    fn outbound_messages_are_one_line_and_parse_back((message, values) in arb_message()) {
+        let line = message.to_line();
+        prop_assert_eq!(line.last(), Some(&b'\n'));
+        prop_assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1);
+        prop_assert!(!line.contains(&b'\r'));
+        let value: Value = serde_json::from_slice(&line).expect("one JSON value");
+        prop_assert!(value.is_object());
+        prop_assert_eq!(&value["jsonrpc"], &json!("2.0"));
+
+        let reparsed = parse_message(&line[..line.len() - 1]).expect("outbound lines parse");
+        prop_assert_eq!(reparsed.method(), message.method());
+        prop_assert_eq!(reparsed.id().map(Id::as_json), message.id().map(Id::as_json));
+        prop_assert_eq!(carried_values(&reparsed), values);
+        prop_assert_eq!(reparsed.to_line(), line);
+    }
+
+    #[test]
+    fn string_escaping_matches_serde_json(text in any::<String>()) {
+        let id = Id::from_string(&text);
+        prop_assert_eq!(id.as_json(), serde_json::to_string(&text).unwrap());
+    }
+}
