@@ -8,7 +8,7 @@
 pub use serde_json;
 pub use serde_json::{Map, Number, Value};
 
-pub use crate::validation::collector::{accepts, validate_with, Collector, Detail};
+pub use crate::validation::collector::{accepts, validate_with, Collector, Detail, Walker};
 pub use crate::validation::formats::{is_byte, is_date_time, is_email, is_uri, is_uri_template};
 pub use crate::validation::lazy::{LazyJson, LazyRegex};
 pub use crate::validation::location::Location;

@@ -25,3 +25,5 @@ mod validators;
 
 pub use config::{compile, Config, GeneratedDefinition, GeneratedFile};
 pub use error::{Error, Result};
+#[doc(hidden)]
+pub use validators::{__emit_validators_for_tests, __validators_only};

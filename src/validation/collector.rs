@@ -98,11 +98,15 @@ impl Collector {
     }
 }
 
+/// The signature of every generated walker: validates a value found at a location and
+/// records violations in a collector.
+pub type Walker = fn(&Value, &Location<'_>, &mut Collector);
+
 /// Runs a generated walker over `value` from the root and returns every violation.
 #[inline]
 pub fn validate_with(
     value: &Value,
-    walker: fn(&Value, &Location<'_>, &mut Collector),
+    walker: Walker,
 ) -> Result<(), Vec<ValidationError>> {
     let mut errors = Collector::new();
     walker(value, &Location::Root, &mut errors);
@@ -111,7 +115,7 @@ pub fn validate_with(
 
 /// `true` when a generated walker finds no violation in `value` (nothing is allocated).
 #[inline]
-pub fn accepts(value: &Value, walker: fn(&Value, &Location<'_>, &mut Collector)) -> bool {
+pub fn accepts(value: &Value, walker: Walker) -> bool {
     let mut errors = Collector::check_only();
     walker(value, &Location::Root, &mut errors);
     errors.is_ok()

@@ -1,0 +1,536 @@
+//! Emitting the checks of one schema object, keyword by keyword.
+//!
+//! Each check is inlined into the definition's walker; sub-schemas (properties, items,
+//! additional properties, `allOf` members) are inlined recursively, and `$ref`s call the
+//! target definition's walker. Type-specific keywords sit behind one `if let` per JSON type,
+//! so a value is matched once per schema object.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use serde_json::{Map, Value};
+
+use super::literals::bound;
+use super::Emitter;
+use crate::doc::escape_pointer;
+use crate::error::Result;
+
+/// `{path}/{key}` with `key` escaped.
+pub(super) fn child(path: &str, key: &str) -> String {
+    format!("{path}/{}", escape_pointer(key))
+}
+
+/// The JSON type names a `type` keyword lists.
+pub(super) fn type_names(value: &Value) -> Vec<&str> {
+    match value {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+impl Emitter<'_> {
+    /// A `errors.fail(..)` statement.
+    fn fail(
+        &self,
+        at: &TokenStream,
+        schema_path: &str,
+        keyword: &str,
+        limit: TokenStream,
+        actual: TokenStream,
+        message: TokenStream,
+    ) -> TokenStream {
+        quote!(errors.fail(#at, #schema_path, #keyword, || (#limit, #actual, #message));)
+    }
+
+    /// The checks for `schema` applied to the value `v` (a `&Value` expression) found at `at`
+    /// (a `&Location` expression). Empty when the schema accepts everything.
+    pub(super) fn schema(
+        &mut self,
+        schema: &Value,
+        path: &str,
+        v: &TokenStream,
+        at: &TokenStream,
+    ) -> Result<TokenStream> {
+        let map = match schema {
+            Value::Bool(true) => return Ok(TokenStream::new()),
+            Value::Bool(false) => {
+                let rt = &self.rt;
+                return Ok(self.fail(
+                    at,
+                    path,
+                    "false",
+                    quote!(#rt::Value::Bool(false)),
+                    quote!(#rt::Value::from(#rt::type_name(#v))),
+                    quote!(::std::string::String::from("no value is allowed here")),
+                ));
+            }
+            Value::Object(map) => map,
+            _ => return Err(self.invalid(path, "a schema must be an object or a boolean")),
+        };
+        let mut out = TokenStream::new();
+        if let Some(types) = map.get("type") {
+            out.extend(self.type_check(&type_names(types), &child(path, "type"), v, at));
+        }
+        if let Some(constant) = map.get("const") {
+            out.extend(self.const_check(
+                std::slice::from_ref(constant),
+                &child(path, "const"),
+                "const",
+                v,
+                at,
+            ));
+        }
+        if let Some(Value::Array(values)) = map.get("enum") {
+            out.extend(self.const_check(values, &child(path, "enum"), "enum", v, at));
+        }
+        out.extend(self.object_checks(map, path, v, at)?);
+        out.extend(self.array_checks(map, path, v, at)?);
+        out.extend(self.string_checks(map, path, v, at));
+        out.extend(self.number_checks(map, path, v, at));
+        if let Some(Value::String(reference)) = map.get("$ref") {
+            let walker = self.walker_of_ref(reference, path)?;
+            out.extend(quote!(#walker(#v, #at, errors);));
+        }
+        if let Some(Value::Array(members)) = map.get("allOf") {
+            let here = child(path, "allOf");
+            for (i, member) in members.iter().enumerate() {
+                out.extend(self.schema(member, &format!("{here}/{i}"), v, at)?);
+            }
+        }
+        for kind in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(branches)) = map.get(kind) {
+                out.extend(self.union(kind, branches, path, v, at)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// A boolean expression: `v` is of one of the JSON types `types`.
+    pub(super) fn type_test(&self, types: &[&str], v: &TokenStream) -> TokenStream {
+        let rt = &self.rt;
+        let has_number = types.contains(&"number");
+        let terms: Vec<TokenStream> = types
+            .iter()
+            .filter_map(|t| match *t {
+                "null" => Some(quote!(#v.is_null())),
+                "boolean" => Some(quote!(#v.is_boolean())),
+                "object" => Some(quote!(#v.is_object())),
+                "array" => Some(quote!(#v.is_array())),
+                "string" => Some(quote!(#v.is_string())),
+                "number" => Some(quote!(#v.is_number())),
+                "integer" if !has_number => Some(quote!(
+                    matches!(#v, #rt::Value::Number(n) if #rt::is_integer(n))
+                )),
+                _ => None,
+            })
+            .collect();
+        if terms.is_empty() {
+            return quote!(false);
+        }
+        quote!(#(#terms)||*)
+    }
+
+    fn type_check(
+        &self,
+        types: &[&str],
+        path: &str,
+        v: &TokenStream,
+        at: &TokenStream,
+    ) -> TokenStream {
+        let rt = &self.rt;
+        let test = self.type_test(types, v);
+        let limit = if types.len() == 1 {
+            let t = types[0];
+            quote!(#rt::Value::from(#t))
+        } else {
+            quote!(#rt::Value::from(vec![#(#types),*]))
+        };
+        let expected = types.join(" or ");
+        let fail = self.fail(
+            at,
+            path,
+            "type",
+            limit,
+            quote!(#rt::Value::from(#rt::type_name(#v))),
+            quote!(::std::format!("expected {}, found {}", #expected, #rt::type_name(#v))),
+        );
+        quote!(if !(#test) { #fail })
+    }
+
+    fn const_check(
+        &mut self,
+        values: &[Value],
+        path: &str,
+        keyword: &str,
+        v: &TokenStream,
+        at: &TokenStream,
+    ) -> TokenStream {
+        let rt = self.rt.clone();
+        let test = self.one_of_values(v, values);
+        let (limit, message) = if keyword == "const" {
+            let text = values[0].to_string();
+            let message = if text.len() <= 64 {
+                format!("value does not equal the constant {text}")
+            } else {
+                "value does not equal the constant".to_string()
+            };
+            (self.value_expr(&values[0]), message)
+        } else {
+            let message = format!("value is not one of the {} allowed values", values.len());
+            (self.value_expr(&Value::Array(values.to_vec())), message)
+        };
+        let fail = self.fail(
+            at,
+            path,
+            keyword,
+            limit,
+            quote!(#rt::summary(#v)),
+            quote!(::std::string::String::from(#message)),
+        );
+        quote!(if !(#test) { #fail })
+    }
+
+    fn object_checks(
+        &mut self,
+        map: &Map<String, Value>,
+        path: &str,
+        v: &TokenStream,
+        at: &TokenStream,
+    ) -> Result<TokenStream> {
+        let rt = self.rt.clone();
+        let id = self.fresh();
+        let obj = format_ident!("map_{id}");
+        let mut body = TokenStream::new();
+        if let Some(Value::Array(required)) = map.get("required") {
+            let here = child(path, "required");
+            for name in required.iter().filter_map(Value::as_str) {
+                let message = format!("missing required property `{name}`");
+                let fail = self.fail(
+                    at,
+                    &here,
+                    "required",
+                    quote!(#rt::Value::from(#name)),
+                    quote!(#rt::Value::Null),
+                    quote!(::std::string::String::from(#message)),
+                );
+                body.extend(quote!(if !#obj.contains_key(#name) { #fail }));
+            }
+        }
+        for (keyword, is_min) in [("minProperties", true), ("maxProperties", false)] {
+            if let Some(limit) = map.get(keyword).and_then(Value::as_u64) {
+                let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+                let (cmp, word) = if is_min {
+                    (quote!(<), "fewer")
+                } else {
+                    (quote!(>), "more")
+                };
+                let fail = self.fail(
+                    at,
+                    &child(path, keyword),
+                    keyword,
+                    quote!(#rt::Value::from(#limit)),
+                    quote!(#rt::Value::from(#obj.len())),
+                    quote!(::std::format!("object has {} properties, {} than {}", #obj.len(), #word, #limit)),
+                );
+                body.extend(quote!(if #obj.len() #cmp #limit { #fail }));
+            }
+        }
+        let mut declared: Vec<&str> = Vec::new();
+        if let Some(Value::Object(props)) = map.get("properties") {
+            let here = child(path, "properties");
+            for (name, sub) in props {
+                declared.push(name);
+                let pid = self.fresh();
+                let (pv, pat) = (format_ident!("v_{pid}"), format_ident!("at_{pid}"));
+                let inner = self.schema(sub, &child(&here, name), &quote!(#pv), &quote!(#pat))?;
+                if !inner.is_empty() {
+                    body.extend(quote! {
+                        if let ::core::option::Option::Some(#pv) = #obj.get(#name) {
+                            let #pat = &#at.key(#name);
+                            #inner
+                        }
+                    });
+                }
+            }
+        }
+        if let Some(extra) = map.get("additionalProperties") {
+            body.extend(self.additional(
+                extra,
+                &declared,
+                &child(path, "additionalProperties"),
+                &obj,
+                at,
+            )?);
+        }
+        if body.is_empty() {
+            return Ok(body);
+        }
+        Ok(quote!(if let #rt::Value::Object(#obj) = #v { #body }))
+    }
+
+    /// `additionalProperties`: checks every member not named in `properties`.
+    fn additional(
+        &mut self,
+        extra: &Value,
+        declared: &[&str],
+        path: &str,
+        obj: &proc_macro2::Ident,
+        at: &TokenStream,
+    ) -> Result<TokenStream> {
+        let rt = self.rt.clone();
+        let id = self.fresh();
+        let (key, val, kat) = (
+            format_ident!("key_{id}"),
+            format_ident!("v_{id}"),
+            format_ident!("at_{id}"),
+        );
+        let skip = if declared.is_empty() {
+            TokenStream::new()
+        } else {
+            quote!(if matches!(#key.as_str(), #(#declared)|*) {
+                continue;
+            })
+        };
+        if extra == &Value::Bool(false) {
+            let fail = self.fail(
+                &quote!(#kat),
+                path,
+                "additionalProperties",
+                quote!(#rt::Value::Bool(false)),
+                quote!(#rt::summary_str(#key)),
+                quote!(::std::string::String::from("property is not allowed here")),
+            );
+            return Ok(quote! {
+                for #key in #obj.keys() {
+                    #skip
+                    let #kat = &#at.key(#key);
+                    #fail
+                }
+            });
+        }
+        let inner = self.schema(extra, path, &quote!(#val), &quote!(#kat))?;
+        if inner.is_empty() {
+            return Ok(inner);
+        }
+        Ok(quote! {
+            for (#key, #val) in #obj {
+                #skip
+                let #kat = &#at.key(#key);
+                #inner
+            }
+        })
+    }
+
+    fn array_checks(
+        &mut self,
+        map: &Map<String, Value>,
+        path: &str,
+        v: &TokenStream,
+        at: &TokenStream,
+    ) -> Result<TokenStream> {
+        let rt = self.rt.clone();
+        let id = self.fresh();
+        let items = format_ident!("items_{id}");
+        let mut body = TokenStream::new();
+        for (keyword, is_min) in [("minItems", true), ("maxItems", false)] {
+            if let Some(limit) = map.get(keyword).and_then(Value::as_u64) {
+                let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+                let (cmp, word) = if is_min {
+                    (quote!(<), "fewer")
+                } else {
+                    (quote!(>), "more")
+                };
+                let fail = self.fail(
+                    at,
+                    &child(path, keyword),
+                    keyword,
+                    quote!(#rt::Value::from(#limit)),
+                    quote!(#rt::Value::from(#items.len())),
+                    quote!(::std::format!("array has {} items, {} than {}", #items.len(), #word, #limit)),
+                );
+                body.extend(quote!(if #items.len() #cmp #limit { #fail }));
+            }
+        }
+        if map.get("uniqueItems") == Some(&Value::Bool(true)) {
+            let fail = self.fail(
+                at,
+                &child(path, "uniqueItems"),
+                "uniqueItems",
+                quote!(#rt::Value::Bool(true)),
+                quote!(#rt::Value::from(vec![first, second])),
+                quote!(::std::format!("items {} and {} are equal", first, second)),
+            );
+            body.extend(quote! {
+                if let ::core::option::Option::Some((first, second)) = #rt::first_duplicate(#items) {
+                    #fail
+                }
+            });
+        }
+        if let Some(item_schema) = map.get("items") {
+            let (iv, iat, index) = (
+                format_ident!("v_{id}"),
+                format_ident!("at_{id}"),
+                format_ident!("index_{id}"),
+            );
+            let inner = self.schema(
+                item_schema,
+                &child(path, "items"),
+                &quote!(#iv),
+                &quote!(#iat),
+            )?;
+            if !inner.is_empty() {
+                body.extend(quote! {
+                    for (#index, #iv) in #items.iter().enumerate() {
+                        let #iat = &#at.index(#index);
+                        #inner
+                    }
+                });
+            }
+        }
+        if body.is_empty() {
+            return Ok(body);
+        }
+        Ok(quote!(if let #rt::Value::Array(#items) = #v { #body }))
+    }
+
+    fn string_checks(
+        &mut self,
+        map: &Map<String, Value>,
+        path: &str,
+        v: &TokenStream,
+        at: &TokenStream,
+    ) -> TokenStream {
+        let rt = self.rt.clone();
+        let id = self.fresh();
+        let s = format_ident!("s_{id}");
+        let len = format_ident!("len_{id}");
+        let mut body = TokenStream::new();
+        let min = map.get("minLength").and_then(Value::as_u64);
+        let max = map.get("maxLength").and_then(Value::as_u64);
+        if min.is_some() || max.is_some() {
+            body.extend(quote!(let #len = #rt::char_count(#s);));
+        }
+        for (keyword, limit, is_min) in [("minLength", min, true), ("maxLength", max, false)] {
+            let Some(limit) = limit else { continue };
+            let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+            let (cmp, word) = if is_min {
+                (quote!(<), "shorter")
+            } else {
+                (quote!(>), "longer")
+            };
+            let fail = self.fail(
+                at,
+                &child(path, keyword),
+                keyword,
+                quote!(#rt::Value::from(#limit)),
+                quote!(#rt::Value::from(#len)),
+                quote!(::std::format!("string has {} characters, {} than {}", #len, #word, #limit)),
+            );
+            body.extend(quote!(if #len #cmp #limit { #fail }));
+        }
+        if let Some(Value::String(pattern)) = map.get("pattern") {
+            let regex = self.pattern_static(pattern);
+            let fail = self.fail(
+                at,
+                &child(path, "pattern"),
+                "pattern",
+                quote!(#rt::Value::from(#pattern)),
+                quote!(#rt::summary_str(#s)),
+                quote!(::std::string::String::from(
+                    "string does not match the pattern"
+                )),
+            );
+            body.extend(quote!(if !#regex.is_match(#s) { #fail }));
+        }
+        if let Some(Value::String(format)) = map.get("format") {
+            let check = match format.as_str() {
+                "uri" => Some(quote!(#rt::is_uri)),
+                "byte" => Some(quote!(#rt::is_byte)),
+                "uri-template" => Some(quote!(#rt::is_uri_template)),
+                "date-time" => Some(quote!(#rt::is_date_time)),
+                "email" => Some(quote!(#rt::is_email)),
+                _ => None,
+            };
+            if let Some(check) = check {
+                let message = format!("string is not a valid `{format}`");
+                let fail = self.fail(
+                    at,
+                    &child(path, "format"),
+                    "format",
+                    quote!(#rt::Value::from(#format)),
+                    quote!(#rt::summary_str(#s)),
+                    quote!(::std::string::String::from(#message)),
+                );
+                body.extend(quote!(if !#check(#s) { #fail }));
+            }
+        }
+        if body.is_empty() {
+            return body;
+        }
+        quote!(if let #rt::Value::String(#s) = #v { #body })
+    }
+
+    fn number_checks(
+        &mut self,
+        map: &Map<String, Value>,
+        path: &str,
+        v: &TokenStream,
+        at: &TokenStream,
+    ) -> TokenStream {
+        let rt = self.rt.clone();
+        let id = self.fresh();
+        let n = format_ident!("n_{id}");
+        let mut body = TokenStream::new();
+        let checks = [
+            ("minimum", quote!(#rt::number_lt), "less than the minimum"),
+            (
+                "maximum",
+                quote!(#rt::number_gt),
+                "greater than the maximum",
+            ),
+            (
+                "exclusiveMinimum",
+                quote!(#rt::number_le),
+                "not greater than the exclusive minimum",
+            ),
+            (
+                "exclusiveMaximum",
+                quote!(#rt::number_ge),
+                "not less than the exclusive maximum",
+            ),
+        ];
+        for (keyword, violated, words) in checks {
+            let Some(Value::Number(limit)) = map.get(keyword) else {
+                continue;
+            };
+            let b = bound(&rt, limit);
+            let message = format!("{{}} is {words} {limit}");
+            let fail = self.fail(
+                at,
+                &child(path, keyword),
+                keyword,
+                self.value_expr(&Value::Number(limit.clone())),
+                quote!(#rt::number_value(#n)),
+                quote!(::std::format!(#message, #n)),
+            );
+            body.extend(quote!(if #violated(#n, #b) { #fail }));
+        }
+        if let Some(Value::Number(divisor)) = map.get("multipleOf") {
+            let b = bound(&rt, divisor);
+            let message = format!("{{}} is not a multiple of {divisor}");
+            let fail = self.fail(
+                at,
+                &child(path, "multipleOf"),
+                "multipleOf",
+                self.value_expr(&Value::Number(divisor.clone())),
+                quote!(#rt::number_value(#n)),
+                quote!(::std::format!(#message, #n)),
+            );
+            body.extend(quote!(if !#rt::is_multiple_of(#n, #b) { #fail }));
+        }
+        if body.is_empty() {
+            return body;
+        }
+        quote!(if let #rt::Value::Number(#n) = #v { #body })
+    }
+}

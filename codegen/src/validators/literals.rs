@@ -1,0 +1,155 @@
+//! Turning schema values into generated expressions: JSON values (for an error's `limit`),
+//! exact numeric bounds, and tests "is this instance one of these constants?".
+
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{format_ident, quote};
+use serde_json::{Number, Value};
+
+use super::Emitter;
+
+/// JSON equality at generation time (numbers by value, as the runtime's `json_equal`).
+pub(super) fn json_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
+                (Some(p), Some(q), _, _) => p == q,
+                (_, _, Some(p), Some(q)) => p == q,
+                _ => x.as_f64() == y.as_f64(),
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_eq(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
+        }
+        (x, y) => x == y,
+    }
+}
+
+/// `Bound` expression for a schema number.
+pub(super) fn bound(rt: &TokenStream, n: &Number) -> TokenStream {
+    if let Some(u) = n.as_u64() {
+        let lit = Literal::u64_unsuffixed(u);
+        quote!(#rt::Bound::U(#lit))
+    } else if let Some(i) = n.as_i64() {
+        if i == i64::MIN {
+            quote!(#rt::Bound::I(i64::MIN))
+        } else {
+            let lit = Literal::u64_unsuffixed(i.unsigned_abs());
+            quote!(#rt::Bound::I(-#lit))
+        }
+    } else {
+        let f = n.as_f64().unwrap_or_default();
+        let lit = Literal::f64_suffixed(f.abs());
+        if f < 0.0 {
+            quote!(#rt::Bound::F(-#lit))
+        } else {
+            quote!(#rt::Bound::F(#lit))
+        }
+    }
+}
+
+impl Emitter<'_> {
+    /// An expression building `value` as a `serde_json::Value` (only evaluated on error paths).
+    pub(super) fn value_expr(&self, value: &Value) -> TokenStream {
+        let rt = &self.rt;
+        match value {
+            Value::Null => quote!(#rt::Value::Null),
+            Value::Bool(b) => quote!(#rt::Value::Bool(#b)),
+            Value::Number(n) => {
+                if let Some(u) = n.as_u64() {
+                    quote!(#rt::Value::from(#u))
+                } else if let Some(i) = n.as_i64() {
+                    quote!(#rt::Value::from(#i))
+                } else {
+                    let f = n.as_f64().unwrap_or_default();
+                    quote!(#rt::Value::from(#f))
+                }
+            }
+            Value::String(s) => quote!(#rt::Value::from(#s)),
+            Value::Array(_) | Value::Object(_) => {
+                let text = value.to_string();
+                quote!(#rt::json_literal(#text))
+            }
+        }
+    }
+
+    /// A static holding an array or object constant, parsed once (deduplicated).
+    fn json_static(&mut self, value: &Value) -> Ident {
+        let text = value.to_string();
+        if let Some(ident) = self.jsons.get(&text) {
+            return ident.clone();
+        }
+        let ident = format_ident!("__JSON_{}", self.jsons.len());
+        let rt = &self.rt;
+        self.statics
+            .push(quote!(static #ident: #rt::LazyJson = #rt::LazyJson::new(#text);));
+        self.jsons.insert(text, ident.clone());
+        ident
+    }
+
+    /// A compiled-once regular expression static for `pattern` (deduplicated).
+    pub(super) fn pattern_static(&mut self, pattern: &str) -> Ident {
+        if let Some(ident) = self.patterns.get(pattern) {
+            return ident.clone();
+        }
+        let ident = format_ident!("__PATTERN_{}", self.patterns.len());
+        let rt = &self.rt;
+        self.statics
+            .push(quote!(static #ident: #rt::LazyRegex = #rt::LazyRegex::new(#pattern);));
+        self.patterns.insert(pattern.to_string(), ident.clone());
+        ident
+    }
+
+    /// A boolean expression: `v` (a `&Value`) equals one of `values` (JSON equality).
+    pub(super) fn one_of_values(&mut self, v: &TokenStream, values: &[Value]) -> TokenStream {
+        let rt = self.rt.clone();
+        let mut terms: Vec<TokenStream> = Vec::new();
+        let strings: Vec<&str> = values.iter().filter_map(Value::as_str).collect();
+        match strings.as_slice() {
+            [] => {}
+            [one] => terms.push(quote!(matches!(#v, #rt::Value::String(s) if s == #one))),
+            many => terms.push(quote!(
+                matches!(#v, #rt::Value::String(s) if matches!(s.as_str(), #(#many)|*))
+            )),
+        }
+        let numbers: Vec<TokenStream> = values
+            .iter()
+            .filter_map(|value| value.as_number().map(|n| bound(&rt, n)))
+            .collect();
+        match numbers.as_slice() {
+            [] => {}
+            [one] => terms.push(quote!(
+                matches!(#v, #rt::Value::Number(n) if #rt::number_eq(n, #one))
+            )),
+            many => terms.push(quote!(
+                matches!(#v, #rt::Value::Number(n) if #rt::number_in(n, &[#(#many),*]))
+            )),
+        }
+        let has_true = values.contains(&Value::Bool(true));
+        let has_false = values.contains(&Value::Bool(false));
+        match (has_true, has_false) {
+            (true, true) => terms.push(quote!(#v.is_boolean())),
+            (true, false) => terms.push(quote!(matches!(#v, #rt::Value::Bool(true)))),
+            (false, true) => terms.push(quote!(matches!(#v, #rt::Value::Bool(false)))),
+            (false, false) => {}
+        }
+        if values.contains(&Value::Null) {
+            terms.push(quote!(#v.is_null()));
+        }
+        for value in values.iter().filter(|v| v.is_array() || v.is_object()) {
+            let ident = self.json_static(value);
+            terms.push(quote!(#rt::json_equal(#v, #ident.get())));
+        }
+        if terms.is_empty() {
+            return quote!(false);
+        }
+        if terms.len() == 1 {
+            return terms.remove(0);
+        }
+        quote!(#(#terms)||*)
+    }
+}
