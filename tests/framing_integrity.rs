@@ -76,7 +76,10 @@ fn arb_response() -> impl Strategy<Value = (Response<'static>, Value)> {
     prop_oneof![
         (arb_id(), arb_json(), any::<bool>()).prop_map(|((id, id_json), result, pretty)| {
             let response = Response::result(id, raw(&result, pretty));
-            (response, json!({"jsonrpc": "2.0", "id": id_json, "result": result}))
+            (
+                response,
+                json!({"jsonrpc": "2.0", "id": id_json, "result": result}),
+            )
         }),
         (
             prop::option::of(arb_id()),
@@ -94,7 +97,10 @@ fn arb_response() -> impl Strategy<Value = (Response<'static>, Value)> {
                     error_json["data"] = data;
                 }
                 let response = Response::error(id, error);
-                (response, json!({"jsonrpc": "2.0", "id": id_json, "error": error_json}))
+                (
+                    response,
+                    json!({"jsonrpc": "2.0", "id": id_json, "error": error_json}),
+                )
             }),
     ]
 }
@@ -124,7 +130,9 @@ impl AsyncRead for ChunkedReader {
 }
 
 fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread().build().unwrap()
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
 }
 
 proptest! {

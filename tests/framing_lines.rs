@@ -41,13 +41,21 @@ fn lines_crlf_and_blank_lines() {
     assert_eq!(next(&mut decoder, &mut buf).as_deref(), Some("line 2"));
     assert_eq!(next(&mut decoder, &mut buf).as_deref(), Some("line 3"));
     assert_eq!(next(&mut decoder, &mut buf), None);
-    assert_eq!(next_eof(&mut decoder, &mut buf), None, "a lone \\r is blank");
+    assert_eq!(
+        next_eof(&mut decoder, &mut buf),
+        None,
+        "a lone \\r is blank"
+    );
     buf.extend_from_slice(b"k");
     assert_eq!(next(&mut decoder, &mut buf), None);
     assert_eq!(next_eof(&mut decoder, &mut buf).as_deref(), Some("k"));
     assert_eq!(next_eof(&mut decoder, &mut buf), None);
     buf.extend_from_slice(b"a\rb\r\n");
-    assert_eq!(next(&mut decoder, &mut buf).as_deref(), Some("a\rb"), "inner \\r kept");
+    assert_eq!(
+        next(&mut decoder, &mut buf).as_deref(),
+        Some("a\rb"),
+        "inner \\r kept"
+    );
 }
 
 #[test]
@@ -230,8 +238,15 @@ async fn reader_handles_split_reads() {
         .read(b"4}")
         .build();
     let mut reader = FrameReader::new(input);
-    let frames: Vec<_> = read_all(&mut reader).await.into_iter().map(Result::unwrap).collect();
-    assert_eq!(frames, [&b"{\"a\":1}"[..], b"{\"b\":2}", b"{\"c\":3}", b"{\"d\":4}"]);
+    let frames: Vec<_> = read_all(&mut reader)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        frames,
+        [&b"{\"a\":1}"[..], b"{\"b\":2}", b"{\"c\":3}", b"{\"d\":4}"]
+    );
 }
 
 #[tokio::test]
@@ -294,11 +309,17 @@ async fn reader_memory_is_bounded_by_limit_plus_chunk() {
         .with_read_chunk_bytes(16 * 1024);
     let items = read_all(&mut reader).await;
     assert_eq!(items.len(), 2);
-    assert!(items[0].as_ref().is_err_and(|e| e.contains("limit of 65536")));
+    assert!(items[0]
+        .as_ref()
+        .is_err_and(|e| e.contains("limit of 65536")));
     assert_eq!(items[1].as_deref(), Ok(&b"{\"after\":true}"[..]));
     let bound = 64 * 1024 + 2 + 16 * 1024;
     assert_eq!(reader.buffer_bound(), bound);
-    assert!(reader.buffer_allocated() <= bound, "{}", reader.buffer_allocated());
+    assert!(
+        reader.buffer_allocated() <= bound,
+        "{}",
+        reader.buffer_allocated()
+    );
 }
 
 #[tokio::test]
@@ -322,11 +343,16 @@ fn line_too_long_becomes_an_invalid_request_with_data() {
         limit: 10,
         actual_at_least: 12,
     };
-    let response = error.to_error_response().expect("oversize lines are answered");
+    let response = error
+        .to_error_response()
+        .expect("oversize lines are answered");
     let value: serde_json::Value =
         serde_json::from_slice(&typed_mcp::jsonrpc::Message::Response(response).to_line()).unwrap();
     assert_eq!(value["id"], serde_json::Value::Null);
     assert_eq!(value["error"]["code"], -32600);
-    assert_eq!(value["error"]["data"], serde_json::json!({"limit": 10, "actualAtLeast": 12}));
+    assert_eq!(
+        value["error"]["data"],
+        serde_json::json!({"limit": 10, "actualAtLeast": 12})
+    );
     assert!(FramingError::WriterClosed.to_error_response().is_none());
 }

@@ -22,12 +22,19 @@ struct Recording {
 }
 
 impl AsyncWrite for Recording {
-    fn poll_write(mut self: Pin<&mut Self>, _: &mut Context<'_>, bytes: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        bytes: &[u8],
+    ) -> Poll<io::Result<usize>> {
         if self.stall_writes {
             return Poll::Pending;
         }
         if self.fail_writes {
-            return Poll::Ready(Err(io::Error::new(io::ErrorKind::BrokenPipe, "closed pipe")));
+            return Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::BrokenPipe,
+                "closed pipe",
+            )));
         }
         self.writes += 1;
         self.data.extend_from_slice(bytes);
@@ -97,8 +104,16 @@ async fn flushes_when_the_queue_drains_not_per_message() {
     }
     let output = task.shutdown().await.unwrap();
     assert_eq!(lines(&output.data).len(), 50);
-    assert!(output.flushes <= 2, "{} flushes for 50 queued messages", output.flushes);
-    assert!(output.writes < 50, "{} writes for 50 queued messages", output.writes);
+    assert!(
+        output.flushes <= 2,
+        "{} flushes for 50 queued messages",
+        output.flushes
+    );
+    assert!(
+        output.writes < 50,
+        "{} writes for 50 queued messages",
+        output.writes
+    );
 }
 
 #[tokio::test]
@@ -128,15 +143,21 @@ async fn shutdown_writes_everything_queued_and_closes_handles() {
 async fn batches_are_one_line_and_empty_batches_nothing() {
     let (handle, task) = spawn_writer(Vec::new(), 4);
     handle.send(Outbound::Batch(Vec::new())).await.unwrap();
-    let batch = vec![result(Id::from_u64(1), "1"), result(Id::from_string("b"), "2")];
+    let batch = vec![
+        result(Id::from_u64(1), "1"),
+        result(Id::from_string("b"), "2"),
+    ];
     handle.send(Outbound::Batch(batch)).await.unwrap();
     let output = task.shutdown().await.unwrap();
     let lines = lines(&output);
     assert_eq!(lines.len(), 1);
-    assert_eq!(lines[0], serde_json::json!([
-        {"jsonrpc": "2.0", "id": 1, "result": 1},
-        {"jsonrpc": "2.0", "id": "b", "result": 2},
-    ]));
+    assert_eq!(
+        lines[0],
+        serde_json::json!([
+            {"jsonrpc": "2.0", "id": 1, "result": 1},
+            {"jsonrpc": "2.0", "id": "b", "result": 2},
+        ])
+    );
 }
 
 #[tokio::test]
@@ -180,5 +201,8 @@ async fn a_full_queue_holds_senders_back() {
     }
     handle.send(result(Id::from_u64(2), "{}")).await.unwrap();
     let mut third = tokio_test::task::spawn(handle.send(result(Id::from_u64(3), "{}")));
-    assert!(third.poll().is_pending(), "a send beyond the queue capacity must wait");
+    assert!(
+        third.poll().is_pending(),
+        "a send beyond the queue capacity must wait"
+    );
 }

@@ -57,46 +57,148 @@ const CASES: &[(&[u8], ParseErrorKind)] = &[
     (br#"{"jsonrpc":"2.0"} {}"#, ParseErrorKind::MalformedJson),
     (b"", ParseErrorKind::MalformedJson),
     (b"nul", ParseErrorKind::MalformedJson),
-    (br#"{"jsonrpc":"2.0","id":1,"method":"\ud800"}"#, ParseErrorKind::MalformedJson),
-    (b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}", ParseErrorKind::InvalidUtf8),
+    (
+        br#"{"jsonrpc":"2.0","id":1,"method":"\ud800"}"#,
+        ParseErrorKind::MalformedJson,
+    ),
+    (
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}",
+        ParseErrorKind::InvalidUtf8,
+    ),
     (b"\xc3", ParseErrorKind::InvalidUtf8),
     (b"5", ParseErrorKind::NotAnObject),
     (br#" "text" "#, ParseErrorKind::NotAnObject),
     (b"null", ParseErrorKind::NotAnObject),
-    (br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}"#, ParseErrorKind::DuplicateMember),
-    (br#"{"jsonrpc":"2.0","jsonrpc":"2.0","method":"m"}"#, ParseErrorKind::DuplicateMember),
-    (br#"{"jsonrpc":"2.0","method":"m","params":{},"params":[]}"#, ParseErrorKind::DuplicateMember),
+    (
+        br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}"#,
+        ParseErrorKind::DuplicateMember,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","jsonrpc":"2.0","method":"m"}"#,
+        ParseErrorKind::DuplicateMember,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","method":"m","params":{},"params":[]}"#,
+        ParseErrorKind::DuplicateMember,
+    ),
     (br#"{"id":1,"method":"m"}"#, ParseErrorKind::MissingJsonrpc),
-    (br#"{"jsonrpc":"1.0","id":1,"method":"m"}"#, ParseErrorKind::InvalidJsonrpcVersion),
-    (br#"{"jsonrpc":2.0,"id":1,"method":"m"}"#, ParseErrorKind::InvalidJsonrpcVersion),
-    (br#"{"jsonrpc":"2.0 ","id":1,"method":"m"}"#, ParseErrorKind::InvalidJsonrpcVersion),
-    (br#"{"jsonrpc":"2.0","id":null,"method":"m"}"#, ParseErrorKind::InvalidIdType),
-    (br#"{"jsonrpc":"2.0","id":true,"method":"m"}"#, ParseErrorKind::InvalidIdType),
-    (br#"{"jsonrpc":"2.0","id":{},"method":"m"}"#, ParseErrorKind::InvalidIdType),
-    (br#"{"jsonrpc":"2.0","id":[1],"method":"m"}"#, ParseErrorKind::InvalidIdType),
-    (br#"{"jsonrpc":"2.0","id":1.5,"method":"m"}"#, ParseErrorKind::InvalidIdType),
-    (br#"{"jsonrpc":"2.0","id":1e-1,"method":"m"}"#, ParseErrorKind::InvalidIdType),
-    (br#"{"jsonrpc":"2.0","id":false,"result":{}}"#, ParseErrorKind::InvalidIdType),
-    (br#"{"jsonrpc":"2.0","id":1}"#, ParseErrorKind::MissingMethod),
-    (br#"{"jsonrpc":"2.0","id":1,"params":{}}"#, ParseErrorKind::MissingMethod),
+    (
+        br#"{"jsonrpc":"1.0","id":1,"method":"m"}"#,
+        ParseErrorKind::InvalidJsonrpcVersion,
+    ),
+    (
+        br#"{"jsonrpc":2.0,"id":1,"method":"m"}"#,
+        ParseErrorKind::InvalidJsonrpcVersion,
+    ),
+    (
+        br#"{"jsonrpc":"2.0 ","id":1,"method":"m"}"#,
+        ParseErrorKind::InvalidJsonrpcVersion,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","id":null,"method":"m"}"#,
+        ParseErrorKind::InvalidIdType,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","id":true,"method":"m"}"#,
+        ParseErrorKind::InvalidIdType,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","id":{},"method":"m"}"#,
+        ParseErrorKind::InvalidIdType,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","id":[1],"method":"m"}"#,
+        ParseErrorKind::InvalidIdType,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","id":1.5,"method":"m"}"#,
+        ParseErrorKind::InvalidIdType,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","id":1e-1,"method":"m"}"#,
+        ParseErrorKind::InvalidIdType,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","id":false,"result":{}}"#,
+        ParseErrorKind::InvalidIdType,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","id":1}"#,
+        ParseErrorKind::MissingMethod,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","id":1,"params":{}}"#,
+        ParseErrorKind::MissingMethod,
+    ),
     (br#"{"jsonrpc":"2.0"}"#, ParseErrorKind::MissingMethod),
-    (br#"{"jsonrpc":"2.0","id":1,"method":5}"#, ParseErrorKind::InvalidMethodType),
-    (br#"{"jsonrpc":"2.0","method":null}"#, ParseErrorKind::InvalidMethodType),
-    (br#"{"jsonrpc":"2.0","id":1,"method":"m","params":"x"}"#, ParseErrorKind::InvalidParamsType),
-    (br#"{"jsonrpc":"2.0","method":"m","params":null}"#, ParseErrorKind::InvalidParamsType),
-    (br#"{"jsonrpc":"2.0","method":"m","params":3}"#, ParseErrorKind::InvalidParamsType),
-    (br#"{"jsonrpc":"2.0","id":1,"method":"m","result":{}}"#, ParseErrorKind::RequestAndResponseMembers),
-    (br#"{"jsonrpc":"2.0","id":1,"params":[],"error":{}}"#, ParseErrorKind::RequestAndResponseMembers),
-    (br#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}"#, ParseErrorKind::ResultAndError),
-    (br#"{"jsonrpc":"2.0","id":null}"#, ParseErrorKind::NeitherResultNorError),
-    (br#"{"jsonrpc":"2.0","result":1}"#, ParseErrorKind::MissingResponseId),
-    (br#"{"jsonrpc":"2.0","error":{"code":1,"message":"m"}}"#, ParseErrorKind::MissingResponseId),
-    (br#"{"jsonrpc":"2.0","id":1,"error":5}"#, ParseErrorKind::InvalidErrorObject),
-    (br#"{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"m"}}"#, ParseErrorKind::InvalidErrorObject),
-    (br#"{"jsonrpc":"2.0","id":1,"error":{"code":1}}"#, ParseErrorKind::InvalidErrorObject),
-    (br#"{"jsonrpc":"2.0","id":1,"error":{"message":"m"}}"#, ParseErrorKind::InvalidErrorObject),
-    (br#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":7}}"#, ParseErrorKind::InvalidErrorObject),
-    (br#"[{"jsonrpc":"2.0","method":"m"}]"#, ParseErrorKind::BatchNotSupported),
+    (
+        br#"{"jsonrpc":"2.0","id":1,"method":5}"#,
+        ParseErrorKind::InvalidMethodType,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","method":null}"#,
+        ParseErrorKind::InvalidMethodType,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","id":1,"method":"m","params":"x"}"#,
+        ParseErrorKind::InvalidParamsType,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","method":"m","params":null}"#,
+        ParseErrorKind::InvalidParamsType,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","method":"m","params":3}"#,
+        ParseErrorKind::InvalidParamsType,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","id":1,"method":"m","result":{}}"#,
+        ParseErrorKind::RequestAndResponseMembers,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","id":1,"params":[],"error":{}}"#,
+        ParseErrorKind::RequestAndResponseMembers,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}"#,
+        ParseErrorKind::ResultAndError,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","id":null}"#,
+        ParseErrorKind::NeitherResultNorError,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","result":1}"#,
+        ParseErrorKind::MissingResponseId,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","error":{"code":1,"message":"m"}}"#,
+        ParseErrorKind::MissingResponseId,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","id":1,"error":5}"#,
+        ParseErrorKind::InvalidErrorObject,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"m"}}"#,
+        ParseErrorKind::InvalidErrorObject,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","id":1,"error":{"code":1}}"#,
+        ParseErrorKind::InvalidErrorObject,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","id":1,"error":{"message":"m"}}"#,
+        ParseErrorKind::InvalidErrorObject,
+    ),
+    (
+        br#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":7}}"#,
+        ParseErrorKind::InvalidErrorObject,
+    ),
+    (
+        br#"[{"jsonrpc":"2.0","method":"m"}]"#,
+        ParseErrorKind::BatchNotSupported,
+    ),
 ];
 
 #[test]
@@ -146,7 +248,11 @@ fn ids_are_echoed_byte_for_byte() {
             panic!("{raw} is a valid id");
         };
         assert_eq!(request.id.as_json(), *raw);
-        let expected_kind = if raw.starts_with('"') { IdKind::String } else { IdKind::Number };
+        let expected_kind = if raw.starts_with('"') {
+            IdKind::String
+        } else {
+            IdKind::Number
+        };
         assert_eq!(request.id.kind(), expected_kind);
 
         let result = serde_json::value::to_raw_value(&json!({})).unwrap();
@@ -158,7 +264,9 @@ fn ids_are_echoed_byte_for_byte() {
         // Error responses echo it too.
         let invalid = format!(r#"{{"jsonrpc":"2.0","id":{raw},"method":5}}"#);
         let mut line = Vec::new();
-        error_of(invalid.as_bytes()).to_error_response().encode_line(&mut line);
+        error_of(invalid.as_bytes())
+            .to_error_response()
+            .encode_line(&mut line);
         let needle = format!(",\"id\":{raw},");
         assert!(String::from_utf8(line).unwrap().contains(&needle), "{raw}");
     }
@@ -186,12 +294,21 @@ fn error_responses_echo_readable_ids_only() {
         (br#"{"jsonrpc":"2.0","id":"q","method":5}"#, json!("q")),
         (br#"{"id":3,"method":"m"}"#, json!(3)),
         (br#"{"jsonrpc":"1.0","id":4,"method":"m"}"#, json!(4)),
-        (br#"{"jsonrpc":"2.0","id":5,"method":"m","params":1}"#, json!(5)),
-        (br#"{"jsonrpc":"2.0","id":6,"result":1,"error":{}}"#, json!(6)),
+        (
+            br#"{"jsonrpc":"2.0","id":5,"method":"m","params":1}"#,
+            json!(5),
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":6,"result":1,"error":{}}"#,
+            json!(6),
+        ),
         (br#"{"jsonrpc":"2.0","id":1.5,"method":"m"}"#, Value::Null),
         (br#"{"jsonrpc":"2.0","id":true,"method":"m"}"#, Value::Null),
         (br#"{"jsonrpc":"2.0","method":"m","params":1}"#, Value::Null),
-        (br#"{"jsonrpc":"2.0","id":1,"id":1,"method":"m"}"#, Value::Null),
+        (
+            br#"{"jsonrpc":"2.0","id":1,"id":1,"method":"m"}"#,
+            Value::Null,
+        ),
         (br#"{"jsonrpc":"2.0","id":7,"method":"m""#, Value::Null),
     ];
     for (frame, id) in cases {
@@ -208,9 +325,14 @@ fn error_responses_echo_readable_ids_only() {
 #[test]
 fn messages_of_each_kind() {
     let frame = br#" {"params":{"b":1, "a":[2]},"extra":{"x":1},"extra":2,"id":"r1","method":"to\u006fls/list","jsonr\u0070c":"2\u002e0"} "#;
-    let Ok(Message::Request(request)) = parse_message(frame) else { panic!() };
+    let Ok(Message::Request(request)) = parse_message(frame) else {
+        panic!()
+    };
     assert_eq!(request.method, "tools/list");
-    assert_eq!(request.params.as_deref().map(|p| p.get()), Some(r#"{"b":1, "a":[2]}"#));
+    assert_eq!(
+        request.params.as_deref().map(|p| p.get()),
+        Some(r#"{"b":1, "a":[2]}"#)
+    );
 
     let Ok(Message::Notification(note)) =
         parse_message(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
@@ -228,12 +350,19 @@ fn messages_of_each_kind() {
     assert!(matches!(&ok.payload, ResponsePayload::Result(r) if r.get() == "[1]"));
 
     let frame = br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32002,"message":"gone \"x\"","data":{"uri":"u"}}}"#;
-    let Ok(Message::Response(failed)) = parse_message(frame) else { panic!() };
+    let Ok(Message::Response(failed)) = parse_message(frame) else {
+        panic!()
+    };
     assert!(failed.id.is_none() && failed.is_error());
-    let ResponsePayload::Error(error) = &failed.payload else { panic!() };
+    let ResponsePayload::Error(error) = &failed.payload else {
+        panic!()
+    };
     assert_eq!(error.code, ErrorCode::RESOURCE_NOT_FOUND);
     assert_eq!(error.message, "gone \"x\"");
-    assert_eq!(error.data.as_deref().map(|d| d.get()), Some(r#"{"uri":"u"}"#));
+    assert_eq!(
+        error.data.as_deref().map(|d| d.get()),
+        Some(r#"{"uri":"u"}"#)
+    );
 
     // Round trip through the encoder.
     let (line, value) = one_line_json(&Message::Response(failed.into_owned()));
@@ -250,8 +379,16 @@ fn error_code_constants() {
         (ErrorCode::INVALID_PARAMS, -32602, "INVALID_PARAMS"),
         (ErrorCode::INTERNAL_ERROR, -32603, "INTERNAL_ERROR"),
         (ErrorCode::HEADER_MISMATCH, -32020, "HEADER_MISMATCH"),
-        (ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY, -32021, "MISSING_REQUIRED_CLIENT_CAPABILITY"),
-        (ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, -32022, "UNSUPPORTED_PROTOCOL_VERSION"),
+        (
+            ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            -32021,
+            "MISSING_REQUIRED_CLIENT_CAPABILITY",
+        ),
+        (
+            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+            -32022,
+            "UNSUPPORTED_PROTOCOL_VERSION",
+        ),
         (ErrorCode::RESOURCE_NOT_FOUND, -32002, "RESOURCE_NOT_FOUND"),
     ];
     for (code, value, name) in expected {
@@ -260,7 +397,9 @@ fn error_code_constants() {
         assert_eq!(ErrorCode::from(value), code);
     }
     assert_eq!(ErrorCode(-1).name(), None);
-    assert!(ErrorCode(-32050).is_server_error_range() && !ErrorCode(-32700).is_server_error_range());
+    assert!(
+        ErrorCode(-32050).is_server_error_range() && !ErrorCode(-32700).is_server_error_range()
+    );
 }
 
 #[test]
@@ -275,7 +414,11 @@ fn batch_policy_by_protocol_version() {
         ("1", BatchPolicy::Reject),
         ("2025-3-26", BatchPolicy::Reject),
     ] {
-        assert_eq!(BatchPolicy::for_protocol_version(version), policy, "{version}");
+        assert_eq!(
+            BatchPolicy::for_protocol_version(version),
+            policy,
+            "{version}"
+        );
     }
 }
 
@@ -298,33 +441,56 @@ fn answer_batch(members: Vec<Result<Message<'_>, ParseError>>) -> Vec<Response<'
 #[test]
 fn batches_allowed() {
     let frame = br#"[{"jsonrpc":"2.0","id":1,"method":"a"}, {"jsonrpc":"2.0","method":"n"}, 1, [], {"jsonrpc":"2.0","id":"x","method":7}]"#;
-    let Frame::Batch(members) = parse_frame(frame, BatchPolicy::Allow) else { panic!() };
+    let Frame::Batch(members) = parse_frame(frame, BatchPolicy::Allow) else {
+        panic!()
+    };
     assert_eq!(members.len(), 5);
-    let kinds: Vec<_> = members.iter().map(|m| m.as_ref().err().map(ParseError::kind)).collect();
+    let kinds: Vec<_> = members
+        .iter()
+        .map(|m| m.as_ref().err().map(ParseError::kind))
+        .collect();
     assert_eq!(
         kinds,
-        [None, None, Some(ParseErrorKind::NotAnObject), Some(ParseErrorKind::NotAnObject), Some(ParseErrorKind::InvalidMethodType)]
+        [
+            None,
+            None,
+            Some(ParseErrorKind::NotAnObject),
+            Some(ParseErrorKind::NotAnObject),
+            Some(ParseErrorKind::InvalidMethodType)
+        ]
     );
     let responses = answer_batch(members);
     let mut line = Vec::new();
     assert!(encode_batch_line(&responses, &mut line));
     assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1);
     let value: Value = serde_json::from_slice(&line).unwrap();
-    let ids: Vec<_> = value.as_array().unwrap().iter().map(|r| r["id"].clone()).collect();
+    let ids: Vec<_> = value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].clone())
+        .collect();
     assert_eq!(ids, [json!(1), Value::Null, Value::Null, json!("x")]);
 
     // Only notifications: nothing to write.
     let frame = br#"[{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","method":"m","params":[]}]"#;
-    let Frame::Batch(members) = parse_frame(frame, BatchPolicy::Allow) else { panic!() };
+    let Frame::Batch(members) = parse_frame(frame, BatchPolicy::Allow) else {
+        panic!()
+    };
     let mut line = Vec::new();
     assert!(!encode_batch_line(&answer_batch(members), &mut line));
     assert!(line.is_empty());
 
     // `[]` and a malformed array are single errors.
     for (frame, code) in [(&b" [ ] "[..], -32600), (br#"[{"jsonrpc":"2.0"}"#, -32700)] {
-        let Frame::Single(Err(error)) = parse_frame(frame, BatchPolicy::Allow) else { panic!() };
+        let Frame::Single(Err(error)) = parse_frame(frame, BatchPolicy::Allow) else {
+            panic!()
+        };
         let response = response_json(&error);
-        assert_eq!((response["id"].clone(), response["error"]["code"].clone()), (Value::Null, json!(code)));
+        assert_eq!(
+            (response["id"].clone(), response["error"]["code"].clone()),
+            (Value::Null, json!(code))
+        );
     }
     // A single object is not a batch.
     assert!(matches!(
@@ -336,15 +502,22 @@ fn batches_allowed() {
 #[test]
 fn batches_rejected() {
     let frame = br#"[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":2,"method":"b"}]"#;
-    let Frame::Single(Err(error)) = parse_frame(frame, BatchPolicy::Reject) else { panic!() };
+    let Frame::Single(Err(error)) = parse_frame(frame, BatchPolicy::Reject) else {
+        panic!()
+    };
     assert_eq!(error.kind(), ParseErrorKind::BatchNotSupported);
     let response = response_json(&error);
     assert_eq!(response["id"], Value::Null);
     assert_eq!(response["error"]["code"], json!(-32600));
-    let Frame::Single(Err(error)) = parse_frame(b"[1,", BatchPolicy::Reject) else { panic!() };
+    let Frame::Single(Err(error)) = parse_frame(b"[1,", BatchPolicy::Reject) else {
+        panic!()
+    };
     assert_eq!(error.kind(), ParseErrorKind::MalformedJson);
     assert!(matches!(
-        parse_frame(br#"{"jsonrpc":"2.0","id":1,"method":"a"}"#, BatchPolicy::Reject),
+        parse_frame(
+            br#"{"jsonrpc":"2.0","id":1,"method":"a"}"#,
+            BatchPolicy::Reject
+        ),
         Frame::Single(Ok(Message::Request(_)))
     ));
 }

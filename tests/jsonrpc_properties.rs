@@ -6,8 +6,8 @@ use proptest::sample::Index;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use typed_mcp::jsonrpc::{
-    parse_frame, parse_message, BatchPolicy, ErrorCode, ErrorObject, Frame, Id, IntoRawJson, Message,
-    Notification, ParseError, Request, Response,
+    parse_frame, parse_message, BatchPolicy, ErrorCode, ErrorObject, Frame, Id, IntoRawJson,
+    Message, Notification, ParseError, Request, Response,
 };
 
 const MARKER: &str = "QzMarker7731xK";
@@ -87,7 +87,9 @@ fn arb_frame_with_marker() -> impl Strategy<Value = Vec<u8>> {
                 bytes.insert(0, b'[');
                 bytes.extend_from_slice(b",{}]");
             }
-            _ => bytes.splice(0..0, MARKER.bytes().chain(*b"\xff ")).for_each(drop),
+            _ => bytes
+                .splice(0..0, MARKER.bytes().chain(*b"\xff "))
+                .for_each(drop),
         }
         bytes
     })
@@ -134,9 +136,9 @@ fn arb_raw(value: impl Strategy<Value = Value>) -> impl Strategy<Value = (Value,
 }
 
 fn arb_params() -> impl Strategy<Value = Option<(Value, Box<RawValue>)>> {
-    prop::option::of(arb_raw(
-        (arb_json(), any::<bool>()).prop_map(|(v, array)| if array { json!([v]) } else { json!({ "v": v }) }),
-    ))
+    prop::option::of(arb_raw((arb_json(), any::<bool>()).prop_map(
+        |(v, array)| if array { json!([v]) } else { json!({ "v": v }) },
+    )))
 }
 
 /// Any outbound message, with the JSON values it carries (for comparison).
@@ -144,16 +146,26 @@ fn arb_message() -> impl Strategy<Value = (Message<'static>, Vec<Value>)> {
     prop_oneof![
         (arb_id(), any::<String>(), arb_params()).prop_map(|(id, method, params)| {
             let (values, raw) = split(params);
-            (Request::new(id, method, raw.map(IntoRawJson::into_raw_json)).into(), values)
+            (
+                Request::new(id, method, raw.map(IntoRawJson::into_raw_json)).into(),
+                values,
+            )
         }),
         (any::<String>(), arb_params()).prop_map(|(method, params)| {
             let (values, raw) = split(params);
-            (Notification::new(method, raw.map(IntoRawJson::into_raw_json)).into(), values)
+            (
+                Notification::new(method, raw.map(IntoRawJson::into_raw_json)).into(),
+                values,
+            )
         }),
-        (arb_id(), arb_raw(arb_json())).prop_map(|(id, (value, raw))| {
-            (Response::result(id, raw).into(), vec![value])
-        }),
-        (prop::option::of(arb_id()), any::<i64>(), any::<String>(), prop::option::of(arb_raw(arb_json())))
+        (arb_id(), arb_raw(arb_json()))
+            .prop_map(|(id, (value, raw))| { (Response::result(id, raw).into(), vec![value]) }),
+        (
+            prop::option::of(arb_id()),
+            any::<i64>(),
+            any::<String>(),
+            prop::option::of(arb_raw(arb_json()))
+        )
             .prop_map(|(id, code, message, data)| {
                 let mut error = ErrorObject::new(ErrorCode(code), message);
                 let (values, raw) = split(data);
@@ -182,7 +194,9 @@ fn carried_values(message: &Message<'_>) -> Vec<Value> {
             typed_mcp::jsonrpc::ResponsePayload::Error(error) => error.data.as_deref(),
         },
     };
-    raw.map(|raw| serde_json::from_str(raw.get()).unwrap()).into_iter().collect()
+    raw.map(|raw| serde_json::from_str(raw.get()).unwrap())
+        .into_iter()
+        .collect()
 }
 
 proptest! {

@@ -37,7 +37,10 @@ fn run_echo(args: &[&str], input: Vec<u8>) -> Run {
 
 /// Every stdout line, parsed; fails if any line is not a JSON-RPC message (or batch of them).
 fn protocol_lines(stdout: &[u8]) -> Vec<Value> {
-    assert!(stdout.is_empty() || stdout.ends_with(b"\n"), "stdout ends mid-line");
+    assert!(
+        stdout.is_empty() || stdout.ends_with(b"\n"),
+        "stdout ends mid-line"
+    );
     stdout
         .split(|&b| b == b'\n')
         .filter(|line| !line.is_empty())
@@ -62,7 +65,9 @@ fn protocol_lines(stdout: &[u8]) -> Vec<Value> {
 fn stdout_holds_only_json_rpc_lines() {
     let mut input = Vec::new();
     input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n");
-    input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":\"e\",\"method\":\"echo\",\"params\":{\"s\":\"a\\nb\"}}\r\n");
+    input.extend_from_slice(
+        b"{\"jsonrpc\":\"2.0\",\"id\":\"e\",\"method\":\"echo\",\"params\":{\"s\":\"a\\nb\"}}\r\n",
+    );
     input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
     input.extend_from_slice(b"\n   \n");
     input.extend_from_slice(b"{not json\n");
@@ -96,7 +101,10 @@ fn stdout_holds_only_json_rpc_lines() {
         ]
     );
     assert_eq!(lines[1]["result"], json!({"s": "a\nb"}));
-    assert_eq!(lines[5]["error"]["data"], json!({"limit": 1024, "actualAtLeast": 5000}));
+    assert_eq!(
+        lines[5]["error"]["data"],
+        json!({"limit": 1024, "actualAtLeast": 5000})
+    );
     // The big id was echoed as written, not through a float.
     let text = String::from_utf8(run.stdout).unwrap();
     assert!(text.contains(r#""id":9007199254740993,"#));
@@ -112,7 +120,10 @@ fn batches_when_the_protocol_version_allows_them() {
         r#"[{"jsonrpc":"2.0","method":"n"}]"#,
         "\n[]\n",
     );
-    let run = run_echo(&["--protocol-version", "2025-03-26"], input.as_bytes().to_vec());
+    let run = run_echo(
+        &["--protocol-version", "2025-03-26"],
+        input.as_bytes().to_vec(),
+    );
     let lines = protocol_lines(&run.stdout);
     assert_eq!(lines.len(), 2, "a batch of notifications gets no answer");
     assert_eq!(

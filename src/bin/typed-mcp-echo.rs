@@ -69,7 +69,8 @@ async fn main() -> ExitCode {
         batch_policy = ?options.batch_policy,
         "echo server starting"
     );
-    let mut reader = FrameReader::new(tokio::io::stdin()).with_max_line_bytes(options.max_line_bytes);
+    let mut reader =
+        FrameReader::new(tokio::io::stdin()).with_max_line_bytes(options.max_line_bytes);
     let (writer, writer_task) = spawn_writer(tokio::io::stdout(), 64);
 
     while let Some(item) = reader.next_frame().await {

@@ -64,7 +64,10 @@ impl LineDecoder {
     ///
     /// [`FramingError::LineTooLong`], once per oversize line. Calling `decode` again continues
     /// after that line.
-    pub fn decode<'b>(&mut self, buf: &'b mut LineBuffer) -> Result<Option<&'b [u8]>, FramingError> {
+    pub fn decode<'b>(
+        &mut self,
+        buf: &'b mut LineBuffer,
+    ) -> Result<Option<&'b [u8]>, FramingError> {
         let range = self.decode_range(buf)?;
         Ok(range.map(|range| buf.slice(range)))
     }

@@ -35,6 +35,8 @@ pub use batch::{parse_frame, BatchPolicy, Frame};
 pub use encode::encode_batch_line;
 pub use error_code::ErrorCode;
 pub use id::{Id, IdKind};
-pub use message::{ErrorObject, IntoRawJson, Message, Notification, Request, Response, ResponsePayload};
+pub use message::{
+    ErrorObject, IntoRawJson, Message, Notification, Request, Response, ResponsePayload,
+};
 pub use parse::parse_message;
 pub use parse_error::{ParseError, ParseErrorKind};

@@ -208,7 +208,9 @@ struct WireErrorObject<'a> {
 
 /// Keeps a present member as raw JSON even when it is `null` (plain `Option` would turn
 /// `"data": null` into an absent member).
-fn present_raw<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<&'de RawValue>, D::Error> {
+fn present_raw<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<&'de RawValue>, D::Error> {
     <&RawValue>::deserialize(deserializer).map(Some)
 }
 
