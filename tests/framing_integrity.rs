@@ -152,6 +152,7 @@ proptest! {
             let value: Value = serde_json::from_slice(&line).expect("each line is JSON");
             prop_assert!(value.is_object());
             prop_assert_eq!(&value, expected);
+            prop_assert_eq!(line.len() - 1, value.to_string().len(), "not compact");
             stream.extend_from_slice(&line);
         }
 

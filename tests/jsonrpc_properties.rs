@@ -232,6 +232,8 @@ proptest! {
         let value: Value = serde_json::from_slice(&line).expect("one JSON value");
         prop_assert!(value.is_object());
         prop_assert_eq!(&value["jsonrpc"], &json!("2.0"));
+        // Compact: as long as serde_json's own compact output (which differs only in key order).
+        prop_assert_eq!(line.len() - 1, serde_json::to_string(&value).unwrap().len());
 
         let reparsed = parse_message(&line[..line.len() - 1]).expect("outbound lines parse");
         prop_assert_eq!(reparsed.method(), message.method());

@@ -1,10 +1,11 @@
 //! Writing messages as single compact lines.
 //!
 //! Every message is written as one compact JSON object followed by `\n`, with no other `\n`
-//! (or `\r`) byte in it: strings are escaped here, and raw JSON members are copied with any
-//! line break replaced by a space. That is lossless because in valid JSON a raw line break
-//! can only be insignificant whitespace (strings cannot hold raw control characters), so even
-//! pretty-printed [`RawValue`]s cannot break the framing.
+//! (or `\r`) byte in it: strings are escaped here, and raw JSON members are copied without
+//! their insignificant whitespace. That is lossless because in valid JSON a raw line break can
+//! only be insignificant whitespace (strings cannot hold raw control characters), so even
+//! pretty-printed [`RawValue`]s cannot break the framing. The envelope is written directly
+//! (no `serde` round trip), into a caller-provided buffer that can be reused.
 
 use serde_json::value::RawValue;
 
@@ -123,15 +124,36 @@ fn write_error_object(buf: &mut Vec<u8>, error: &ErrorObject<'_>) {
     buf.push(b'}');
 }
 
-/// Copies raw JSON, turning any line break (which can only be insignificant whitespace in
-/// valid JSON) into a space.
+/// Copies raw JSON without its insignificant whitespace, so the output is compact and free
+/// of line breaks even for pretty-printed input.
 fn write_raw(buf: &mut Vec<u8>, raw: &RawValue) {
-    let start = buf.len();
-    buf.extend_from_slice(raw.get().as_bytes());
-    for byte in &mut buf[start..] {
-        if matches!(*byte, b'\n' | b'\r') {
-            *byte = b' ';
+    let bytes = raw.get().as_bytes();
+    if !bytes
+        .iter()
+        .any(|b| matches!(b, b' ' | b'\n' | b'\r' | b'\t'))
+    {
+        buf.extend_from_slice(bytes);
+        return;
+    }
+    // Raw JSON is valid, so outside strings whitespace is insignificant, and inside strings
+    // no raw control character (hence no line break) can occur.
+    let mut in_string = false;
+    let mut escaped = false;
+    for &byte in bytes {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if byte == b'\\' {
+                escaped = true;
+            } else if byte == b'"' {
+                in_string = false;
+            }
+        } else if matches!(byte, b' ' | b'\n' | b'\r' | b'\t') {
+            continue;
+        } else if byte == b'"' {
+            in_string = true;
         }
+        buf.push(byte);
     }
 }
 
