@@ -4,7 +4,12 @@
 //! - [`parse_message`] / [`parse_frame`] read a frame in one pass into a [`Message`] that
 //!   borrows the method name and raw `id` / `params` / `result` members from the frame (no
 //!   `serde_json::Value` is built), or a [`ParseError`] naming the broken rule.
-//! - Ids are kept as raw JSON text ([`Id`]) and echoed byte for byte.
+//! - Ids are kept as raw JSON text ([`Id`]) and echoed byte for byte. Valid request ids are
+//!   strings and integer-valued numbers in any notation (`7`, `1.0`, `1e3`, `-0`); `null`,
+//!   booleans, objects, arrays and fractional numbers are rejected.
+//! - Duplicate members: a repeated `jsonrpc`, `id`, `method`, `params`, `result` or `error`
+//!   makes the message invalid ([`ParseErrorKind::DuplicateMember`]), since parsers disagree
+//!   on which occurrence wins; other members are ignored, repeated or not.
 //! - [`ParseError::to_error_response`] builds the answer (`-32700` or `-32600`).
 //! - [`BatchPolicy`] decides, per negotiated protocol version, whether a JSON array is a batch.
 //! - [`Message::encode_line`] and [`encode_batch_line`] append one compact line to a reusable
