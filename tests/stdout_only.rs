@@ -101,10 +101,11 @@ fn stdout_holds_only_json_rpc_lines() {
         ]
     );
     assert_eq!(lines[1]["result"], json!({"s": "a\nb"}));
-    assert_eq!(
-        lines[5]["error"]["data"],
-        json!({"limit": 1024, "actualAtLeast": 5000})
-    );
+    // How much of the line had arrived when it was reported depends on the pipe's timing.
+    let data = &lines[5]["error"]["data"];
+    assert_eq!(data["limit"], 1024);
+    let actual = data["actualAtLeast"].as_u64().unwrap();
+    assert!((1025..=5000).contains(&actual), "actualAtLeast {actual}");
     // The big id was echoed as written, not through a float.
     let text = String::from_utf8(run.stdout).unwrap();
     assert!(text.contains(r#""id":9007199254740993,"#));
