@@ -26,4 +26,4 @@ mod validators;
 pub use config::{compile, Config, GeneratedDefinition, GeneratedFile};
 pub use error::{Error, Result};
 #[doc(hidden)]
-pub use validators::{__emit_validators_for_tests, __validators_only};
+pub use validators::{__emit_validators_for_tests, __validator_stems, __validators_only};

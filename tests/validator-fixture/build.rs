@@ -1,22 +1,46 @@
 //! Generates validators for every schema in `schemas/` (and, when the MCP specification is
-//! checked out beside the repository, for the MCP 2026-07-28 schema) into `OUT_DIR`.
+//! checked out beside the repository, for the MCP 2026-07-28 schema) into `OUT_DIR`, each
+//! with a registry mapping definition names to the generated functions.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-fn generate(schema: &Path, out: &Path) {
+fn generate(schema: &Path, out_dir: &Path, name: &str) {
     println!("cargo:rerun-if-changed={}", schema.display());
     let code = typed_mcp_codegen::__validators_only(schema, "::typed_mcp")
         .unwrap_or_else(|e| panic!("generating validators: {e}"));
-    std::fs::write(out, code).unwrap_or_else(|e| panic!("writing {}: {e}", out.display()));
+    write(&out_dir.join(format!("{name}.rs")), &code);
+    let stems = typed_mcp_codegen::__validator_stems(schema)
+        .unwrap_or_else(|e| panic!("listing validators: {e}"));
+    let mut registry = String::from(
+        "/// Validator of every definition, by definition name.\n\
+         pub const VALIDATORS: &[(&str, super::Validator)] = &[\n",
+    );
+    for (def, stem, _) in &stems {
+        writeln!(registry, "    ({def:?}, super::{stem}),").expect("writing to a String");
+    }
+    registry.push_str(
+        "];\n/// Selector of every union definition, by definition name.\n\
+         pub const SELECTORS: &[(&str, super::Selector)] = &[\n",
+    );
+    for (def, stem, _) in stems.iter().filter(|(_, _, union)| *union) {
+        writeln!(registry, "    ({def:?}, super::select_{stem}),").expect("writing to a String");
+    }
+    registry.push_str("];\n");
+    write(&out_dir.join(format!("{name}_registry.rs")), &registry);
+}
+
+fn write(path: &Path, content: &str) {
+    std::fs::write(path, content).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
 }
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo"));
     println!("cargo:rerun-if-changed=schemas");
-    for name in ["keywords"] {
+    for name in ["keywords", "naming"] {
         let schema = manifest.join("schemas").join(format!("{name}.json"));
-        generate(&schema, &out_dir.join(format!("{name}.rs")));
+        generate(&schema, &out_dir, name);
     }
 
     // The MCP schema is read in place (never copied into the repository).
@@ -27,7 +51,7 @@ fn main() {
         .unwrap_or_else(|| manifest.join("../../../shared/spec/mcp/2026-07-28"));
     let schema = spec.join("schema.json");
     if schema.is_file() {
-        generate(&schema, &out_dir.join("mcp.rs"));
+        generate(&schema, &out_dir, "mcp");
         println!("cargo:rustc-cfg=mcp_schema");
         println!("cargo:rustc-env=MCP_SPEC_DIR={}", spec.display());
     }

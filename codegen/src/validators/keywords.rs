@@ -190,6 +190,46 @@ impl Emitter<'_> {
         quote!(if !(#test) { #fail })
     }
 
+    /// `minX` / `maxX` checks of a length `len` (of `collection`, when it has `is_empty`).
+    #[allow(clippy::too_many_arguments, reason = "one call per collection kind")]
+    fn count_checks(
+        &self,
+        map: &Map<String, Value>,
+        path: &str,
+        at: &TokenStream,
+        keywords: [(&str, bool); 2],
+        len: &TokenStream,
+        collection: Option<&proc_macro2::Ident>,
+        (sentence, fewer, more): (&str, &str, &str),
+    ) -> TokenStream {
+        let rt = &self.rt;
+        let mut out = TokenStream::new();
+        for (keyword, is_min) in keywords {
+            let Some(limit) = map.get(keyword).and_then(Value::as_u64) else {
+                continue;
+            };
+            let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+            let violated = match (is_min, limit, collection) {
+                (true, 0, _) => continue,
+                (true, 1, Some(c)) => quote!(#c.is_empty()),
+                (false, 0, Some(c)) => quote!(!#c.is_empty()),
+                (true, _, _) => quote!(#len < #limit),
+                (false, _, _) => quote!(#len > #limit),
+            };
+            let word = if is_min { fewer } else { more };
+            let fail = self.fail(
+                at,
+                &child(path, keyword),
+                keyword,
+                quote!(#rt::Value::from(#limit)),
+                quote!(#rt::Value::from(#len)),
+                quote!(::std::format!(#sentence, #len, #word, #limit)),
+            );
+            out.extend(quote!(if #violated { #fail }));
+        }
+        out
+    }
+
     fn object_checks(
         &mut self,
         map: &Map<String, Value>,
@@ -216,25 +256,15 @@ impl Emitter<'_> {
                 body.extend(quote!(if !#obj.contains_key(#name) { #fail }));
             }
         }
-        for (keyword, is_min) in [("minProperties", true), ("maxProperties", false)] {
-            if let Some(limit) = map.get(keyword).and_then(Value::as_u64) {
-                let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-                let (cmp, word) = if is_min {
-                    (quote!(<), "fewer")
-                } else {
-                    (quote!(>), "more")
-                };
-                let fail = self.fail(
-                    at,
-                    &child(path, keyword),
-                    keyword,
-                    quote!(#rt::Value::from(#limit)),
-                    quote!(#rt::Value::from(#obj.len())),
-                    quote!(::std::format!("object has {} properties, {} than {}", #obj.len(), #word, #limit)),
-                );
-                body.extend(quote!(if #obj.len() #cmp #limit { #fail }));
-            }
-        }
+        body.extend(self.count_checks(
+            map,
+            path,
+            at,
+            [("minProperties", true), ("maxProperties", false)],
+            &quote!(#obj.len()),
+            Some(&obj),
+            ("object has {} properties, {} than {}", "fewer", "more"),
+        ));
         let mut declared: Vec<&str> = Vec::new();
         if let Some(Value::Object(props)) = map.get("properties") {
             let here = child(path, "properties");
@@ -332,25 +362,15 @@ impl Emitter<'_> {
         let id = self.fresh();
         let items = format_ident!("items_{id}");
         let mut body = TokenStream::new();
-        for (keyword, is_min) in [("minItems", true), ("maxItems", false)] {
-            if let Some(limit) = map.get(keyword).and_then(Value::as_u64) {
-                let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-                let (cmp, word) = if is_min {
-                    (quote!(<), "fewer")
-                } else {
-                    (quote!(>), "more")
-                };
-                let fail = self.fail(
-                    at,
-                    &child(path, keyword),
-                    keyword,
-                    quote!(#rt::Value::from(#limit)),
-                    quote!(#rt::Value::from(#items.len())),
-                    quote!(::std::format!("array has {} items, {} than {}", #items.len(), #word, #limit)),
-                );
-                body.extend(quote!(if #items.len() #cmp #limit { #fail }));
-            }
-        }
+        body.extend(self.count_checks(
+            map,
+            path,
+            at,
+            [("minItems", true), ("maxItems", false)],
+            &quote!(#items.len()),
+            Some(&items),
+            ("array has {} items, {} than {}", "fewer", "more"),
+        ));
         if map.get("uniqueItems") == Some(&Value::Bool(true)) {
             let fail = self.fail(
                 at,
@@ -405,28 +425,18 @@ impl Emitter<'_> {
         let s = format_ident!("s_{id}");
         let len = format_ident!("len_{id}");
         let mut body = TokenStream::new();
-        let min = map.get("minLength").and_then(Value::as_u64);
-        let max = map.get("maxLength").and_then(Value::as_u64);
-        if min.is_some() || max.is_some() {
+        let lengths = self.count_checks(
+            map,
+            path,
+            at,
+            [("minLength", true), ("maxLength", false)],
+            &quote!(#len),
+            None,
+            ("string has {} characters, {} than {}", "shorter", "longer"),
+        );
+        if !lengths.is_empty() {
             body.extend(quote!(let #len = #rt::char_count(#s);));
-        }
-        for (keyword, limit, is_min) in [("minLength", min, true), ("maxLength", max, false)] {
-            let Some(limit) = limit else { continue };
-            let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-            let (cmp, word) = if is_min {
-                (quote!(<), "shorter")
-            } else {
-                (quote!(>), "longer")
-            };
-            let fail = self.fail(
-                at,
-                &child(path, keyword),
-                keyword,
-                quote!(#rt::Value::from(#limit)),
-                quote!(#rt::Value::from(#len)),
-                quote!(::std::format!("string has {} characters, {} than {}", #len, #word, #limit)),
-            );
-            body.extend(quote!(if #len #cmp #limit { #fail }));
+            body.extend(lengths);
         }
         if let Some(Value::String(pattern)) = map.get("pattern") {
             let regex = self.pattern_static(pattern);

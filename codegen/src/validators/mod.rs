@@ -200,6 +200,22 @@ pub fn __validators_only(schema: &Path, runtime: &str) -> Result<String> {
     render(&doc, runtime)
 }
 
+/// For the validator fixture crate: every definition of the schema file at `schema` as
+/// `(definition name, function stem, has a select_ function)`, in file order. Not public API.
+#[doc(hidden)]
+pub fn __validator_stems(schema: &Path) -> Result<Vec<(String, String, bool)>> {
+    let doc = SchemaDoc::load(schema)?;
+    let stems = naming::stems(&doc);
+    Ok(doc
+        .defs
+        .iter()
+        .map(|def| {
+            let is_union = def.schema.get("anyOf").is_some() || def.schema.get("oneOf").is_some();
+            (def.name.clone(), stems[&def.name].clone(), is_union)
+        })
+        .collect())
+}
+
 /// Generates the validators of a schema given as JSON text, formatted (for the generator's
 /// own tests). Not public API.
 #[doc(hidden)]

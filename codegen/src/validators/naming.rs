@@ -43,7 +43,7 @@ pub(crate) fn stems(doc: &SchemaDoc) -> BTreeMap<String, String> {
     for def in &doc.defs {
         let mut base = crate::naming::fn_stem(&def.name);
         if is_keyword(&base) {
-            base.push('_');
+            base.push_str("_def");
         }
         let stem = std::iter::once(base.clone())
             .chain((2..).map(|n| format!("{base}_{n}")))
@@ -90,7 +90,7 @@ mod tests {
         ]);
         let s = stems(&doc);
         assert_eq!(s["JSONRPCRequest"], "jsonrpc_request");
-        assert_eq!(s["Type"], "type_");
+        assert_eq!(s["Type"], "type_def");
         // Both spell `foo_bar`, and `Foo`'s walker would be `foo_at`: one of each pair moves.
         let all: Vec<&String> = s.values().collect();
         let mut names: Vec<String> = all.iter().flat_map(|stem| super::derived(stem)).collect();

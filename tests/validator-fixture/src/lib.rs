@@ -1,16 +1,56 @@
 //! Validators generated from the fixture schemas, compiled with every warning denied so the
-//! emitter's output is proven warning-free (rustc and clippy).
+//! emitter's output is proven warning-free (rustc and clippy), plus a registry per schema
+//! that maps definition names to the generated functions (for table-driven tests).
 
 #![deny(warnings)]
 
-/// Validators for `schemas/keywords.json` (one fixture per keyword).
-pub mod keywords {
-    include!(concat!(env!("OUT_DIR"), "/keywords.rs"));
+/// A generated public validator.
+pub type Validator =
+    fn(&serde_json::Value) -> Result<(), Vec<typed_mcp::validation::ValidationError>>;
+/// A generated union selector.
+pub type Selector = fn(&serde_json::Value) -> Option<usize>;
+
+macro_rules! generated {
+    ($(#[$doc:meta])* $name:ident, $code:literal, $registry:literal $(, $cfg:meta)?) => {
+        $(#[$doc])*
+        $(#[cfg($cfg)])?
+        pub mod $name {
+            pub use super::{Selector, Validator};
+            include!(concat!(env!("OUT_DIR"), "/", $code));
+            /// Definition name → generated function.
+            pub mod registry {
+                include!(concat!(env!("OUT_DIR"), "/", $registry));
+            }
+        }
+    };
 }
 
-/// Validators for the official MCP 2026-07-28 schema (only when it is checked out beside the
-/// repository).
-#[cfg(mcp_schema)]
-pub mod mcp {
-    include!(concat!(env!("OUT_DIR"), "/mcp.rs"));
+generated!(
+    /// Validators for `schemas/keywords.json` (every supported keyword).
+    keywords, "keywords.rs", "keywords_registry.rs"
+);
+generated!(
+    /// Validators for `schemas/naming.json` (definition names that collide once snake-cased).
+    naming, "naming.rs", "naming_registry.rs"
+);
+generated!(
+    /// Validators for the official MCP 2026-07-28 schema (only when it is checked out beside
+    /// the repository).
+    mcp, "mcp.rs", "mcp_registry.rs", mcp_schema
+);
+
+/// Looks up a generated validator by definition name.
+pub fn validator(registry: &[(&str, Validator)], def: &str) -> Option<Validator> {
+    registry
+        .iter()
+        .find(|(name, _)| *name == def)
+        .map(|(_, f)| *f)
+}
+
+/// Looks up a generated selector by definition name.
+pub fn selector(registry: &[(&str, Selector)], def: &str) -> Option<Selector> {
+    registry
+        .iter()
+        .find(|(name, _)| *name == def)
+        .map(|(_, f)| *f)
 }
