@@ -13,18 +13,23 @@ fn generate(schema: &Path, out_dir: &Path, name: &str) {
     let stems = typed_mcp_codegen::__validator_stems(schema)
         .unwrap_or_else(|e| panic!("listing validators: {e}"));
     let mut registry = String::from(
-        "/// Validator of every definition, by definition name.\n\
-         pub const VALIDATORS: &[(&str, super::Validator)] = &[\n",
+        "/// (definition name, JSON Pointer, validator) of every definition.\n\
+         pub const VALIDATORS: &[(&str, &str, super::Validator)] = &[\n",
     );
-    for (def, stem, _) in &stems {
-        writeln!(registry, "    ({def:?}, super::{stem}),").expect("writing to a String");
+    for (def, pointer, stem, _) in &stems {
+        writeln!(registry, "    ({def:?}, {pointer:?}, super::{stem}),")
+            .expect("writing to a String");
     }
     registry.push_str(
-        "];\n/// Selector of every union definition, by definition name.\n\
-         pub const SELECTORS: &[(&str, super::Selector)] = &[\n",
+        "];\n/// (definition name, JSON Pointer, selector) of every union definition.\n\
+         pub const SELECTORS: &[(&str, &str, super::Selector)] = &[\n",
     );
-    for (def, stem, _) in stems.iter().filter(|(_, _, union)| *union) {
-        writeln!(registry, "    ({def:?}, super::select_{stem}),").expect("writing to a String");
+    for (def, pointer, stem, _) in stems.iter().filter(|(_, _, _, union)| *union) {
+        writeln!(
+            registry,
+            "    ({def:?}, {pointer:?}, super::select_{stem}),"
+        )
+        .expect("writing to a String");
     }
     registry.push_str("];\n");
     write(&out_dir.join(format!("{name}_registry.rs")), &registry);

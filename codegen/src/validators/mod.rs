@@ -201,9 +201,10 @@ pub fn __validators_only(schema: &Path, runtime: &str) -> Result<String> {
 }
 
 /// For the validator fixture crate: every definition of the schema file at `schema` as
-/// `(definition name, function stem, has a select_ function)`, in file order. Not public API.
+/// `(definition name, JSON Pointer in the file, function stem, has a select_ function)`, in
+/// file order. Not public API.
 #[doc(hidden)]
-pub fn __validator_stems(schema: &Path) -> Result<Vec<(String, String, bool)>> {
+pub fn __validator_stems(schema: &Path) -> Result<Vec<(String, String, String, bool)>> {
     let doc = SchemaDoc::load(schema)?;
     let stems = naming::stems(&doc);
     Ok(doc
@@ -211,7 +212,12 @@ pub fn __validator_stems(schema: &Path) -> Result<Vec<(String, String, bool)>> {
         .iter()
         .map(|def| {
             let is_union = def.schema.get("anyOf").is_some() || def.schema.get("oneOf").is_some();
-            (def.name.clone(), stems[&def.name].clone(), is_union)
+            (
+                def.name.clone(),
+                def.pointer.clone(),
+                stems[&def.name].clone(),
+                is_union,
+            )
         })
         .collect())
 }

@@ -39,18 +39,11 @@ generated!(
     mcp, "mcp.rs", "mcp_registry.rs", mcp_schema
 );
 
-/// Looks up a generated validator by definition name.
-pub fn validator(registry: &[(&str, Validator)], def: &str) -> Option<Validator> {
+/// Looks up a generated function by definition name in a registry of
+/// `(definition name, pointer, function)`.
+pub fn lookup<F: Copy>(registry: &[(&str, &str, F)], def: &str) -> Option<F> {
     registry
         .iter()
-        .find(|(name, _)| *name == def)
-        .map(|(_, f)| *f)
-}
-
-/// Looks up a generated selector by definition name.
-pub fn selector(registry: &[(&str, Selector)], def: &str) -> Option<Selector> {
-    registry
-        .iter()
-        .find(|(name, _)| *name == def)
-        .map(|(_, f)| *f)
+        .find(|(name, _, _)| *name == def)
+        .map(|(_, _, f)| *f)
 }

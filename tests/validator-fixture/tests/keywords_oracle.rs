@@ -12,7 +12,7 @@ fn schema() -> Value {
 
 /// Checks one instance of `def` against the expected errors (empty: valid).
 fn check(schema: &Value, def: &str, instance: Value, expected: &[(&str, &str)]) {
-    let validate = validator_fixture::validator(registry::VALIDATORS, def).expect("known def");
+    let validate = validator_fixture::lookup(registry::VALIDATORS, def).expect("known def");
     let ours = validate(&instance);
     let got = ours
         .as_ref()
@@ -182,7 +182,7 @@ fn numbers_are_compared_exactly() {
 fn big_integers_beyond_f64_precision() {
     // 2^53 + 2 > 2^53 + 1: only exact integer comparison sees it (an f64 rounds both to the
     // same value). `jsonschema` is not asked here.
-    let validate = validator_fixture::validator(registry::VALIDATORS, "Everything").unwrap();
+    let validate = validator_fixture::lookup(registry::VALIDATORS, "Everything").unwrap();
     let errors = validate(&every(json!({"big": 9_007_199_254_740_994u64}))).unwrap_err();
     assert_eq!(
         common::summary(&errors),
@@ -510,9 +510,9 @@ fn colliding_names_get_distinct_functions() {
     assert!(naming::type_def(&json!("s")).is_ok());
     assert!(naming::type_def(&json!(1)).is_err());
     assert!(naming::jsonrpc_request(&json!({"id": 1})).is_ok());
-    let foo = validator_fixture::validator(naming::registry::VALIDATORS, "Foo").unwrap();
-    let foo_at = validator_fixture::validator(naming::registry::VALIDATORS, "FooAt").unwrap();
-    let foo_lower = validator_fixture::validator(naming::registry::VALIDATORS, "foo").unwrap();
+    let foo = validator_fixture::lookup(naming::registry::VALIDATORS, "Foo").unwrap();
+    let foo_at = validator_fixture::lookup(naming::registry::VALIDATORS, "FooAt").unwrap();
+    let foo_lower = validator_fixture::lookup(naming::registry::VALIDATORS, "foo").unwrap();
     assert!(foo(&json!(null)).is_ok() && foo(&json!(1)).is_err());
     assert!(foo_at(&json!(1)).is_ok() && foo_at(&json!("s")).is_err());
     assert!(foo_lower(&json!(true)).is_ok() && foo_lower(&json!(null)).is_err());
