@@ -9,6 +9,7 @@
 extern crate self as typed_mcp;
 
 pub mod framing;
+pub mod generated;
 pub mod jsonrpc;
 pub mod logging;
 pub mod validation;

@@ -17,6 +17,7 @@ pub(crate) fn render(
     let types = crate::types::emit_types(&doc, runtime)?;
     let validators = crate::validators::emit_validators(&doc, runtime)?;
     let impls = crate::types::validate_impls(&doc, &types.names, runtime);
+    let stems = crate::validators::naming::stems(&doc);
     let definitions = doc
         .defs
         .iter()
@@ -24,7 +25,7 @@ pub(crate) fn render(
             name: def.name.clone(),
             pointer: def.pointer.clone(),
             rust_type: types.names.get(&def.name).cloned().unwrap_or_default(),
-            validator: crate::naming::fn_stem(&def.name),
+            validator: stems[&def.name].clone(),
         })
         .collect();
     let type_items = types.items;

@@ -179,23 +179,9 @@ fn variant_values(item: &ItemEnum) -> BTreeMap<String, String> {
     item.variants
         .iter()
         .map(|variant| {
-            let renamed = variant
-                .attrs
-                .iter()
-                .filter(|a| a.path().is_ident("serde"))
-                .find_map(|a| {
-                    let mut value = None;
-                    let parsed = a.parse_nested_meta(|meta| {
-                        if meta.path.is_ident("rename") {
-                            let lit: syn::LitStr = meta.value()?.parse()?;
-                            value = Some(lit.value());
-                        }
-                        Ok(())
-                    });
-                    parsed.ok().and(value)
-                });
             let ident = variant.ident.to_string();
-            (renamed.unwrap_or_else(|| ident.clone()), ident)
+            let value = super::docs::serde_rename(&variant.attrs).unwrap_or_else(|| ident.clone());
+            (value, ident)
         })
         .collect()
 }

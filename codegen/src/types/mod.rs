@@ -2,6 +2,7 @@
 //! enums, and the [`postpass`].
 
 mod annotations;
+mod docs;
 mod postpass;
 mod unions;
 mod view;
@@ -76,6 +77,7 @@ pub(crate) fn emit_types(doc: &SchemaDoc, runtime: &syn::Path) -> Result<Generat
         }
     })?;
 
+    let stems = crate::validators::naming::stems(doc);
     let mut names = BTreeMap::new();
     let mut union_items = Vec::new();
     for def in &doc.defs {
@@ -86,7 +88,14 @@ pub(crate) fn emit_types(doc: &SchemaDoc, runtime: &syn::Path) -> Result<Generat
                 .find(|(n, _)| *n == def.name)
                 .expect("the view has every definition")
                 .1;
-            union_items.push(unions::emit_union(doc, def, view_schema, &mut space, runtime)?);
+            union_items.push(unions::emit_union(
+                doc,
+                &stems[&def.name],
+                def,
+                view_schema,
+                &mut space,
+                runtime,
+            )?);
         } else {
             let reference = schemars::schema::Schema::Object(schemars::schema::SchemaObject {
                 reference: Some(format!("#/$defs/{}", def.name)),
@@ -105,6 +114,7 @@ pub(crate) fn emit_types(doc: &SchemaDoc, runtime: &syn::Path) -> Result<Generat
         message: e.to_string(),
     })?;
     postpass::keep_presence(&mut file);
+    docs::document(&mut file.items);
     let annotated = annotations::apply(doc, &names, &mut file)?;
     let items = quote::quote! { #file #annotated #(#union_items)* };
     Ok(GeneratedTypes { items, names })
@@ -183,6 +193,7 @@ pub(crate) fn validate_impls(
     names: &BTreeMap<String, String>,
     runtime: &syn::Path,
 ) -> TokenStream {
+    let stems = crate::validators::naming::stems(doc);
     let impls = doc.defs.iter().filter_map(|def| {
         let type_name = names.get(&def.name)?;
         // Only named, generated types: not `String`, `Vec<..>` or replaced types.
@@ -190,7 +201,7 @@ pub(crate) fn validate_impls(
             return None;
         }
         let ty = quote::format_ident!("{}", type_name);
-        let stem = quote::format_ident!("{}", crate::naming::fn_stem(&def.name));
+        let stem = quote::format_ident!("{}", stems[&def.name]);
         Some(quote::quote! {
             impl #runtime::validation::SchemaValidate for #ty {
                 fn validate_value(

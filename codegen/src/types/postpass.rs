@@ -19,6 +19,45 @@ use syn::{parse_quote, Attribute, Field, Item, Meta, Token};
 /// Applies the post-pass to every struct of `file`.
 pub(crate) fn keep_presence(file: &mut syn::File) {
     keep_presence_in(&mut file.items);
+    fix_struct_defaults(&mut file.items);
+}
+
+/// typify writes the default of a struct-typed property whose schema default is `{}` as a
+/// struct literal filling every field with `Default::default()`, which neither compiles
+/// when a field type lacks `Default` (`NonZeroU64`, enums) nor applies the fields' own
+/// schema defaults. Deserializing `{}` gives exactly the struct's `Default` impl (which
+/// typify derives from the field defaults), so such a body becomes that impl.
+fn fix_struct_defaults(items: &mut [Item]) {
+    let Some(defaults) = items.iter_mut().find_map(|item| match item {
+        Item::Mod(m) if m.ident == "defaults" => m.content.as_mut().map(|(_, items)| items),
+        _ => None,
+    }) else {
+        return;
+    };
+    for item in defaults.iter_mut() {
+        let Item::Fn(function) = item else { continue };
+        let [syn::Stmt::Expr(syn::Expr::Struct(literal), None)] = function.block.stmts.as_slice()
+        else {
+            continue;
+        };
+        let all_default = literal.rest.is_none()
+            && literal.fields.iter().all(|field| {
+                matches!(&field.expr, syn::Expr::Call(call)
+                    if call.args.is_empty()
+                        && matches!(&*call.func, syn::Expr::Path(p)
+                            if p.path.segments.len() == 2
+                                && p.path.segments[0].ident == "Default"
+                                && p.path.segments[1].ident == "default"))
+            });
+        if !all_default {
+            continue;
+        }
+        let path = literal.path.clone();
+        function.block.stmts = vec![syn::Stmt::Expr(
+            parse_quote!(<#path as ::std::default::Default>::default()),
+            None,
+        )];
+    }
 }
 
 fn keep_presence_in(items: &mut [Item]) {

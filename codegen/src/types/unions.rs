@@ -14,6 +14,7 @@ use crate::types::{guarded, rust_type_name, type_error};
 /// Emits the enum and its `Deserialize` impl for the union definition `def`.
 pub(crate) fn emit_union(
     doc: &SchemaDoc,
+    stem: &str,
     def: &Definition,
     view_schema: &Value,
     space: &mut TypeSpace,
@@ -59,7 +60,7 @@ pub(crate) fn emit_union(
         .map(|i| format!("Branch {i} of the union (`#{}/{keyword}/{i}`).", def.pointer))
         .collect();
     let indexes = 0..variants.len();
-    let select = format_ident!("select_{}", crate::naming::fn_stem(&def.name));
+    let select = format_ident!("select_{}", stem);
     let doc_text = def
         .schema
         .get("description")

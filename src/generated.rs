@@ -1,0 +1,18 @@
+//! Types and validators generated at build time from the JSON Schemas in `schema/`, by
+//! `typed-mcp-codegen` (see `build.rs`). Each module holds one schema file's types and a
+//! `validate` module with one validator per definition.
+
+/// JSON-RPC 2.0 envelopes (`schema/jsonrpc.json`).
+pub mod jsonrpc {
+    include!(concat!(env!("OUT_DIR"), "/jsonrpc.rs"));
+}
+
+/// Error codes, structured tool errors and validation diagnostics (`schema/errors.json`).
+pub mod errors {
+    include!(concat!(env!("OUT_DIR"), "/errors.rs"));
+}
+
+/// The runtime configuration (`schema/limits.json`).
+pub mod limits {
+    include!(concat!(env!("OUT_DIR"), "/limits.rs"));
+}
