@@ -81,7 +81,7 @@ fn apply(value: &mut Value, pointer: &str, mutation: &Mutation) {
             }
         }
         Mutation::BreakBound => {
-            *node = match node {
+            let broken = match &*node {
                 Value::Number(_) => json!(-1),
                 Value::String(_) => json!(""),
                 Value::Array(items) => {
@@ -91,7 +91,8 @@ fn apply(value: &mut Value, pointer: &str, mutation: &Mutation) {
                 }
                 Value::Object(_) => json!({}),
                 other => other.clone(),
-            }
+            };
+            *node = broken;
         }
         Mutation::SwapConstant(i) => *node = json!(CONSTANTS[*i]),
         Mutation::AddMember => {

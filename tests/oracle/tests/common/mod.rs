@@ -10,7 +10,7 @@ use serde_json::Value;
 use typed_mcp_oracle::Definition;
 
 /// The examples folder of 2026-07-28, or `None` (after printing why) when absent.
-pub fn examples_dir() -> Option<PathBuf> {
+pub(crate) fn examples_dir() -> Option<PathBuf> {
     let Some(spec) = typed_mcp_oracle::spec_dir() else {
         eprintln!("SKIPPED: ../shared/spec/mcp is absent; the oracle needs the official schemas");
         return None;
@@ -23,7 +23,7 @@ pub fn examples_dir() -> Option<PathBuf> {
 }
 
 /// Every official example: (definition name, file, value), sorted.
-pub fn examples(dir: &Path) -> Vec<(String, PathBuf, Value)> {
+pub(crate) fn examples(dir: &Path) -> Vec<(String, PathBuf, Value)> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).expect("examples folder") {
         let folder = entry.expect("entry").path();
@@ -42,7 +42,7 @@ pub fn examples(dir: &Path) -> Vec<(String, PathBuf, Value)> {
 }
 
 /// The generated definition called `name` in `version`.
-pub fn definition(version: &str, name: &str) -> Definition {
+pub(crate) fn definition(version: &str, name: &str) -> Definition {
     let (_, defs) = typed_mcp_oracle::versions()
         .into_iter()
         .find(|(v, _)| *v == version)
@@ -55,7 +55,7 @@ pub fn definition(version: &str, name: &str) -> Definition {
 
 /// The `jsonschema` crate's validator for one definition of an official schema, with
 /// format checks on (and `byte` meaning standard base64, as our validators read it).
-pub fn reference_validator(version: &str, name: &str) -> jsonschema::Validator {
+pub(crate) fn reference_validator(version: &str, name: &str) -> jsonschema::Validator {
     let spec = typed_mcp_oracle::spec_dir().expect("spec present");
     let text = std::fs::read_to_string(spec.join(version).join("schema.json")).expect("schema");
     let mut schema: Value = serde_json::from_str(&text).expect("schema is JSON");
