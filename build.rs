@@ -10,7 +10,10 @@ fn main() {
         .filter(|path| path.extension().is_some_and(|e| e == "json"))
         .collect();
     schemas.sort();
-    if let Err(error) = typed_mcp_codegen::Config::new().schemas(&schemas).generate() {
+    if let Err(error) = typed_mcp_codegen::Config::new()
+        .schemas(&schemas)
+        .generate()
+    {
         panic!("typed-mcp: generating code from schema/: {error}");
     }
 }

@@ -162,9 +162,13 @@ impl Config {
         }
         let out_dir = match &self.out_dir {
             Some(dir) => dir.clone(),
-            None => std::env::var_os("OUT_DIR").map(PathBuf::from).ok_or_else(|| {
-                Error::Config("OUT_DIR is not set; call `out_dir()` outside build scripts".into())
-            })?,
+            None => std::env::var_os("OUT_DIR")
+                .map(PathBuf::from)
+                .ok_or_else(|| {
+                    Error::Config(
+                        "OUT_DIR is not set; call `out_dir()` outside build scripts".into(),
+                    )
+                })?,
         };
         let emit = self
             .emit_rerun_if_changed
@@ -198,9 +202,8 @@ impl Config {
     }
 
     fn render(&self, schema: &Path) -> Result<(String, Vec<GeneratedDefinition>)> {
-        let runtime: syn::Path = syn::parse_str(&self.runtime_path).map_err(|e| {
-            Error::Config(format!("runtime path `{}`: {e}", self.runtime_path))
-        })?;
+        let runtime: syn::Path = syn::parse_str(&self.runtime_path)
+            .map_err(|e| Error::Config(format!("runtime path `{}`: {e}", self.runtime_path)))?;
         render(schema, &runtime)
     }
 }

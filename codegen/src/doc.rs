@@ -74,7 +74,8 @@ const SUPPORTED_KEYWORDS: &[&str] = &[
 const ROOT_KEYWORDS: &[&str] = &["$schema", "$id", "$defs", "definitions"];
 
 /// The `format` values the validators check.
-pub(crate) const SUPPORTED_FORMATS: &[&str] = &["uri", "byte", "uri-template", "date-time", "email"];
+pub(crate) const SUPPORTED_FORMATS: &[&str] =
+    &["uri", "byte", "uri-template", "date-time", "email"];
 
 impl SchemaDoc {
     /// Reads and checks a schema file.
@@ -94,7 +95,11 @@ impl SchemaDoc {
     pub(crate) fn from_value(file: &Path, root: Value) -> Result<Self> {
         let file = file.to_path_buf();
         let Value::Object(root) = root else {
-            return Err(invalid(&file, "", "the root of a schema file must be an object"));
+            return Err(invalid(
+                &file,
+                "",
+                "the root of a schema file must be an object",
+            ));
         };
         let mut defs = Vec::new();
         for (key, container) in [("$defs", "$defs"), ("definitions", "definitions")] {
@@ -119,9 +124,18 @@ impl SchemaDoc {
                 .filter(|(k, _)| !ROOT_KEYWORDS.contains(&k.as_str()))
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
-            if ["type", "properties", "anyOf", "oneOf", "allOf", "$ref", "enum", "const"]
-                .iter()
-                .any(|k| body.contains_key(*k))
+            if [
+                "type",
+                "properties",
+                "anyOf",
+                "oneOf",
+                "allOf",
+                "$ref",
+                "enum",
+                "const",
+            ]
+            .iter()
+            .any(|k| body.contains_key(*k))
             {
                 defs.push(Definition {
                     name: title.clone(),
@@ -167,7 +181,11 @@ impl SchemaDoc {
                     keyword: format!("$ref: {target} (only local #/$defs/<name> references)"),
                 })?;
                 if !names.iter().any(|n| *n == name) {
-                    return Err(invalid(&file, at, &format!("$ref to unknown definition `{name}`")));
+                    return Err(invalid(
+                        &file,
+                        at,
+                        &format!("$ref to unknown definition `{name}`"),
+                    ));
                 }
                 schema.insert("$ref".into(), Value::String(format!("#/$defs/{name}")));
                 Ok(())
@@ -260,7 +278,12 @@ fn check_schema(file: &Path, at: &str, schema: &Value, _is_def_root: bool) -> Re
                     return Err(invalid(file, &here, "`properties` must be an object"));
                 };
                 for (name, sub) in props {
-                    check_schema(file, &format!("{here}/{}", escape_pointer(name)), sub, false)?;
+                    check_schema(
+                        file,
+                        &format!("{here}/{}", escape_pointer(name)),
+                        sub,
+                        false,
+                    )?;
                 }
             }
             "additionalProperties" => check_schema(file, &here, value, false)?,
@@ -269,7 +292,7 @@ fn check_schema(file: &Path, at: &str, schema: &Value, _is_def_root: bool) -> Re
                     return Err(Error::Unsupported {
                         file: file.to_path_buf(),
                         pointer: at.to_string(),
-                        keyword: "items (array form; use prefixItems semantics)".into(),
+                        keyword: "items (array form)".into(),
                     });
                 }
                 check_schema(file, &here, value, false)?;
@@ -290,7 +313,11 @@ fn check_schema(file: &Path, at: &str, schema: &Value, _is_def_root: bool) -> Re
                     .as_array()
                     .is_some_and(|names| names.iter().all(Value::is_string));
                 if !ok {
-                    return Err(invalid(file, &here, "`required` must be an array of strings"));
+                    return Err(invalid(
+                        file,
+                        &here,
+                        "`required` must be an array of strings",
+                    ));
                 }
             }
             "enum" => {
@@ -299,8 +326,9 @@ fn check_schema(file: &Path, at: &str, schema: &Value, _is_def_root: bool) -> Re
                 }
             }
             "type" => {
-                const TYPES: &[&str] =
-                    &["null", "boolean", "object", "array", "number", "integer", "string"];
+                const TYPES: &[&str] = &[
+                    "null", "boolean", "object", "array", "number", "integer", "string",
+                ];
                 let ok = match value {
                     Value::String(t) => TYPES.contains(&t.as_str()),
                     Value::Array(ts) => {
@@ -438,7 +466,9 @@ fn hoist_below(
     let keys: Vec<String> = map.keys().cloned().collect();
     for key in keys {
         let here = format!("{at}/{}", escape_pointer(&key));
-        let Some(value) = map.get_mut(&key) else { continue };
+        let Some(value) = map.get_mut(&key) else {
+            continue;
+        };
         match key.as_str() {
             "properties" => {
                 if let Value::Object(props) = value {

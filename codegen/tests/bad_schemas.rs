@@ -10,7 +10,10 @@ fn check(name: &str) {
         Ok(_) => panic!("{schema}: a bad schema must not generate"),
         Err(e) => e.to_string(),
     };
-    assert!(error.contains(&schema), "the message names the file: {error}");
+    assert!(
+        error.contains(&schema),
+        "the message names the file: {error}"
+    );
     if std::env::var_os("TYPED_MCP_BLESS").is_some() {
         std::fs::write(&expected_file, format!("{error}\n")).unwrap();
         return;

@@ -22,7 +22,10 @@ fn check(name: &str) {
             .lines()
             .zip(generated.lines())
             .position(|(a, b)| a != b)
-            .map_or_else(|| committed.lines().count().min(generated.lines().count()), |i| i);
+            .map_or_else(
+                || committed.lines().count().min(generated.lines().count()),
+                |i| i,
+            );
         panic!(
             "{} is stale (first difference at line {}): review and rerun with TYPED_MCP_BLESS=1\n committed: {:?}\n generated: {:?}",
             snapshot.display(),
@@ -73,16 +76,29 @@ fn generate_writes_only_when_changed_and_names_the_file_after_the_schema() {
     assert_eq!(first.len(), 1);
     assert_eq!(first[0].path, dir.path().join("basic.rs"));
     assert!(first[0].changed, "a new file is written");
-    let modified = std::fs::metadata(&first[0].path).unwrap().modified().unwrap();
+    let modified = std::fs::metadata(&first[0].path)
+        .unwrap()
+        .modified()
+        .unwrap();
     let second = config.generate().unwrap();
     assert!(!second[0].changed, "identical output is not rewritten");
     assert_eq!(
-        std::fs::metadata(&second[0].path).unwrap().modified().unwrap(),
+        std::fs::metadata(&second[0].path)
+            .unwrap()
+            .modified()
+            .unwrap(),
         modified
     );
     std::fs::write(&first[0].path, "stale").unwrap();
-    assert!(config.generate().unwrap()[0].changed, "different content is rewritten");
-    let names: Vec<_> = first[0].definitions.iter().map(|d| d.name.as_str()).collect();
+    assert!(
+        config.generate().unwrap()[0].changed,
+        "different content is rewritten"
+    );
+    let names: Vec<_> = first[0]
+        .definitions
+        .iter()
+        .map(|d| d.name.as_str())
+        .collect();
     assert_eq!(names, ["Widget", "Settings"]);
     assert_eq!(first[0].definitions[0].rust_type, "Widget");
     assert_eq!(first[0].definitions[0].validator, "widget");
@@ -91,5 +107,8 @@ fn generate_writes_only_when_changed_and_names_the_file_after_the_schema() {
 #[test]
 fn generate_without_schema_or_out_dir_is_a_configuration_error() {
     let error = typed_mcp_codegen::Config::new().generate().unwrap_err();
-    assert!(matches!(error, typed_mcp_codegen::Error::Config(_)), "{error}");
+    assert!(
+        matches!(error, typed_mcp_codegen::Error::Config(_)),
+        "{error}"
+    );
 }

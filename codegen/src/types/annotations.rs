@@ -37,7 +37,9 @@ pub(crate) fn apply(
             message,
         };
         if def.schema.get("type").and_then(Value::as_str) == Some("integer") {
-            let Some(type_name) = names.get(&def.name) else { continue };
+            let Some(type_name) = names.get(&def.name) else {
+                continue;
+            };
             extra.extend(integer_constants(def, type_name, &invalid)?);
             continue;
         }
@@ -48,9 +50,13 @@ pub(crate) fn apply(
             .map(|vs| vs.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
         if values.is_empty() {
-            return Err(invalid("`x-retryable`/`x-descriptions` need a string `enum`".into()));
+            return Err(invalid(
+                "`x-retryable`/`x-descriptions` need a string `enum`".into(),
+            ));
         }
-        let Some(type_name) = names.get(&def.name) else { continue };
+        let Some(type_name) = names.get(&def.name) else {
+            continue;
+        };
         let Some(item) = find_enum(file, type_name) else {
             return Err(invalid(format!("no enum `{type_name}` was generated")));
         };
@@ -60,9 +66,9 @@ pub(crate) fn apply(
                 return Err(invalid("`x-descriptions` must be an object".into()));
             };
             for (value, text) in map {
-                let text = text.as_str().ok_or_else(|| {
-                    invalid(format!("`x-descriptions.{value}` must be a string"))
-                })?;
+                let text = text
+                    .as_str()
+                    .ok_or_else(|| invalid(format!("`x-descriptions.{value}` must be a string")))?;
                 let variant = item
                     .variants
                     .iter_mut()
@@ -85,7 +91,9 @@ pub(crate) fn apply(
             let mut idents = Vec::new();
             for value in &listed {
                 let ident = variants.get(*value).ok_or_else(|| {
-                    invalid(format!("`x-retryable` names `{value}`, which is not in `enum`"))
+                    invalid(format!(
+                        "`x-retryable` names `{value}`, which is not in `enum`"
+                    ))
                 })?;
                 idents.push(format_ident!("{}", ident));
             }
@@ -120,7 +128,9 @@ fn integer_constants(
     invalid: &dyn Fn(String) -> Error,
 ) -> Result<TokenStream> {
     if def.schema.get("x-retryable").is_some() {
-        return Err(invalid("`x-retryable` is only supported on string enums".into()));
+        return Err(invalid(
+            "`x-retryable` is only supported on string enums".into(),
+        ));
     }
     let names = def
         .schema

@@ -11,7 +11,8 @@ pub(crate) fn document(items: &mut [Item]) {
             Item::Enum(e) => {
                 ensure_doc(&mut e.attrs, || format!(" The `{}` type.", e.ident));
                 for variant in &mut e.variants {
-                    let value = serde_rename(&variant.attrs).unwrap_or_else(|| variant.ident.to_string());
+                    let value =
+                        serde_rename(&variant.attrs).unwrap_or_else(|| variant.ident.to_string());
                     ensure_doc(&mut variant.attrs, || format!(" `{value}`."));
                 }
             }

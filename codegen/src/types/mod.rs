@@ -24,7 +24,13 @@ pub(crate) fn rust_type_name(name: &str) -> String {
     let cleaned: String = name
         .replace('\'', "")
         .chars()
-        .map(|c| if c.is_alphanumeric() || c == '_' { c } else { '-' })
+        .map(|c| {
+            if c.is_alphanumeric() || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
         .collect();
     let pascal = cleaned.to_pascal_case();
     if pascal.starts_with(|c: char| c.is_ascii_digit()) {
@@ -103,7 +109,9 @@ pub(crate) fn emit_types(doc: &SchemaDoc, runtime: &syn::Path) -> Result<Generat
             });
             let id = guarded(|| space.add_type(&reference))
                 .map_err(|message| type_error(doc, &def.pointer, message))?;
-            let ty = space.get_type(&id).map_err(|e| type_error(doc, &def.pointer, e.to_string()))?;
+            let ty = space
+                .get_type(&id)
+                .map_err(|e| type_error(doc, &def.pointer, e.to_string()))?;
             names.insert(def.name.clone(), ty.name());
         }
     }

@@ -83,8 +83,8 @@ fn keep_field_presence(field: &mut Field) {
     let Some(index) = field.attrs.iter().position(|a| a.path().is_ident("serde")) else {
         return;
     };
-    let Ok(options) = field.attrs[index]
-        .parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+    let Ok(options) =
+        field.attrs[index].parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
     else {
         return;
     };
@@ -145,12 +145,15 @@ fn deny_unknown_fields(item: &mut syn::ItemStruct) {
 }
 
 fn derives_deserialize(attrs: &[Attribute]) -> bool {
-    attrs.iter().filter(|a| a.path().is_ident("derive")).any(|a| {
-        a.parse_args_with(Punctuated::<syn::Path, Token![,]>::parse_terminated)
-            .is_ok_and(|paths| {
-                paths
-                    .iter()
-                    .any(|p| p.segments.last().is_some_and(|s| s.ident == "Deserialize"))
-            })
-    })
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("derive"))
+        .any(|a| {
+            a.parse_args_with(Punctuated::<syn::Path, Token![,]>::parse_terminated)
+                .is_ok_and(|paths| {
+                    paths
+                        .iter()
+                        .any(|p| p.segments.last().is_some_and(|s| s.ident == "Deserialize"))
+                })
+        })
 }

@@ -20,7 +20,11 @@ pub(crate) fn emit_union(
     space: &mut TypeSpace,
     runtime: &syn::Path,
 ) -> Result<TokenStream> {
-    let keyword = if def.schema.get("oneOf").is_some() { "oneOf" } else { "anyOf" };
+    let keyword = if def.schema.get("oneOf").is_some() {
+        "oneOf"
+    } else {
+        "anyOf"
+    };
     let original = def.schema[keyword].as_array().cloned().unwrap_or_default();
     let branches = view_schema
         .get(keyword)
@@ -41,9 +45,13 @@ pub(crate) fn emit_union(
             n += 1;
         }
         variant_names.push(name);
-        let schema: schemars::schema::Schema =
-            serde_json::from_value(view_branch.clone()).map_err(|e| {
-                type_error(doc, &format!("{}/{keyword}/{index}", def.pointer), e.to_string())
+        let schema: schemars::schema::Schema = serde_json::from_value(view_branch.clone())
+            .map_err(|e| {
+                type_error(
+                    doc,
+                    &format!("{}/{keyword}/{index}", def.pointer),
+                    e.to_string(),
+                )
             })?;
         let hint = format!("{type_name}Variant{index}");
         let pointer = format!("{}/{keyword}/{index}", def.pointer);
@@ -55,9 +63,17 @@ pub(crate) fn emit_union(
         payloads.push(ty.ident());
     }
 
-    let variants: Vec<_> = variant_names.iter().map(|n| format_ident!("{}", n)).collect();
+    let variants: Vec<_> = variant_names
+        .iter()
+        .map(|n| format_ident!("{}", n))
+        .collect();
     let variant_docs: Vec<String> = (0..variants.len())
-        .map(|i| format!("Branch {i} of the union (`#{}/{keyword}/{i}`).", def.pointer))
+        .map(|i| {
+            format!(
+                "Branch {i} of the union (`#{}/{keyword}/{i}`).",
+                def.pointer
+            )
+        })
         .collect();
     let indexes = 0..variants.len();
     let select = format_ident!("select_{}", stem);
@@ -110,7 +126,11 @@ pub(crate) fn emit_union(
 
 /// The variant name of a branch: the referenced type's name, or the branch's JSON type.
 fn variant_name(branch: &Value, index: usize) -> String {
-    if let Some(target) = branch.get("$ref").and_then(Value::as_str).and_then(ref_target) {
+    if let Some(target) = branch
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(ref_target)
+    {
         return rust_type_name(&target);
     }
     if let Some(title) = branch.get("title").and_then(Value::as_str) {

@@ -54,7 +54,10 @@ pub(crate) fn types_view(doc: &SchemaDoc) -> Vec<(String, Value)> {
             (def.name.clone(), schema)
         })
         .collect();
-    out.push((NUMBER_DEF.to_string(), serde_json::json!({ "type": "number" })));
+    out.push((
+        NUMBER_DEF.to_string(),
+        serde_json::json!({ "type": "number" }),
+    ));
     out
 }
 

@@ -13,10 +13,31 @@ use serde_json::{json, Value};
 /// Strings that are constants or discriminators somewhere in MCP: swapping one for
 /// another makes "wrong const" and "wrong discriminator" mutations.
 const CONSTANTS: &[&str] = &[
-    "2.0", "1.0", "tools/call", "tools/list", "server/discover", "resources/read",
-    "notifications/cancelled", "text", "image", "audio", "resource", "resource_link",
-    "complete", "input_required", "form", "url", "ref/prompt", "ref/resource", "user",
-    "assistant", "private", "public", "string", "number", "",
+    "2.0",
+    "1.0",
+    "tools/call",
+    "tools/list",
+    "server/discover",
+    "resources/read",
+    "notifications/cancelled",
+    "text",
+    "image",
+    "audio",
+    "resource",
+    "resource_link",
+    "complete",
+    "input_required",
+    "form",
+    "url",
+    "ref/prompt",
+    "ref/resource",
+    "user",
+    "assistant",
+    "private",
+    "public",
+    "string",
+    "number",
+    "",
 ];
 
 #[derive(Debug, Clone)]
@@ -43,7 +64,11 @@ fn pointers(value: &Value, at: String, out: &mut Vec<String>) {
     match value {
         Value::Object(map) => {
             for (k, v) in map {
-                pointers(v, format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")), out);
+                pointers(
+                    v,
+                    format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")),
+                    out,
+                );
             }
         }
         Value::Array(items) => {
@@ -57,7 +82,9 @@ fn pointers(value: &Value, at: String, out: &mut Vec<String>) {
 }
 
 fn apply(value: &mut Value, pointer: &str, mutation: &Mutation) {
-    let Some(node) = value.pointer_mut(pointer) else { return };
+    let Some(node) = value.pointer_mut(pointer) else {
+        return;
+    };
     match mutation {
         Mutation::DropMember => match node {
             Value::Object(map) => {
@@ -105,7 +132,9 @@ fn apply(value: &mut Value, pointer: &str, mutation: &Mutation) {
 
 #[test]
 fn validators_agree_with_jsonschema_on_10000_mutated_examples() {
-    let Some(dir) = common::examples_dir() else { return };
+    let Some(dir) = common::examples_dir() else {
+        return;
+    };
     let examples = common::examples(&dir);
     let mut references: HashMap<String, jsonschema::Validator> = HashMap::new();
     for (name, _, _) in &examples {
@@ -121,7 +150,12 @@ fn validators_agree_with_jsonschema_on_10000_mutated_examples() {
     });
     let total = std::cell::Cell::new(0u32);
     let invalid = std::cell::Cell::new(0u32);
-    let strategy = (0..examples.len(), any::<prop::sample::Index>(), mutation(), mutation());
+    let strategy = (
+        0..examples.len(),
+        any::<prop::sample::Index>(),
+        mutation(),
+        mutation(),
+    );
     let outcome = runner.run(&strategy, |(which, node, first, second)| {
         let (name, file, original) = &examples[which];
         let mut value = original.clone();
@@ -158,5 +192,8 @@ fn validators_agree_with_jsonschema_on_10000_mutated_examples() {
         panic!("{e}");
     }
     assert!(total.get() >= cases, "fewer cases ran than configured");
-    assert!(invalid.get() > cases / 4, "mutations should break many instances");
+    assert!(
+        invalid.get() > cases / 4,
+        "mutations should break many instances"
+    );
 }

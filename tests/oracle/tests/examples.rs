@@ -15,7 +15,10 @@ const OFF_SCHEMA: &[(&str, &str)] = &[
     // Lacks the required `cacheScope` and `ttlMs` of `ReadResourceResult`. JSON Schema
     // still accepts it through the open `InputRequiredResult` branch of the `anyOf`; the
     // typed layer, which keeps no undeclared member, rejects it at `result` (`contents`).
-    ("ReadResourceResultResponse/read-resource-result-response.json", "result"),
+    (
+        "ReadResourceResultResponse/read-resource-result-response.json",
+        "result",
+    ),
 ];
 
 fn off_schema(file: &std::path::Path) -> Option<&'static str> {
@@ -27,7 +30,9 @@ fn off_schema(file: &std::path::Path) -> Option<&'static str> {
 
 #[test]
 fn every_official_example_round_trips_exactly() {
-    let Some(dir) = common::examples_dir() else { return };
+    let Some(dir) = common::examples_dir() else {
+        return;
+    };
     let examples = common::examples(&dir);
     assert!(examples.len() >= 129, "expected the 129 official examples");
     let (mut exact, mut rejected, mut failures) = (0, 0, Vec::new());
@@ -48,7 +53,9 @@ fn every_official_example_round_trips_exactly() {
                     .into_iter()
                     .map(|e| e.path)
                     .collect();
-                let named = typed_error.as_deref().is_some_and(|e| e.contains(&format!("`{path}`")))
+                let named = typed_error
+                    .as_deref()
+                    .is_some_and(|e| e.contains(&format!("`{path}`")))
                     || validator_paths.iter().any(|p| p == path);
                 if named {
                     rejected += 1;
@@ -71,7 +78,9 @@ fn every_official_example_round_trips_exactly() {
 
 #[test]
 fn validators_agree_with_jsonschema_on_every_example() {
-    let Some(dir) = common::examples_dir() else { return };
+    let Some(dir) = common::examples_dir() else {
+        return;
+    };
     let mut disagreements = Vec::new();
     let examples = common::examples(&dir);
     for (name, file, value) in &examples {
@@ -95,22 +104,29 @@ fn validators_agree_with_jsonschema_on_every_example() {
 
 #[test]
 fn off_schema_read_resource_response_is_rejected_with_precise_paths() {
-    let Some(dir) = common::examples_dir() else { return };
+    let Some(dir) = common::examples_dir() else {
+        return;
+    };
     let file = dir.join("ReadResourceResultResponse/read-resource-result-response.json");
     let value: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
     let response = common::definition("2026-07-28", "ReadResourceResultResponse");
     let typed = (response.roundtrip)(&value).expect_err("the typed layer rejects it");
-    assert!(typed.contains("`result`") && typed.contains("contents"), "{typed}");
+    assert!(
+        typed.contains("`result`") && typed.contains("contents"),
+        "{typed}"
+    );
     // As the ReadResourceResult it was meant to be, the validator names both fields.
-    let errors = (common::definition("2026-07-28", "ReadResourceResult").validate)(&value["result"])
-        .expect_err("cacheScope and ttlMs are required");
+    let errors =
+        (common::definition("2026-07-28", "ReadResourceResult").validate)(&value["result"])
+            .expect_err("cacheScope and ttlMs are required");
     let missing: Vec<String> = errors
         .iter()
         .filter(|e| e.keyword == "required" && e.path.is_empty())
         .map(|e| e.actual.to_string() + &e.message)
         .collect();
     assert!(
-        missing.iter().any(|m| m.contains("cacheScope")) && missing.iter().any(|m| m.contains("ttlMs")),
+        missing.iter().any(|m| m.contains("cacheScope"))
+            && missing.iter().any(|m| m.contains("ttlMs")),
         "{errors:?}"
     );
 }
