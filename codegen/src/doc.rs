@@ -180,7 +180,7 @@ impl SchemaDoc {
                     pointer: at.to_string(),
                     keyword: format!("$ref: {target} (only local #/$defs/<name> references)"),
                 })?;
-                if !names.iter().any(|n| *n == name) {
+                if !names.contains(&name) {
                     return Err(invalid(
                         &file,
                         at,
@@ -308,41 +308,6 @@ fn check_schema(file: &Path, at: &str, schema: &Value, _is_def_root: bool) -> Re
                     check_schema(file, &format!("{here}/{i}"), sub, false)?;
                 }
             }
-            "required" => {
-                let ok = value
-                    .as_array()
-                    .is_some_and(|names| names.iter().all(Value::is_string));
-                if !ok {
-                    return Err(invalid(
-                        file,
-                        &here,
-                        "`required` must be an array of strings",
-                    ));
-                }
-            }
-            "enum" => {
-                if !value.as_array().is_some_and(|v| !v.is_empty()) {
-                    return Err(invalid(file, &here, "`enum` must be a non-empty array"));
-                }
-            }
-            "type" => {
-                const TYPES: &[&str] = &[
-                    "null", "boolean", "object", "array", "number", "integer", "string",
-                ];
-                let ok = match value {
-                    Value::String(t) => TYPES.contains(&t.as_str()),
-                    Value::Array(ts) => {
-                        !ts.is_empty()
-                            && ts
-                                .iter()
-                                .all(|t| t.as_str().is_some_and(|t| TYPES.contains(&t)))
-                    }
-                    _ => false,
-                };
-                if !ok {
-                    return Err(invalid(file, &here, "`type` must name JSON Schema types"));
-                }
-            }
             "format" => {
                 let name = value.as_str().unwrap_or_default();
                 if !SUPPORTED_FORMATS.contains(&name) {
@@ -353,59 +318,75 @@ fn check_schema(file: &Path, at: &str, schema: &Value, _is_def_root: bool) -> Re
                     });
                 }
             }
-            "$ref" => {
-                if !value.is_string() {
-                    return Err(invalid(file, &here, "`$ref` must be a string"));
-                }
-            }
-            "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => {
-                if !value.is_number() {
-                    return Err(invalid(file, &here, &format!("`{key}` must be a number")));
-                }
-            }
-            "multipleOf" => {
-                if !value.as_f64().is_some_and(|m| m > 0.0) {
-                    return Err(invalid(file, &here, "`multipleOf` must be a number > 0"));
-                }
-            }
-            "minItems" | "maxItems" | "minLength" | "maxLength" | "minProperties"
-            | "maxProperties" => {
-                if value.as_u64().is_none() {
-                    return Err(invalid(
-                        file,
-                        &here,
-                        &format!("`{key}` must be a non-negative integer"),
-                    ));
-                }
-            }
-            "uniqueItems" => {
-                if !value.is_boolean() {
-                    return Err(invalid(file, &here, "`uniqueItems` must be a boolean"));
-                }
-            }
             "pattern" => {
                 let Some(pattern) = value.as_str() else {
                     return Err(invalid(file, &here, "`pattern` must be a string"));
                 };
                 if let Err(e) = regress::Regex::new(pattern) {
+                    let message = format!("`pattern` is not an ECMA-262 regular expression: {e}");
+                    return Err(invalid(file, &here, &message));
+                }
+            }
+            other => {
+                if let Some(expected) = malformed_value(other, value) {
                     return Err(invalid(
                         file,
                         &here,
-                        &format!("`pattern` is not an ECMA-262 regular expression: {e}"),
+                        &format!("`{other}` must be {expected}"),
                     ));
                 }
             }
-            _ => {}
         }
     }
     Ok(())
 }
 
+/// What the value of `keyword` must be, when `value` is not that.
+fn malformed_value(keyword: &str, value: &Value) -> Option<&'static str> {
+    const TYPES: &[&str] = &[
+        "null", "boolean", "object", "array", "number", "integer", "string",
+    ];
+    let is_type_name = |t: &Value| t.as_str().is_some_and(|t| TYPES.contains(&t));
+    let (ok, expected) = match keyword {
+        "required" => (
+            value
+                .as_array()
+                .is_some_and(|names| names.iter().all(Value::is_string)),
+            "an array of strings",
+        ),
+        "enum" => (
+            value.as_array().is_some_and(|v| !v.is_empty()),
+            "a non-empty array",
+        ),
+        "type" => (
+            match value {
+                Value::Array(ts) => !ts.is_empty() && ts.iter().all(is_type_name),
+                other => is_type_name(other),
+            },
+            "a JSON Schema type name or a non-empty array of them",
+        ),
+        "$ref" => (value.is_string(), "a string"),
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => {
+            (value.is_number(), "a number")
+        }
+        "multipleOf" => (value.as_f64().is_some_and(|m| m > 0.0), "a number > 0"),
+        "minItems" | "maxItems" | "minLength" | "maxLength" | "minProperties" | "maxProperties" => {
+            (value.as_u64().is_some(), "a non-negative integer")
+        }
+        "uniqueItems" => (value.is_boolean(), "a boolean"),
+        _ => (true, ""),
+    };
+    (!ok).then_some(expected)
+}
+
+/// The callback of [`visit_schemas_mut`]: a schema object and its JSON Pointer.
+pub(crate) type SchemaVisitor<'a> = dyn FnMut(&mut Map<String, Value>, &str) -> Result<()> + 'a;
+
 /// Calls `visit` on every schema object at or below `schema` (with its pointer).
 pub(crate) fn visit_schemas_mut(
     schema: &mut Value,
     at: &str,
-    visit: &mut dyn FnMut(&mut Map<String, Value>, &str) -> Result<()>,
+    visit: &mut SchemaVisitor<'_>,
 ) -> Result<()> {
     let Value::Object(map) = schema else {
         return Ok(());

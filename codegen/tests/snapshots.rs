@@ -22,10 +22,7 @@ fn check(name: &str) {
             .lines()
             .zip(generated.lines())
             .position(|(a, b)| a != b)
-            .map_or_else(
-                || committed.lines().count().min(generated.lines().count()),
-                |i| i,
-            );
+            .unwrap_or_else(|| committed.lines().count().min(generated.lines().count()));
         panic!(
             "{} is stale (first difference at line {}): review and rerun with TYPED_MCP_BLESS=1\n committed: {:?}\n generated: {:?}",
             snapshot.display(),

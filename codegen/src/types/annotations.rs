@@ -109,10 +109,8 @@ pub(crate) fn apply(
                     /// a failure with it may succeed when the same call is repeated later.
                     pub fn is_retryable(&self) -> bool {
                         #[allow(unreachable_patterns)]
-                        match self {
-                            #(Self::#idents)|* => true,
-                            _ => false,
-                        }
+                        let retryable = matches!(self, #(Self::#idents)|*);
+                        retryable
                     }
                 }
             });

@@ -95,6 +95,10 @@ pub(crate) fn emit_union(
         #[doc = #origin]
         #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
         #[serde(untagged)]
+        #[allow(
+            clippy::large_enum_variant,
+            reason = "protocol messages are built once and moved, boxing would cost an allocation each"
+        )]
         pub enum #ident {
             #(
                 #[doc = #variant_docs]

@@ -143,10 +143,8 @@ impl Failure {
     /// a failure with it may succeed when the same call is repeated later.
     pub fn is_retryable(&self) -> bool {
         #[allow(unreachable_patterns)]
-        match self {
-            Self::Timeout | Self::Busy => true,
-            _ => false,
-        }
+        let retryable = matches!(self, Self::Timeout | Self::Busy);
+        retryable
     }
 }
 impl Code {

@@ -192,6 +192,10 @@ pub mod error {
 /// Generated from `#/$defs/Shape` (anyOf); deserialized by the branch `validate::select_shape` picks.
 #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(untagged)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "protocol messages are built once and moved, boxing would cost an allocation each"
+)]
 pub enum Shape {
     ///Branch 0 of the union (`#/$defs/Shape/anyOf/0`).
     Circle(Circle),
@@ -231,6 +235,10 @@ impl<'de> ::serde::Deserialize<'de> for Shape {
 /// Generated from `#/$defs/Outcome` (anyOf); deserialized by the branch `validate::select_outcome` picks.
 #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(untagged)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "protocol messages are built once and moved, boxing would cost an allocation each"
+)]
 pub enum Outcome {
     ///Branch 0 of the union (`#/$defs/Outcome/anyOf/0`).
     Base(Base),
@@ -270,6 +278,10 @@ impl<'de> ::serde::Deserialize<'de> for Outcome {
 /// Generated from `#/$defs/Scalar` (anyOf); deserialized by the branch `validate::select_scalar` picks.
 #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(untagged)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "protocol messages are built once and moved, boxing would cost an allocation each"
+)]
 pub enum Scalar {
     ///Branch 0 of the union (`#/$defs/Scalar/anyOf/0`).
     String(::std::string::String),
@@ -316,6 +328,10 @@ impl<'de> ::serde::Deserialize<'de> for Scalar {
 /// Generated from `#/$defs/Drawing/properties/main` (oneOf); deserialized by the branch `validate::select_drawing_main` picks.
 #[derive(::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(untagged)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "protocol messages are built once and moved, boxing would cost an allocation each"
+)]
 pub enum DrawingMain {
     ///Branch 0 of the union (`#/$defs/Drawing/properties/main/oneOf/0`).
     Shape(Shape),
