@@ -44,4 +44,5 @@ bad_schema_tests!(
     invalid_json,
     bad_pattern,
     bad_type,
+    typify_panic,
 );
