@@ -19,6 +19,7 @@ pub(crate) fn oracle(schema: &Value, def: &str) -> jsonschema::Validator {
 }
 
 /// `(path, keyword)` of every error, sorted.
+#[allow(dead_code, reason = "not every test binary compares error lists")]
 pub(crate) fn summary(errors: &[ValidationError]) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = errors
         .iter()
