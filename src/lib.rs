@@ -8,10 +8,14 @@
 // Lets generated code name this crate as `::typed_mcp` even from inside it.
 extern crate self as typed_mcp;
 
+pub mod cache;
+pub mod config;
 pub mod framing;
 pub mod generated;
 pub mod jsonrpc;
 pub mod logging;
+pub mod server;
+pub mod tools;
 pub mod validation;
 
 #[doc(hidden)]

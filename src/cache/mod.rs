@@ -1,0 +1,1 @@
+//! Tool-result cache (see issue: runtime guarantees).

@@ -1,0 +1,1 @@
+//! Loading and validating the runtime configuration (`schema/limits.json`).

@@ -1,0 +1,1 @@
+//! The request loop: framing, dispatch, concurrency, graceful shutdown.

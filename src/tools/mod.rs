@@ -1,0 +1,1 @@
+//! Tool execution: request limits, timeouts and the response envelope.
