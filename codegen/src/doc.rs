@@ -15,7 +15,8 @@ use crate::error::{Error, Result};
 pub(crate) struct SchemaDoc {
     /// The file the schema was read from (used in every error message).
     pub(crate) file: PathBuf,
-    /// The definitions in file order, hoisted unions after the ones they came from.
+    /// The definitions in name order (as `serde_json` maps iterate), hoisted unions after the
+    /// ones they came from.
     pub(crate) defs: Vec<Definition>,
 }
 

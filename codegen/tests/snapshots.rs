@@ -96,9 +96,9 @@ fn generate_writes_only_when_changed_and_names_the_file_after_the_schema() {
         .iter()
         .map(|d| d.name.as_str())
         .collect();
-    assert_eq!(names, ["Widget", "Settings"]);
-    assert_eq!(first[0].definitions[0].rust_type, "Widget");
-    assert_eq!(first[0].definitions[0].validator, "widget");
+    assert_eq!(names, ["Settings", "Widget"], "definitions in name order");
+    assert_eq!(first[0].definitions[1].rust_type, "Widget");
+    assert_eq!(first[0].definitions[1].validator, "widget");
 }
 
 #[test]

@@ -136,6 +136,12 @@ pub mod error {
         }
     }
 }
+impl Code {
+    /// `-1`: A minor problem.
+    pub const MINOR: Self = Self(-1i64);
+    /// `-2`: A major problem.
+    pub const MAJOR: Self = Self(-2i64);
+}
 impl Failure {
     /// The values the schema declares retryable (`#/$defs/Failure/x-retryable`).
     pub const RETRYABLE: &'static [Self] = &[Self::Timeout, Self::Busy];
@@ -145,22 +151,6 @@ impl Failure {
         #[allow(unreachable_patterns)]
         let retryable = matches!(self, Self::Timeout | Self::Busy);
         retryable
-    }
-}
-impl Code {
-    /// `-1`: A minor problem.
-    pub const MINOR: Self = Self(-1i64);
-    /// `-2`: A major problem.
-    pub const MAJOR: Self = Self(-2i64);
-}
-impl ::typed_mcp::validation::SchemaValidate for Failure {
-    fn validate_value(
-        value: &::typed_mcp::__private::serde_json::Value,
-    ) -> ::std::result::Result<
-        (),
-        ::std::vec::Vec<::typed_mcp::validation::ValidationError>,
-    > {
-        validate::failure(value)
     }
 }
 impl ::typed_mcp::validation::SchemaValidate for Code {
@@ -173,59 +163,19 @@ impl ::typed_mcp::validation::SchemaValidate for Code {
         validate::code(value)
     }
 }
+impl ::typed_mcp::validation::SchemaValidate for Failure {
+    fn validate_value(
+        value: &::typed_mcp::__private::serde_json::Value,
+    ) -> ::std::result::Result<
+        (),
+        ::std::vec::Vec<::typed_mcp::validation::ValidationError>,
+    > {
+        validate::failure(value)
+    }
+}
 /// Validators generated from the same schema: one function per definition.
 pub mod validate {
     use ::typed_mcp::__private as __rt;
-    /// Validates a JSON value against definition `Failure` (`/$defs/Failure` in `annotations.json`), returning every violation.
-    ///
-    /// # Errors
-    ///
-    /// Every violation found (never an empty list).
-    pub fn failure(
-        value: &__rt::Value,
-    ) -> ::core::result::Result<(), ::std::vec::Vec<__rt::ValidationError>> {
-        __rt::validate_with(value, failure_at)
-    }
-    /// Walker of definition `Failure`: validates `value`, found at `at`, recording violations in `errors`.
-    pub fn failure_at(
-        value: &__rt::Value,
-        at: &__rt::Location<'_>,
-        errors: &mut __rt::Collector,
-    ) {
-        if !(value.is_string()) {
-            errors
-                .fail(
-                    at,
-                    "/$defs/Failure/type",
-                    "type",
-                    || (
-                        __rt::Value::from("string"),
-                        __rt::Value::from(__rt::type_name(value)),
-                        ::std::format!(
-                            "expected {}, found {}", "string", __rt::type_name(value)
-                        ),
-                    ),
-                );
-        }
-        if !(matches!(
-            value, __rt::Value::String(s) if matches!(s.as_str(), "TIMEOUT" | "BAD_INPUT"
-            | "BUSY")
-        )) {
-            errors
-                .fail(
-                    at,
-                    "/$defs/Failure/enum",
-                    "enum",
-                    || (
-                        __rt::json_literal("[\"TIMEOUT\",\"BAD_INPUT\",\"BUSY\"]"),
-                        __rt::summary(value),
-                        ::std::string::String::from(
-                            "value is not one of the 3 allowed values",
-                        ),
-                    ),
-                );
-        }
-    }
     /// Validates a JSON value against definition `Code` (`/$defs/Code` in `annotations.json`), returning every violation.
     ///
     /// # Errors
@@ -271,6 +221,56 @@ pub mod validate {
                         __rt::summary(value),
                         ::std::string::String::from(
                             "value is not one of the 2 allowed values",
+                        ),
+                    ),
+                );
+        }
+    }
+    /// Validates a JSON value against definition `Failure` (`/$defs/Failure` in `annotations.json`), returning every violation.
+    ///
+    /// # Errors
+    ///
+    /// Every violation found (never an empty list).
+    pub fn failure(
+        value: &__rt::Value,
+    ) -> ::core::result::Result<(), ::std::vec::Vec<__rt::ValidationError>> {
+        __rt::validate_with(value, failure_at)
+    }
+    /// Walker of definition `Failure`: validates `value`, found at `at`, recording violations in `errors`.
+    pub fn failure_at(
+        value: &__rt::Value,
+        at: &__rt::Location<'_>,
+        errors: &mut __rt::Collector,
+    ) {
+        if !(value.is_string()) {
+            errors
+                .fail(
+                    at,
+                    "/$defs/Failure/type",
+                    "type",
+                    || (
+                        __rt::Value::from("string"),
+                        __rt::Value::from(__rt::type_name(value)),
+                        ::std::format!(
+                            "expected {}, found {}", "string", __rt::type_name(value)
+                        ),
+                    ),
+                );
+        }
+        if !(matches!(
+            value, __rt::Value::String(s) if matches!(s.as_str(), "TIMEOUT" | "BAD_INPUT"
+            | "BUSY")
+        )) {
+            errors
+                .fail(
+                    at,
+                    "/$defs/Failure/enum",
+                    "enum",
+                    || (
+                        __rt::json_literal("[\"TIMEOUT\",\"BAD_INPUT\",\"BUSY\"]"),
+                        __rt::summary(value),
+                        ::std::string::String::from(
+                            "value is not one of the 3 allowed values",
                         ),
                     ),
                 );

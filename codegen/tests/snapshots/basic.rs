@@ -214,16 +214,6 @@ pub mod error {
         }
     }
 }
-impl ::typed_mcp::validation::SchemaValidate for Widget {
-    fn validate_value(
-        value: &::typed_mcp::__private::serde_json::Value,
-    ) -> ::std::result::Result<
-        (),
-        ::std::vec::Vec<::typed_mcp::validation::ValidationError>,
-    > {
-        validate::widget(value)
-    }
-}
 impl ::typed_mcp::validation::SchemaValidate for Settings {
     fn validate_value(
         value: &::typed_mcp::__private::serde_json::Value,
@@ -234,10 +224,90 @@ impl ::typed_mcp::validation::SchemaValidate for Settings {
         validate::settings(value)
     }
 }
+impl ::typed_mcp::validation::SchemaValidate for Widget {
+    fn validate_value(
+        value: &::typed_mcp::__private::serde_json::Value,
+    ) -> ::std::result::Result<
+        (),
+        ::std::vec::Vec<::typed_mcp::validation::ValidationError>,
+    > {
+        validate::widget(value)
+    }
+}
 /// Validators generated from the same schema: one function per definition.
 pub mod validate {
     use ::typed_mcp::__private as __rt;
     static __PATTERN_0: __rt::LazyRegex = __rt::LazyRegex::new("^[A-Z]+$");
+    /// Validates a JSON value against definition `Settings` (`/$defs/Settings` in `basic.json`), returning every violation.
+    ///
+    /// # Errors
+    ///
+    /// Every violation found (never an empty list).
+    pub fn settings(
+        value: &__rt::Value,
+    ) -> ::core::result::Result<(), ::std::vec::Vec<__rt::ValidationError>> {
+        __rt::validate_with(value, settings_at)
+    }
+    /// Walker of definition `Settings`: validates `value`, found at `at`, recording violations in `errors`.
+    pub fn settings_at(
+        value: &__rt::Value,
+        at: &__rt::Location<'_>,
+        errors: &mut __rt::Collector,
+    ) {
+        if !(value.is_object()) {
+            errors
+                .fail(
+                    at,
+                    "/$defs/Settings/type",
+                    "type",
+                    || (
+                        __rt::Value::from("object"),
+                        __rt::Value::from(__rt::type_name(value)),
+                        ::std::format!(
+                            "expected {}, found {}", "object", __rt::type_name(value)
+                        ),
+                    ),
+                );
+        }
+        if let __rt::Value::Object(map_1) = value {
+            if let ::core::option::Option::Some(v_2) = map_1.get("level") {
+                let at_2 = &at.key("level");
+                if !(matches!(v_2, __rt::Value::Number(n) if __rt::is_integer(n))) {
+                    errors
+                        .fail(
+                            at_2,
+                            "/$defs/Settings/properties/level/type",
+                            "type",
+                            || (
+                                __rt::Value::from("integer"),
+                                __rt::Value::from(__rt::type_name(v_2)),
+                                ::std::format!(
+                                    "expected {}, found {}", "integer", __rt::type_name(v_2)
+                                ),
+                            ),
+                        );
+                }
+            }
+            if let ::core::option::Option::Some(v_7) = map_1.get("verbose") {
+                let at_7 = &at.key("verbose");
+                if !(v_7.is_boolean()) {
+                    errors
+                        .fail(
+                            at_7,
+                            "/$defs/Settings/properties/verbose/type",
+                            "type",
+                            || (
+                                __rt::Value::from("boolean"),
+                                __rt::Value::from(__rt::type_name(v_7)),
+                                ::std::format!(
+                                    "expected {}, found {}", "boolean", __rt::type_name(v_7)
+                                ),
+                            ),
+                        );
+                }
+            }
+        }
+    }
     /// Validates a JSON value against definition `Widget` (`/$defs/Widget` in `basic.json`), returning every violation.
     ///
     /// # Errors
@@ -269,8 +339,8 @@ pub mod validate {
                     ),
                 );
         }
-        if let __rt::Value::Object(map_1) = value {
-            if !map_1.contains_key("kind") {
+        if let __rt::Value::Object(map_15) = value {
+            if !map_15.contains_key("kind") {
                 errors
                     .fail(
                         at,
@@ -285,7 +355,7 @@ pub mod validate {
                         ),
                     );
             }
-            if !map_1.contains_key("name") {
+            if !map_15.contains_key("name") {
                 errors
                     .fail(
                         at,
@@ -300,119 +370,33 @@ pub mod validate {
                         ),
                     );
             }
-            if let ::core::option::Option::Some(v_2) = map_1.get("kind") {
-                let at_2 = &at.key("kind");
-                if !(v_2.is_string()) {
+            if let ::core::option::Option::Some(v_16) = map_15.get("code") {
+                let at_16 = &at.key("code");
+                if !(v_16.is_string()) {
                     errors
                         .fail(
-                            at_2,
-                            "/$defs/Widget/properties/kind/type",
-                            "type",
-                            || (
-                                __rt::Value::from("string"),
-                                __rt::Value::from(__rt::type_name(v_2)),
-                                ::std::format!(
-                                    "expected {}, found {}", "string", __rt::type_name(v_2)
-                                ),
-                            ),
-                        );
-                }
-                if !(matches!(v_2, __rt::Value::String(s) if s == "widget")) {
-                    errors
-                        .fail(
-                            at_2,
-                            "/$defs/Widget/properties/kind/const",
-                            "const",
-                            || (
-                                __rt::Value::from("widget"),
-                                __rt::summary(v_2),
-                                ::std::string::String::from(
-                                    "value does not equal the constant \"widget\"",
-                                ),
-                            ),
-                        );
-                }
-            }
-            if let ::core::option::Option::Some(v_7) = map_1.get("name") {
-                let at_7 = &at.key("name");
-                if !(v_7.is_string()) {
-                    errors
-                        .fail(
-                            at_7,
-                            "/$defs/Widget/properties/name/type",
-                            "type",
-                            || (
-                                __rt::Value::from("string"),
-                                __rt::Value::from(__rt::type_name(v_7)),
-                                ::std::format!(
-                                    "expected {}, found {}", "string", __rt::type_name(v_7)
-                                ),
-                            ),
-                        );
-                }
-                if let __rt::Value::String(s_10) = v_7 {
-                    let len_10 = __rt::char_count(s_10);
-                    if len_10 < 1usize {
-                        errors
-                            .fail(
-                                at_7,
-                                "/$defs/Widget/properties/name/minLength",
-                                "minLength",
-                                || (
-                                    __rt::Value::from(1usize),
-                                    __rt::Value::from(len_10),
-                                    ::std::format!(
-                                        "string has {} characters, {} than {}", len_10, "shorter",
-                                        1usize
-                                    ),
-                                ),
-                            );
-                    }
-                    if len_10 > 8usize {
-                        errors
-                            .fail(
-                                at_7,
-                                "/$defs/Widget/properties/name/maxLength",
-                                "maxLength",
-                                || (
-                                    __rt::Value::from(8usize),
-                                    __rt::Value::from(len_10),
-                                    ::std::format!(
-                                        "string has {} characters, {} than {}", len_10, "longer",
-                                        8usize
-                                    ),
-                                ),
-                            );
-                    }
-                }
-            }
-            if let ::core::option::Option::Some(v_12) = map_1.get("code") {
-                let at_12 = &at.key("code");
-                if !(v_12.is_string()) {
-                    errors
-                        .fail(
-                            at_12,
+                            at_16,
                             "/$defs/Widget/properties/code/type",
                             "type",
                             || (
                                 __rt::Value::from("string"),
-                                __rt::Value::from(__rt::type_name(v_12)),
+                                __rt::Value::from(__rt::type_name(v_16)),
                                 ::std::format!(
-                                    "expected {}, found {}", "string", __rt::type_name(v_12)
+                                    "expected {}, found {}", "string", __rt::type_name(v_16)
                                 ),
                             ),
                         );
                 }
-                if let __rt::Value::String(s_15) = v_12 {
-                    if !__PATTERN_0.is_match(s_15) {
+                if let __rt::Value::String(s_19) = v_16 {
+                    if !__PATTERN_0.is_match(s_19) {
                         errors
                             .fail(
-                                at_12,
+                                at_16,
                                 "/$defs/Widget/properties/code/pattern",
                                 "pattern",
                                 || (
                                     __rt::Value::from("^[A-Z]+$"),
-                                    __rt::summary_str(s_15),
+                                    __rt::summary_str(s_19),
                                     ::std::string::String::from(
                                         "string does not match the pattern",
                                     ),
@@ -421,232 +405,168 @@ pub mod validate {
                     }
                 }
             }
-            if let ::core::option::Option::Some(v_17) = map_1.get("homepage") {
-                let at_17 = &at.key("homepage");
-                if !(v_17.is_string()) {
+            if let ::core::option::Option::Some(v_21) = map_15.get("color") {
+                let at_21 = &at.key("color");
+                if !(v_21.is_string()) {
                     errors
                         .fail(
-                            at_17,
-                            "/$defs/Widget/properties/homepage/type",
+                            at_21,
+                            "/$defs/Widget/properties/color/type",
                             "type",
                             || (
                                 __rt::Value::from("string"),
-                                __rt::Value::from(__rt::type_name(v_17)),
+                                __rt::Value::from(__rt::type_name(v_21)),
                                 ::std::format!(
-                                    "expected {}, found {}", "string", __rt::type_name(v_17)
+                                    "expected {}, found {}", "string", __rt::type_name(v_21)
                                 ),
                             ),
                         );
                 }
-                if let __rt::Value::String(s_20) = v_17 {
-                    if !__rt::is_uri(s_20) {
+                if !(matches!(
+                    v_21, __rt::Value::String(s) if matches!(s.as_str(), "red" | "green"
+                    | "blue")
+                )) {
+                    errors
+                        .fail(
+                            at_21,
+                            "/$defs/Widget/properties/color/enum",
+                            "enum",
+                            || (
+                                __rt::json_literal("[\"red\",\"green\",\"blue\"]"),
+                                __rt::summary(v_21),
+                                ::std::string::String::from(
+                                    "value is not one of the 3 allowed values",
+                                ),
+                            ),
+                        );
+                }
+            }
+            if let ::core::option::Option::Some(v_26) = map_15.get("count") {
+                let at_26 = &at.key("count");
+                if !(matches!(v_26, __rt::Value::Number(n) if __rt::is_integer(n))) {
+                    errors
+                        .fail(
+                            at_26,
+                            "/$defs/Widget/properties/count/type",
+                            "type",
+                            || (
+                                __rt::Value::from("integer"),
+                                __rt::Value::from(__rt::type_name(v_26)),
+                                ::std::format!(
+                                    "expected {}, found {}", "integer", __rt::type_name(v_26)
+                                ),
+                            ),
+                        );
+                }
+                if let __rt::Value::Number(n_30) = v_26 {
+                    if __rt::number_lt(n_30, __rt::Bound::U(0)) {
                         errors
                             .fail(
-                                at_17,
+                                at_26,
+                                "/$defs/Widget/properties/count/minimum",
+                                "minimum",
+                                || (
+                                    __rt::Value::from(0u64),
+                                    __rt::number_value(n_30),
+                                    ::std::format!("{} is less than the minimum 0", n_30),
+                                ),
+                            );
+                    }
+                    if __rt::number_gt(n_30, __rt::Bound::U(10)) {
+                        errors
+                            .fail(
+                                at_26,
+                                "/$defs/Widget/properties/count/maximum",
+                                "maximum",
+                                || (
+                                    __rt::Value::from(10u64),
+                                    __rt::number_value(n_30),
+                                    ::std::format!("{} is greater than the maximum 10", n_30),
+                                ),
+                            );
+                    }
+                    if !__rt::is_multiple_of(n_30, __rt::Bound::U(2)) {
+                        errors
+                            .fail(
+                                at_26,
+                                "/$defs/Widget/properties/count/multipleOf",
+                                "multipleOf",
+                                || (
+                                    __rt::Value::from(2u64),
+                                    __rt::number_value(n_30),
+                                    ::std::format!("{} is not a multiple of 2", n_30),
+                                ),
+                            );
+                    }
+                }
+            }
+            if let ::core::option::Option::Some(v_31) = map_15.get("homepage") {
+                let at_31 = &at.key("homepage");
+                if !(v_31.is_string()) {
+                    errors
+                        .fail(
+                            at_31,
+                            "/$defs/Widget/properties/homepage/type",
+                            "type",
+                            || (
+                                __rt::Value::from("string"),
+                                __rt::Value::from(__rt::type_name(v_31)),
+                                ::std::format!(
+                                    "expected {}, found {}", "string", __rt::type_name(v_31)
+                                ),
+                            ),
+                        );
+                }
+                if let __rt::Value::String(s_34) = v_31 {
+                    if !__rt::is_uri(s_34) {
+                        errors
+                            .fail(
+                                at_31,
                                 "/$defs/Widget/properties/homepage/format",
                                 "format",
                                 || (
                                     __rt::Value::from("uri"),
-                                    __rt::summary_str(s_20),
+                                    __rt::summary_str(s_34),
                                     ::std::string::String::from("string is not a valid `uri`"),
                                 ),
                             );
                     }
                 }
             }
-            if let ::core::option::Option::Some(v_22) = map_1.get("weight") {
-                let at_22 = &at.key("weight");
-                if !(v_22.is_number()) {
+            if let ::core::option::Option::Some(v_36) = map_15.get("kind") {
+                let at_36 = &at.key("kind");
+                if !(v_36.is_string()) {
                     errors
                         .fail(
-                            at_22,
-                            "/$defs/Widget/properties/weight/type",
+                            at_36,
+                            "/$defs/Widget/properties/kind/type",
                             "type",
                             || (
-                                __rt::Value::from("number"),
-                                __rt::Value::from(__rt::type_name(v_22)),
+                                __rt::Value::from("string"),
+                                __rt::Value::from(__rt::type_name(v_36)),
                                 ::std::format!(
-                                    "expected {}, found {}", "number", __rt::type_name(v_22)
+                                    "expected {}, found {}", "string", __rt::type_name(v_36)
                                 ),
                             ),
                         );
                 }
-                if let __rt::Value::Number(n_26) = v_22 {
-                    if __rt::number_gt(n_26, __rt::Bound::U(100)) {
-                        errors
-                            .fail(
-                                at_22,
-                                "/$defs/Widget/properties/weight/maximum",
-                                "maximum",
-                                || (
-                                    __rt::Value::from(100u64),
-                                    __rt::number_value(n_26),
-                                    ::std::format!("{} is greater than the maximum 100", n_26),
-                                ),
-                            );
-                    }
-                    if __rt::number_le(n_26, __rt::Bound::U(0)) {
-                        errors
-                            .fail(
-                                at_22,
-                                "/$defs/Widget/properties/weight/exclusiveMinimum",
-                                "exclusiveMinimum",
-                                || (
-                                    __rt::Value::from(0u64),
-                                    __rt::number_value(n_26),
-                                    ::std::format!(
-                                        "{} is not greater than the exclusive minimum 0", n_26
-                                    ),
-                                ),
-                            );
-                    }
-                }
-            }
-            if let ::core::option::Option::Some(v_27) = map_1.get("count") {
-                let at_27 = &at.key("count");
-                if !(matches!(v_27, __rt::Value::Number(n) if __rt::is_integer(n))) {
+                if !(matches!(v_36, __rt::Value::String(s) if s == "widget")) {
                     errors
                         .fail(
-                            at_27,
-                            "/$defs/Widget/properties/count/type",
-                            "type",
+                            at_36,
+                            "/$defs/Widget/properties/kind/const",
+                            "const",
                             || (
-                                __rt::Value::from("integer"),
-                                __rt::Value::from(__rt::type_name(v_27)),
-                                ::std::format!(
-                                    "expected {}, found {}", "integer", __rt::type_name(v_27)
+                                __rt::Value::from("widget"),
+                                __rt::summary(v_36),
+                                ::std::string::String::from(
+                                    "value does not equal the constant \"widget\"",
                                 ),
                             ),
                         );
                 }
-                if let __rt::Value::Number(n_31) = v_27 {
-                    if __rt::number_lt(n_31, __rt::Bound::U(0)) {
-                        errors
-                            .fail(
-                                at_27,
-                                "/$defs/Widget/properties/count/minimum",
-                                "minimum",
-                                || (
-                                    __rt::Value::from(0u64),
-                                    __rt::number_value(n_31),
-                                    ::std::format!("{} is less than the minimum 0", n_31),
-                                ),
-                            );
-                    }
-                    if __rt::number_gt(n_31, __rt::Bound::U(10)) {
-                        errors
-                            .fail(
-                                at_27,
-                                "/$defs/Widget/properties/count/maximum",
-                                "maximum",
-                                || (
-                                    __rt::Value::from(10u64),
-                                    __rt::number_value(n_31),
-                                    ::std::format!("{} is greater than the maximum 10", n_31),
-                                ),
-                            );
-                    }
-                    if !__rt::is_multiple_of(n_31, __rt::Bound::U(2)) {
-                        errors
-                            .fail(
-                                at_27,
-                                "/$defs/Widget/properties/count/multipleOf",
-                                "multipleOf",
-                                || (
-                                    __rt::Value::from(2u64),
-                                    __rt::number_value(n_31),
-                                    ::std::format!("{} is not a multiple of 2", n_31),
-                                ),
-                            );
-                    }
-                }
             }
-            if let ::core::option::Option::Some(v_32) = map_1.get("tags") {
-                let at_32 = &at.key("tags");
-                if !(v_32.is_array()) {
-                    errors
-                        .fail(
-                            at_32,
-                            "/$defs/Widget/properties/tags/type",
-                            "type",
-                            || (
-                                __rt::Value::from("array"),
-                                __rt::Value::from(__rt::type_name(v_32)),
-                                ::std::format!(
-                                    "expected {}, found {}", "array", __rt::type_name(v_32)
-                                ),
-                            ),
-                        );
-                }
-                if let __rt::Value::Array(items_34) = v_32 {
-                    if items_34.is_empty() {
-                        errors
-                            .fail(
-                                at_32,
-                                "/$defs/Widget/properties/tags/minItems",
-                                "minItems",
-                                || (
-                                    __rt::Value::from(1usize),
-                                    __rt::Value::from(items_34.len()),
-                                    ::std::format!(
-                                        "array has {} items, {} than {}", items_34.len(), "fewer",
-                                        1usize
-                                    ),
-                                ),
-                            );
-                    }
-                    if items_34.len() > 3usize {
-                        errors
-                            .fail(
-                                at_32,
-                                "/$defs/Widget/properties/tags/maxItems",
-                                "maxItems",
-                                || (
-                                    __rt::Value::from(3usize),
-                                    __rt::Value::from(items_34.len()),
-                                    ::std::format!(
-                                        "array has {} items, {} than {}", items_34.len(), "more",
-                                        3usize
-                                    ),
-                                ),
-                            );
-                    }
-                    if let ::core::option::Option::Some((first, second)) = __rt::first_duplicate(
-                        items_34,
-                    ) {
-                        errors
-                            .fail(
-                                at_32,
-                                "/$defs/Widget/properties/tags/uniqueItems",
-                                "uniqueItems",
-                                || (
-                                    __rt::Value::Bool(true),
-                                    __rt::Value::from(vec![first, second]),
-                                    ::std::format!("items {} and {} are equal", first, second),
-                                ),
-                            );
-                    }
-                    for (index_34, v_34) in items_34.iter().enumerate() {
-                        let at_34 = &at_32.index(index_34);
-                        if !(v_34.is_string()) {
-                            errors
-                                .fail(
-                                    at_34,
-                                    "/$defs/Widget/properties/tags/items/type",
-                                    "type",
-                                    || (
-                                        __rt::Value::from("string"),
-                                        __rt::Value::from(__rt::type_name(v_34)),
-                                        ::std::format!(
-                                            "expected {}, found {}", "string", __rt::type_name(v_34)
-                                        ),
-                                    ),
-                                );
-                        }
-                    }
-                }
-            }
-            if let ::core::option::Option::Some(v_41) = map_1.get("labels") {
+            if let ::core::option::Option::Some(v_41) = map_15.get("labels") {
                 let at_41 = &at.key("labels");
                 if !(v_41.is_object()) {
                     errors
@@ -700,114 +620,194 @@ pub mod validate {
                     }
                 }
             }
-            if let ::core::option::Option::Some(v_51) = map_1.get("settings") {
-                let at_51 = &at.key("settings");
-                settings_at(v_51, at_51, errors);
-            }
-            if let ::core::option::Option::Some(v_56) = map_1.get("color") {
-                let at_56 = &at.key("color");
-                if !(v_56.is_string()) {
+            if let ::core::option::Option::Some(v_51) = map_15.get("name") {
+                let at_51 = &at.key("name");
+                if !(v_51.is_string()) {
                     errors
                         .fail(
-                            at_56,
-                            "/$defs/Widget/properties/color/type",
+                            at_51,
+                            "/$defs/Widget/properties/name/type",
                             "type",
                             || (
                                 __rt::Value::from("string"),
-                                __rt::Value::from(__rt::type_name(v_56)),
+                                __rt::Value::from(__rt::type_name(v_51)),
                                 ::std::format!(
-                                    "expected {}, found {}", "string", __rt::type_name(v_56)
+                                    "expected {}, found {}", "string", __rt::type_name(v_51)
                                 ),
                             ),
                         );
                 }
-                if !(matches!(
-                    v_56, __rt::Value::String(s) if matches!(s.as_str(), "red" | "green"
-                    | "blue")
-                )) {
-                    errors
-                        .fail(
-                            at_56,
-                            "/$defs/Widget/properties/color/enum",
-                            "enum",
-                            || (
-                                __rt::json_literal("[\"red\",\"green\",\"blue\"]"),
-                                __rt::summary(v_56),
-                                ::std::string::String::from(
-                                    "value is not one of the 3 allowed values",
+                if let __rt::Value::String(s_54) = v_51 {
+                    let len_54 = __rt::char_count(s_54);
+                    if len_54 < 1usize {
+                        errors
+                            .fail(
+                                at_51,
+                                "/$defs/Widget/properties/name/minLength",
+                                "minLength",
+                                || (
+                                    __rt::Value::from(1usize),
+                                    __rt::Value::from(len_54),
+                                    ::std::format!(
+                                        "string has {} characters, {} than {}", len_54, "shorter",
+                                        1usize
+                                    ),
                                 ),
-                            ),
-                        );
+                            );
+                    }
+                    if len_54 > 8usize {
+                        errors
+                            .fail(
+                                at_51,
+                                "/$defs/Widget/properties/name/maxLength",
+                                "maxLength",
+                                || (
+                                    __rt::Value::from(8usize),
+                                    __rt::Value::from(len_54),
+                                    ::std::format!(
+                                        "string has {} characters, {} than {}", len_54, "longer",
+                                        8usize
+                                    ),
+                                ),
+                            );
+                    }
                 }
             }
-        }
-    }
-    /// Validates a JSON value against definition `Settings` (`/$defs/Settings` in `basic.json`), returning every violation.
-    ///
-    /// # Errors
-    ///
-    /// Every violation found (never an empty list).
-    pub fn settings(
-        value: &__rt::Value,
-    ) -> ::core::result::Result<(), ::std::vec::Vec<__rt::ValidationError>> {
-        __rt::validate_with(value, settings_at)
-    }
-    /// Walker of definition `Settings`: validates `value`, found at `at`, recording violations in `errors`.
-    pub fn settings_at(
-        value: &__rt::Value,
-        at: &__rt::Location<'_>,
-        errors: &mut __rt::Collector,
-    ) {
-        if !(value.is_object()) {
-            errors
-                .fail(
-                    at,
-                    "/$defs/Settings/type",
-                    "type",
-                    || (
-                        __rt::Value::from("object"),
-                        __rt::Value::from(__rt::type_name(value)),
-                        ::std::format!(
-                            "expected {}, found {}", "object", __rt::type_name(value)
-                        ),
-                    ),
-                );
-        }
-        if let __rt::Value::Object(map_64) = value {
-            if let ::core::option::Option::Some(v_65) = map_64.get("verbose") {
-                let at_65 = &at.key("verbose");
-                if !(v_65.is_boolean()) {
+            if let ::core::option::Option::Some(v_56) = map_15.get("settings") {
+                let at_56 = &at.key("settings");
+                settings_at(v_56, at_56, errors);
+            }
+            if let ::core::option::Option::Some(v_61) = map_15.get("tags") {
+                let at_61 = &at.key("tags");
+                if !(v_61.is_array()) {
                     errors
                         .fail(
-                            at_65,
-                            "/$defs/Settings/properties/verbose/type",
+                            at_61,
+                            "/$defs/Widget/properties/tags/type",
                             "type",
                             || (
-                                __rt::Value::from("boolean"),
-                                __rt::Value::from(__rt::type_name(v_65)),
+                                __rt::Value::from("array"),
+                                __rt::Value::from(__rt::type_name(v_61)),
                                 ::std::format!(
-                                    "expected {}, found {}", "boolean", __rt::type_name(v_65)
+                                    "expected {}, found {}", "array", __rt::type_name(v_61)
                                 ),
                             ),
                         );
                 }
+                if let __rt::Value::Array(items_63) = v_61 {
+                    if items_63.is_empty() {
+                        errors
+                            .fail(
+                                at_61,
+                                "/$defs/Widget/properties/tags/minItems",
+                                "minItems",
+                                || (
+                                    __rt::Value::from(1usize),
+                                    __rt::Value::from(items_63.len()),
+                                    ::std::format!(
+                                        "array has {} items, {} than {}", items_63.len(), "fewer",
+                                        1usize
+                                    ),
+                                ),
+                            );
+                    }
+                    if items_63.len() > 3usize {
+                        errors
+                            .fail(
+                                at_61,
+                                "/$defs/Widget/properties/tags/maxItems",
+                                "maxItems",
+                                || (
+                                    __rt::Value::from(3usize),
+                                    __rt::Value::from(items_63.len()),
+                                    ::std::format!(
+                                        "array has {} items, {} than {}", items_63.len(), "more",
+                                        3usize
+                                    ),
+                                ),
+                            );
+                    }
+                    if let ::core::option::Option::Some((first, second)) = __rt::first_duplicate(
+                        items_63,
+                    ) {
+                        errors
+                            .fail(
+                                at_61,
+                                "/$defs/Widget/properties/tags/uniqueItems",
+                                "uniqueItems",
+                                || (
+                                    __rt::Value::Bool(true),
+                                    __rt::Value::from(vec![first, second]),
+                                    ::std::format!("items {} and {} are equal", first, second),
+                                ),
+                            );
+                    }
+                    for (index_63, v_63) in items_63.iter().enumerate() {
+                        let at_63 = &at_61.index(index_63);
+                        if !(v_63.is_string()) {
+                            errors
+                                .fail(
+                                    at_63,
+                                    "/$defs/Widget/properties/tags/items/type",
+                                    "type",
+                                    || (
+                                        __rt::Value::from("string"),
+                                        __rt::Value::from(__rt::type_name(v_63)),
+                                        ::std::format!(
+                                            "expected {}, found {}", "string", __rt::type_name(v_63)
+                                        ),
+                                    ),
+                                );
+                        }
+                    }
+                }
             }
-            if let ::core::option::Option::Some(v_70) = map_64.get("level") {
-                let at_70 = &at.key("level");
-                if !(matches!(v_70, __rt::Value::Number(n) if __rt::is_integer(n))) {
+            if let ::core::option::Option::Some(v_70) = map_15.get("weight") {
+                let at_70 = &at.key("weight");
+                if !(v_70.is_number()) {
                     errors
                         .fail(
                             at_70,
-                            "/$defs/Settings/properties/level/type",
+                            "/$defs/Widget/properties/weight/type",
                             "type",
                             || (
-                                __rt::Value::from("integer"),
+                                __rt::Value::from("number"),
                                 __rt::Value::from(__rt::type_name(v_70)),
                                 ::std::format!(
-                                    "expected {}, found {}", "integer", __rt::type_name(v_70)
+                                    "expected {}, found {}", "number", __rt::type_name(v_70)
                                 ),
                             ),
                         );
+                }
+                if let __rt::Value::Number(n_74) = v_70 {
+                    if __rt::number_gt(n_74, __rt::Bound::U(100)) {
+                        errors
+                            .fail(
+                                at_70,
+                                "/$defs/Widget/properties/weight/maximum",
+                                "maximum",
+                                || (
+                                    __rt::Value::from(100u64),
+                                    __rt::number_value(n_74),
+                                    ::std::format!("{} is greater than the maximum 100", n_74),
+                                ),
+                            );
+                    }
+                    if __rt::number_le(n_74, __rt::Bound::U(0)) {
+                        errors
+                            .fail(
+                                at_70,
+                                "/$defs/Widget/properties/weight/exclusiveMinimum",
+                                "exclusiveMinimum",
+                                || (
+                                    __rt::Value::from(0u64),
+                                    __rt::number_value(n_74),
+                                    ::std::format!(
+                                        "{} is not greater than the exclusive minimum 0", n_74
+                                    ),
+                                ),
+                            );
+                    }
                 }
             }
         }

@@ -101,16 +101,6 @@ pub mod error {
         }
     }
 }
-impl ::typed_mcp::validation::SchemaValidate for Node {
-    fn validate_value(
-        value: &::typed_mcp::__private::serde_json::Value,
-    ) -> ::std::result::Result<
-        (),
-        ::std::vec::Vec<::typed_mcp::validation::ValidationError>,
-    > {
-        validate::node(value)
-    }
-}
 impl ::typed_mcp::validation::SchemaValidate for Label {
     fn validate_value(
         value: &::typed_mcp::__private::serde_json::Value,
@@ -119,6 +109,16 @@ impl ::typed_mcp::validation::SchemaValidate for Label {
         ::std::vec::Vec<::typed_mcp::validation::ValidationError>,
     > {
         validate::label(value)
+    }
+}
+impl ::typed_mcp::validation::SchemaValidate for Node {
+    fn validate_value(
+        value: &::typed_mcp::__private::serde_json::Value,
+    ) -> ::std::result::Result<
+        (),
+        ::std::vec::Vec<::typed_mcp::validation::ValidationError>,
+    > {
+        validate::node(value)
     }
 }
 impl ::typed_mcp::validation::SchemaValidate for Stamped {
@@ -134,83 +134,6 @@ impl ::typed_mcp::validation::SchemaValidate for Stamped {
 /// Validators generated from the same schema: one function per definition.
 pub mod validate {
     use ::typed_mcp::__private as __rt;
-    /// Validates a JSON value against definition `Node` (`/$defs/Node` in `refs.json`), returning every violation.
-    ///
-    /// # Errors
-    ///
-    /// Every violation found (never an empty list).
-    pub fn node(
-        value: &__rt::Value,
-    ) -> ::core::result::Result<(), ::std::vec::Vec<__rt::ValidationError>> {
-        __rt::validate_with(value, node_at)
-    }
-    /// Walker of definition `Node`: validates `value`, found at `at`, recording violations in `errors`.
-    pub fn node_at(
-        value: &__rt::Value,
-        at: &__rt::Location<'_>,
-        errors: &mut __rt::Collector,
-    ) {
-        if !(value.is_object()) {
-            errors
-                .fail(
-                    at,
-                    "/$defs/Node/type",
-                    "type",
-                    || (
-                        __rt::Value::from("object"),
-                        __rt::Value::from(__rt::type_name(value)),
-                        ::std::format!(
-                            "expected {}, found {}", "object", __rt::type_name(value)
-                        ),
-                    ),
-                );
-        }
-        if let __rt::Value::Object(map_1) = value {
-            if !map_1.contains_key("label") {
-                errors
-                    .fail(
-                        at,
-                        "/$defs/Node/required",
-                        "required",
-                        || (
-                            __rt::Value::from("label"),
-                            __rt::Value::Null,
-                            ::std::string::String::from(
-                                "missing required property `label`",
-                            ),
-                        ),
-                    );
-            }
-            if let ::core::option::Option::Some(v_2) = map_1.get("label") {
-                let at_2 = &at.key("label");
-                label_at(v_2, at_2, errors);
-            }
-            if let ::core::option::Option::Some(v_7) = map_1.get("children") {
-                let at_7 = &at.key("children");
-                if !(v_7.is_array()) {
-                    errors
-                        .fail(
-                            at_7,
-                            "/$defs/Node/properties/children/type",
-                            "type",
-                            || (
-                                __rt::Value::from("array"),
-                                __rt::Value::from(__rt::type_name(v_7)),
-                                ::std::format!(
-                                    "expected {}, found {}", "array", __rt::type_name(v_7)
-                                ),
-                            ),
-                        );
-                }
-                if let __rt::Value::Array(items_9) = v_7 {
-                    for (index_9, v_9) in items_9.iter().enumerate() {
-                        let at_9 = &at_7.index(index_9);
-                        node_at(v_9, at_9, errors);
-                    }
-                }
-            }
-        }
-    }
     /// Validates a JSON value against definition `Label` (`/$defs/Label` in `refs.json`), returning every violation.
     ///
     /// # Errors
@@ -242,9 +165,9 @@ pub mod validate {
                     ),
                 );
         }
-        if let __rt::Value::String(s_21) = value {
-            let len_21 = __rt::char_count(s_21);
-            if len_21 > 16usize {
+        if let __rt::Value::String(s_3) = value {
+            let len_3 = __rt::char_count(s_3);
+            if len_3 > 16usize {
                 errors
                     .fail(
                         at,
@@ -252,13 +175,90 @@ pub mod validate {
                         "maxLength",
                         || (
                             __rt::Value::from(16usize),
-                            __rt::Value::from(len_21),
+                            __rt::Value::from(len_3),
                             ::std::format!(
-                                "string has {} characters, {} than {}", len_21, "longer",
+                                "string has {} characters, {} than {}", len_3, "longer",
                                 16usize
                             ),
                         ),
                     );
+            }
+        }
+    }
+    /// Validates a JSON value against definition `Node` (`/$defs/Node` in `refs.json`), returning every violation.
+    ///
+    /// # Errors
+    ///
+    /// Every violation found (never an empty list).
+    pub fn node(
+        value: &__rt::Value,
+    ) -> ::core::result::Result<(), ::std::vec::Vec<__rt::ValidationError>> {
+        __rt::validate_with(value, node_at)
+    }
+    /// Walker of definition `Node`: validates `value`, found at `at`, recording violations in `errors`.
+    pub fn node_at(
+        value: &__rt::Value,
+        at: &__rt::Location<'_>,
+        errors: &mut __rt::Collector,
+    ) {
+        if !(value.is_object()) {
+            errors
+                .fail(
+                    at,
+                    "/$defs/Node/type",
+                    "type",
+                    || (
+                        __rt::Value::from("object"),
+                        __rt::Value::from(__rt::type_name(value)),
+                        ::std::format!(
+                            "expected {}, found {}", "object", __rt::type_name(value)
+                        ),
+                    ),
+                );
+        }
+        if let __rt::Value::Object(map_5) = value {
+            if !map_5.contains_key("label") {
+                errors
+                    .fail(
+                        at,
+                        "/$defs/Node/required",
+                        "required",
+                        || (
+                            __rt::Value::from("label"),
+                            __rt::Value::Null,
+                            ::std::string::String::from(
+                                "missing required property `label`",
+                            ),
+                        ),
+                    );
+            }
+            if let ::core::option::Option::Some(v_6) = map_5.get("children") {
+                let at_6 = &at.key("children");
+                if !(v_6.is_array()) {
+                    errors
+                        .fail(
+                            at_6,
+                            "/$defs/Node/properties/children/type",
+                            "type",
+                            || (
+                                __rt::Value::from("array"),
+                                __rt::Value::from(__rt::type_name(v_6)),
+                                ::std::format!(
+                                    "expected {}, found {}", "array", __rt::type_name(v_6)
+                                ),
+                            ),
+                        );
+                }
+                if let __rt::Value::Array(items_8) = v_6 {
+                    for (index_8, v_8) in items_8.iter().enumerate() {
+                        let at_8 = &at_6.index(index_8);
+                        node_at(v_8, at_8, errors);
+                    }
+                }
+            }
+            if let ::core::option::Option::Some(v_15) = map_5.get("label") {
+                let at_15 = &at.key("label");
+                label_at(v_15, at_15, errors);
             }
         }
     }

@@ -187,49 +187,6 @@ pub mod error {
         }
     }
 }
-///Discriminated by `type`.
-///
-/// Generated from `#/$defs/Shape` (anyOf); deserialized by the branch `validate::select_shape` picks.
-#[derive(::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(untagged)]
-#[allow(
-    clippy::large_enum_variant,
-    reason = "protocol messages are built once and moved, boxing would cost an allocation each"
-)]
-pub enum Shape {
-    ///Branch 0 of the union (`#/$defs/Shape/anyOf/0`).
-    Circle(Circle),
-    ///Branch 1 of the union (`#/$defs/Shape/anyOf/1`).
-    Square(Square),
-}
-impl<'de> ::serde::Deserialize<'de> for Shape {
-    fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-    where
-        D: ::serde::Deserializer<'de>,
-    {
-        use ::typed_mcp::__private::serde::de::Error as _;
-        let value = <::typed_mcp::__private::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        match validate::select_shape(&value) {
-            ::std::option::Option::Some(0usize) => {
-                ::typed_mcp::__private::serde_json::from_value(value)
-                    .map(Self::Circle)
-                    .map_err(D::Error::custom)
-            }
-            ::std::option::Option::Some(1usize) => {
-                ::typed_mcp::__private::serde_json::from_value(value)
-                    .map(Self::Square)
-                    .map_err(D::Error::custom)
-            }
-            _ => {
-                ::std::result::Result::Err(
-                    D::Error::custom("the value matches no branch of `Shape`"),
-                )
-            }
-        }
-    }
-}
 ///No shared constant: told apart by the members present; `Base` is the least specific.
 ///
 /// Generated from `#/$defs/Outcome` (anyOf); deserialized by the branch `validate::select_outcome` picks.
@@ -323,6 +280,49 @@ impl<'de> ::serde::Deserialize<'de> for Scalar {
         }
     }
 }
+///Discriminated by `type`.
+///
+/// Generated from `#/$defs/Shape` (anyOf); deserialized by the branch `validate::select_shape` picks.
+#[derive(::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(untagged)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "protocol messages are built once and moved, boxing would cost an allocation each"
+)]
+pub enum Shape {
+    ///Branch 0 of the union (`#/$defs/Shape/anyOf/0`).
+    Circle(Circle),
+    ///Branch 1 of the union (`#/$defs/Shape/anyOf/1`).
+    Square(Square),
+}
+impl<'de> ::serde::Deserialize<'de> for Shape {
+    fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+    where
+        D: ::serde::Deserializer<'de>,
+    {
+        use ::typed_mcp::__private::serde::de::Error as _;
+        let value = <::typed_mcp::__private::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        match validate::select_shape(&value) {
+            ::std::option::Option::Some(0usize) => {
+                ::typed_mcp::__private::serde_json::from_value(value)
+                    .map(Self::Circle)
+                    .map_err(D::Error::custom)
+            }
+            ::std::option::Option::Some(1usize) => {
+                ::typed_mcp::__private::serde_json::from_value(value)
+                    .map(Self::Square)
+                    .map_err(D::Error::custom)
+            }
+            _ => {
+                ::std::result::Result::Err(
+                    D::Error::custom("the value matches no branch of `Shape`"),
+                )
+            }
+        }
+    }
+}
 ///The main shape or a scalar.
 ///
 /// Generated from `#/$defs/Drawing/properties/main` (oneOf); deserialized by the branch `validate::select_drawing_main` picks.
@@ -366,14 +366,14 @@ impl<'de> ::serde::Deserialize<'de> for DrawingMain {
         }
     }
 }
-impl ::typed_mcp::validation::SchemaValidate for Shape {
+impl ::typed_mcp::validation::SchemaValidate for Base {
     fn validate_value(
         value: &::typed_mcp::__private::serde_json::Value,
     ) -> ::std::result::Result<
         (),
         ::std::vec::Vec<::typed_mcp::validation::ValidationError>,
     > {
-        validate::shape(value)
+        validate::base(value)
     }
 }
 impl ::typed_mcp::validation::SchemaValidate for Circle {
@@ -386,14 +386,24 @@ impl ::typed_mcp::validation::SchemaValidate for Circle {
         validate::circle(value)
     }
 }
-impl ::typed_mcp::validation::SchemaValidate for Square {
+impl ::typed_mcp::validation::SchemaValidate for Detailed {
     fn validate_value(
         value: &::typed_mcp::__private::serde_json::Value,
     ) -> ::std::result::Result<
         (),
         ::std::vec::Vec<::typed_mcp::validation::ValidationError>,
     > {
-        validate::square(value)
+        validate::detailed(value)
+    }
+}
+impl ::typed_mcp::validation::SchemaValidate for Drawing {
+    fn validate_value(
+        value: &::typed_mcp::__private::serde_json::Value,
+    ) -> ::std::result::Result<
+        (),
+        ::std::vec::Vec<::typed_mcp::validation::ValidationError>,
+    > {
+        validate::drawing(value)
     }
 }
 impl ::typed_mcp::validation::SchemaValidate for Outcome {
@@ -406,26 +416,6 @@ impl ::typed_mcp::validation::SchemaValidate for Outcome {
         validate::outcome(value)
     }
 }
-impl ::typed_mcp::validation::SchemaValidate for Base {
-    fn validate_value(
-        value: &::typed_mcp::__private::serde_json::Value,
-    ) -> ::std::result::Result<
-        (),
-        ::std::vec::Vec<::typed_mcp::validation::ValidationError>,
-    > {
-        validate::base(value)
-    }
-}
-impl ::typed_mcp::validation::SchemaValidate for Detailed {
-    fn validate_value(
-        value: &::typed_mcp::__private::serde_json::Value,
-    ) -> ::std::result::Result<
-        (),
-        ::std::vec::Vec<::typed_mcp::validation::ValidationError>,
-    > {
-        validate::detailed(value)
-    }
-}
 impl ::typed_mcp::validation::SchemaValidate for Scalar {
     fn validate_value(
         value: &::typed_mcp::__private::serde_json::Value,
@@ -436,14 +426,24 @@ impl ::typed_mcp::validation::SchemaValidate for Scalar {
         validate::scalar(value)
     }
 }
-impl ::typed_mcp::validation::SchemaValidate for Drawing {
+impl ::typed_mcp::validation::SchemaValidate for Shape {
     fn validate_value(
         value: &::typed_mcp::__private::serde_json::Value,
     ) -> ::std::result::Result<
         (),
         ::std::vec::Vec<::typed_mcp::validation::ValidationError>,
     > {
-        validate::drawing(value)
+        validate::shape(value)
+    }
+}
+impl ::typed_mcp::validation::SchemaValidate for Square {
+    fn validate_value(
+        value: &::typed_mcp::__private::serde_json::Value,
+    ) -> ::std::result::Result<
+        (),
+        ::std::vec::Vec<::typed_mcp::validation::ValidationError>,
+    > {
+        validate::square(value)
     }
 }
 impl ::typed_mcp::validation::SchemaValidate for DrawingMain {
@@ -459,59 +459,72 @@ impl ::typed_mcp::validation::SchemaValidate for DrawingMain {
 /// Validators generated from the same schema: one function per definition.
 pub mod validate {
     use ::typed_mcp::__private as __rt;
-    /// Validates a JSON value against definition `Shape` (`/$defs/Shape` in `unions.json`), returning every violation.
+    /// Validates a JSON value against definition `Base` (`/$defs/Base` in `unions.json`), returning every violation.
     ///
     /// # Errors
     ///
     /// Every violation found (never an empty list).
-    pub fn shape(
+    pub fn base(
         value: &__rt::Value,
     ) -> ::core::result::Result<(), ::std::vec::Vec<__rt::ValidationError>> {
-        __rt::validate_with(value, shape_at)
+        __rt::validate_with(value, base_at)
     }
-    /// Walker of definition `Shape`: validates `value`, found at `at`, recording violations in `errors`.
-    pub fn shape_at(
+    /// Walker of definition `Base`: validates `value`, found at `at`, recording violations in `errors`.
+    pub fn base_at(
         value: &__rt::Value,
         at: &__rt::Location<'_>,
         errors: &mut __rt::Collector,
     ) {
-        match __pick_5(value) {
-            ::core::option::Option::Some((index, checked)) => {
-                if !checked {
-                    __UNION_5[index](value, at, errors);
-                }
-            }
-            ::core::option::Option::None => {
+        if !(value.is_object()) {
+            errors
+                .fail(
+                    at,
+                    "/$defs/Base/type",
+                    "type",
+                    || (
+                        __rt::Value::from("object"),
+                        __rt::Value::from(__rt::type_name(value)),
+                        ::std::format!(
+                            "expected {}, found {}", "object", __rt::type_name(value)
+                        ),
+                    ),
+                );
+        }
+        if let __rt::Value::Object(map_1) = value {
+            if !map_1.contains_key("status") {
                 errors
                     .fail(
                         at,
-                        "/$defs/Shape/anyOf",
-                        "anyOf",
+                        "/$defs/Base/required",
+                        "required",
                         || (
-                            __rt::json_literal("[\"circle\",\"square\"]"),
-                            __rt::Value::from(__rt::type_name(value)),
+                            __rt::Value::from("status"),
+                            __rt::Value::Null,
                             ::std::string::String::from(
-                                "value matches none of the 2 alternatives (property `type` selects one)",
+                                "missing required property `status`",
                             ),
                         ),
                     );
             }
+            if let ::core::option::Option::Some(v_2) = map_1.get("status") {
+                let at_2 = &at.key("status");
+                if !(v_2.is_string()) {
+                    errors
+                        .fail(
+                            at_2,
+                            "/$defs/Base/properties/status/type",
+                            "type",
+                            || (
+                                __rt::Value::from("string"),
+                                __rt::Value::from(__rt::type_name(v_2)),
+                                ::std::format!(
+                                    "expected {}, found {}", "string", __rt::type_name(v_2)
+                                ),
+                            ),
+                        );
+                }
+            }
         }
-    }
-    /// The branch of union `Shape` that `value` belongs to (its index in the schema's `anyOf` / `oneOf`), or `None` when no branch is plausible.
-    ///
-    /// Algorithm (pure, no allocation):
-    /// 1. when every object branch has a property with a constant value (`const` or
-    ///    `enum`) at the same name, with distinct values, and the value carries one of
-    ///    them, that branch;
-    /// 2. otherwise the branches whose JSON type matches, whose required properties are
-    ///    present and whose constant properties, when present, hold an allowed value;
-    /// 3. if one is left, it; if several, the most specific branch that accepts the value
-    ///    (most of the value's members declared by the branch, then most required
-    ///    properties, then schema order), or the most specific one if none accepts it;
-    /// 4. `None` when no branch is plausible.
-    pub fn select_shape(value: &__rt::Value) -> ::core::option::Option<usize> {
-        __pick_5(value).map(|(index, _)| index)
     }
     /// Validates a JSON value against definition `Circle` (`/$defs/Circle` in `unions.json`), returning every violation.
     ///
@@ -544,8 +557,8 @@ pub mod validate {
                     ),
                 );
         }
-        if let __rt::Value::Object(map_6) = value {
-            if !map_6.contains_key("type") {
+        if let __rt::Value::Object(map_15) = value {
+            if !map_15.contains_key("type") {
                 errors
                     .fail(
                         at,
@@ -560,7 +573,7 @@ pub mod validate {
                         ),
                     );
             }
-            if !map_6.contains_key("radius") {
+            if !map_15.contains_key("radius") {
                 errors
                     .fail(
                         at,
@@ -575,143 +588,46 @@ pub mod validate {
                         ),
                     );
             }
-            if let ::core::option::Option::Some(v_7) = map_6.get("type") {
-                let at_7 = &at.key("type");
-                if !(v_7.is_string()) {
+            if let ::core::option::Option::Some(v_16) = map_15.get("radius") {
+                let at_16 = &at.key("radius");
+                if !(v_16.is_number()) {
                     errors
                         .fail(
-                            at_7,
-                            "/$defs/Circle/properties/type/type",
-                            "type",
-                            || (
-                                __rt::Value::from("string"),
-                                __rt::Value::from(__rt::type_name(v_7)),
-                                ::std::format!(
-                                    "expected {}, found {}", "string", __rt::type_name(v_7)
-                                ),
-                            ),
-                        );
-                }
-                if !(matches!(v_7, __rt::Value::String(s) if s == "circle")) {
-                    errors
-                        .fail(
-                            at_7,
-                            "/$defs/Circle/properties/type/const",
-                            "const",
-                            || (
-                                __rt::Value::from("circle"),
-                                __rt::summary(v_7),
-                                ::std::string::String::from(
-                                    "value does not equal the constant \"circle\"",
-                                ),
-                            ),
-                        );
-                }
-            }
-            if let ::core::option::Option::Some(v_12) = map_6.get("radius") {
-                let at_12 = &at.key("radius");
-                if !(v_12.is_number()) {
-                    errors
-                        .fail(
-                            at_12,
+                            at_16,
                             "/$defs/Circle/properties/radius/type",
                             "type",
                             || (
                                 __rt::Value::from("number"),
-                                __rt::Value::from(__rt::type_name(v_12)),
+                                __rt::Value::from(__rt::type_name(v_16)),
                                 ::std::format!(
-                                    "expected {}, found {}", "number", __rt::type_name(v_12)
+                                    "expected {}, found {}", "number", __rt::type_name(v_16)
                                 ),
                             ),
                         );
                 }
-                if let __rt::Value::Number(n_16) = v_12 {
-                    if __rt::number_lt(n_16, __rt::Bound::U(0)) {
+                if let __rt::Value::Number(n_20) = v_16 {
+                    if __rt::number_lt(n_20, __rt::Bound::U(0)) {
                         errors
                             .fail(
-                                at_12,
+                                at_16,
                                 "/$defs/Circle/properties/radius/minimum",
                                 "minimum",
                                 || (
                                     __rt::Value::from(0u64),
-                                    __rt::number_value(n_16),
-                                    ::std::format!("{} is less than the minimum 0", n_16),
+                                    __rt::number_value(n_20),
+                                    ::std::format!("{} is less than the minimum 0", n_20),
                                 ),
                             );
                     }
                 }
             }
-        }
-    }
-    /// Validates a JSON value against definition `Square` (`/$defs/Square` in `unions.json`), returning every violation.
-    ///
-    /// # Errors
-    ///
-    /// Every violation found (never an empty list).
-    pub fn square(
-        value: &__rt::Value,
-    ) -> ::core::result::Result<(), ::std::vec::Vec<__rt::ValidationError>> {
-        __rt::validate_with(value, square_at)
-    }
-    /// Walker of definition `Square`: validates `value`, found at `at`, recording violations in `errors`.
-    pub fn square_at(
-        value: &__rt::Value,
-        at: &__rt::Location<'_>,
-        errors: &mut __rt::Collector,
-    ) {
-        if !(value.is_object()) {
-            errors
-                .fail(
-                    at,
-                    "/$defs/Square/type",
-                    "type",
-                    || (
-                        __rt::Value::from("object"),
-                        __rt::Value::from(__rt::type_name(value)),
-                        ::std::format!(
-                            "expected {}, found {}", "object", __rt::type_name(value)
-                        ),
-                    ),
-                );
-        }
-        if let __rt::Value::Object(map_20) = value {
-            if !map_20.contains_key("type") {
-                errors
-                    .fail(
-                        at,
-                        "/$defs/Square/required",
-                        "required",
-                        || (
-                            __rt::Value::from("type"),
-                            __rt::Value::Null,
-                            ::std::string::String::from(
-                                "missing required property `type`",
-                            ),
-                        ),
-                    );
-            }
-            if !map_20.contains_key("side") {
-                errors
-                    .fail(
-                        at,
-                        "/$defs/Square/required",
-                        "required",
-                        || (
-                            __rt::Value::from("side"),
-                            __rt::Value::Null,
-                            ::std::string::String::from(
-                                "missing required property `side`",
-                            ),
-                        ),
-                    );
-            }
-            if let ::core::option::Option::Some(v_21) = map_20.get("type") {
+            if let ::core::option::Option::Some(v_21) = map_15.get("type") {
                 let at_21 = &at.key("type");
                 if !(v_21.is_string()) {
                     errors
                         .fail(
                             at_21,
-                            "/$defs/Square/properties/type/type",
+                            "/$defs/Circle/properties/type/type",
                             "type",
                             || (
                                 __rt::Value::from("string"),
@@ -722,171 +638,17 @@ pub mod validate {
                             ),
                         );
                 }
-                if !(matches!(v_21, __rt::Value::String(s) if s == "square")) {
+                if !(matches!(v_21, __rt::Value::String(s) if s == "circle")) {
                     errors
                         .fail(
                             at_21,
-                            "/$defs/Square/properties/type/const",
+                            "/$defs/Circle/properties/type/const",
                             "const",
                             || (
-                                __rt::Value::from("square"),
+                                __rt::Value::from("circle"),
                                 __rt::summary(v_21),
                                 ::std::string::String::from(
-                                    "value does not equal the constant \"square\"",
-                                ),
-                            ),
-                        );
-                }
-            }
-            if let ::core::option::Option::Some(v_26) = map_20.get("side") {
-                let at_26 = &at.key("side");
-                if !(v_26.is_number()) {
-                    errors
-                        .fail(
-                            at_26,
-                            "/$defs/Square/properties/side/type",
-                            "type",
-                            || (
-                                __rt::Value::from("number"),
-                                __rt::Value::from(__rt::type_name(v_26)),
-                                ::std::format!(
-                                    "expected {}, found {}", "number", __rt::type_name(v_26)
-                                ),
-                            ),
-                        );
-                }
-                if let __rt::Value::Number(n_30) = v_26 {
-                    if __rt::number_lt(n_30, __rt::Bound::U(0)) {
-                        errors
-                            .fail(
-                                at_26,
-                                "/$defs/Square/properties/side/minimum",
-                                "minimum",
-                                || (
-                                    __rt::Value::from(0u64),
-                                    __rt::number_value(n_30),
-                                    ::std::format!("{} is less than the minimum 0", n_30),
-                                ),
-                            );
-                    }
-                }
-            }
-        }
-    }
-    /// Validates a JSON value against definition `Outcome` (`/$defs/Outcome` in `unions.json`), returning every violation.
-    ///
-    /// # Errors
-    ///
-    /// Every violation found (never an empty list).
-    pub fn outcome(
-        value: &__rt::Value,
-    ) -> ::core::result::Result<(), ::std::vec::Vec<__rt::ValidationError>> {
-        __rt::validate_with(value, outcome_at)
-    }
-    /// Walker of definition `Outcome`: validates `value`, found at `at`, recording violations in `errors`.
-    pub fn outcome_at(
-        value: &__rt::Value,
-        at: &__rt::Location<'_>,
-        errors: &mut __rt::Collector,
-    ) {
-        match __pick_38(value) {
-            ::core::option::Option::Some((index, checked)) => {
-                if !checked {
-                    __UNION_38[index](value, at, errors);
-                }
-            }
-            ::core::option::Option::None => {
-                errors
-                    .fail(
-                        at,
-                        "/$defs/Outcome/anyOf",
-                        "anyOf",
-                        || (
-                            __rt::Value::from(2u64),
-                            __rt::Value::from(__rt::type_name(value)),
-                            ::std::string::String::from(
-                                "value matches none of the 2 alternatives",
-                            ),
-                        ),
-                    );
-            }
-        }
-    }
-    /// The branch of union `Outcome` that `value` belongs to (its index in the schema's `anyOf` / `oneOf`), or `None` when no branch is plausible.
-    ///
-    /// Algorithm (pure, no allocation):
-    /// 1. when every object branch has a property with a constant value (`const` or
-    ///    `enum`) at the same name, with distinct values, and the value carries one of
-    ///    them, that branch;
-    /// 2. otherwise the branches whose JSON type matches, whose required properties are
-    ///    present and whose constant properties, when present, hold an allowed value;
-    /// 3. if one is left, it; if several, the most specific branch that accepts the value
-    ///    (most of the value's members declared by the branch, then most required
-    ///    properties, then schema order), or the most specific one if none accepts it;
-    /// 4. `None` when no branch is plausible.
-    pub fn select_outcome(value: &__rt::Value) -> ::core::option::Option<usize> {
-        __pick_38(value).map(|(index, _)| index)
-    }
-    /// Validates a JSON value against definition `Base` (`/$defs/Base` in `unions.json`), returning every violation.
-    ///
-    /// # Errors
-    ///
-    /// Every violation found (never an empty list).
-    pub fn base(
-        value: &__rt::Value,
-    ) -> ::core::result::Result<(), ::std::vec::Vec<__rt::ValidationError>> {
-        __rt::validate_with(value, base_at)
-    }
-    /// Walker of definition `Base`: validates `value`, found at `at`, recording violations in `errors`.
-    pub fn base_at(
-        value: &__rt::Value,
-        at: &__rt::Location<'_>,
-        errors: &mut __rt::Collector,
-    ) {
-        if !(value.is_object()) {
-            errors
-                .fail(
-                    at,
-                    "/$defs/Base/type",
-                    "type",
-                    || (
-                        __rt::Value::from("object"),
-                        __rt::Value::from(__rt::type_name(value)),
-                        ::std::format!(
-                            "expected {}, found {}", "object", __rt::type_name(value)
-                        ),
-                    ),
-                );
-        }
-        if let __rt::Value::Object(map_39) = value {
-            if !map_39.contains_key("status") {
-                errors
-                    .fail(
-                        at,
-                        "/$defs/Base/required",
-                        "required",
-                        || (
-                            __rt::Value::from("status"),
-                            __rt::Value::Null,
-                            ::std::string::String::from(
-                                "missing required property `status`",
-                            ),
-                        ),
-                    );
-            }
-            if let ::core::option::Option::Some(v_40) = map_39.get("status") {
-                let at_40 = &at.key("status");
-                if !(v_40.is_string()) {
-                    errors
-                        .fail(
-                            at_40,
-                            "/$defs/Base/properties/status/type",
-                            "type",
-                            || (
-                                __rt::Value::from("string"),
-                                __rt::Value::from(__rt::type_name(v_40)),
-                                ::std::format!(
-                                    "expected {}, found {}", "string", __rt::type_name(v_40)
+                                    "value does not equal the constant \"circle\"",
                                 ),
                             ),
                         );
@@ -925,8 +687,8 @@ pub mod validate {
                     ),
                 );
         }
-        if let __rt::Value::Object(map_53) = value {
-            if !map_53.contains_key("status") {
+        if let __rt::Value::Object(map_29) = value {
+            if !map_29.contains_key("status") {
                 errors
                     .fail(
                         at,
@@ -941,7 +703,7 @@ pub mod validate {
                         ),
                     );
             }
-            if !map_53.contains_key("details") {
+            if !map_29.contains_key("details") {
                 errors
                     .fail(
                         at,
@@ -956,55 +718,37 @@ pub mod validate {
                         ),
                     );
             }
-            if let ::core::option::Option::Some(v_54) = map_53.get("status") {
-                let at_54 = &at.key("status");
-                if !(v_54.is_string()) {
+            if let ::core::option::Option::Some(v_30) = map_29.get("details") {
+                let at_30 = &at.key("details");
+                if !(v_30.is_array()) {
                     errors
                         .fail(
-                            at_54,
-                            "/$defs/Detailed/properties/status/type",
-                            "type",
-                            || (
-                                __rt::Value::from("string"),
-                                __rt::Value::from(__rt::type_name(v_54)),
-                                ::std::format!(
-                                    "expected {}, found {}", "string", __rt::type_name(v_54)
-                                ),
-                            ),
-                        );
-                }
-            }
-            if let ::core::option::Option::Some(v_59) = map_53.get("details") {
-                let at_59 = &at.key("details");
-                if !(v_59.is_array()) {
-                    errors
-                        .fail(
-                            at_59,
+                            at_30,
                             "/$defs/Detailed/properties/details/type",
                             "type",
                             || (
                                 __rt::Value::from("array"),
-                                __rt::Value::from(__rt::type_name(v_59)),
+                                __rt::Value::from(__rt::type_name(v_30)),
                                 ::std::format!(
-                                    "expected {}, found {}", "array", __rt::type_name(v_59)
+                                    "expected {}, found {}", "array", __rt::type_name(v_30)
                                 ),
                             ),
                         );
                 }
-                if let __rt::Value::Array(items_61) = v_59 {
-                    for (index_61, v_61) in items_61.iter().enumerate() {
-                        let at_61 = &at_59.index(index_61);
-                        if !(v_61.is_string()) {
+                if let __rt::Value::Array(items_32) = v_30 {
+                    for (index_32, v_32) in items_32.iter().enumerate() {
+                        let at_32 = &at_30.index(index_32);
+                        if !(v_32.is_string()) {
                             errors
                                 .fail(
-                                    at_61,
+                                    at_32,
                                     "/$defs/Detailed/properties/details/items/type",
                                     "type",
                                     || (
                                         __rt::Value::from("string"),
-                                        __rt::Value::from(__rt::type_name(v_61)),
+                                        __rt::Value::from(__rt::type_name(v_32)),
                                         ::std::format!(
-                                            "expected {}, found {}", "string", __rt::type_name(v_61)
+                                            "expected {}, found {}", "string", __rt::type_name(v_32)
                                         ),
                                     ),
                                 );
@@ -1012,61 +756,25 @@ pub mod validate {
                     }
                 }
             }
-        }
-    }
-    /// Validates a JSON value against definition `Scalar` (`/$defs/Scalar` in `unions.json`), returning every violation.
-    ///
-    /// # Errors
-    ///
-    /// Every violation found (never an empty list).
-    pub fn scalar(
-        value: &__rt::Value,
-    ) -> ::core::result::Result<(), ::std::vec::Vec<__rt::ValidationError>> {
-        __rt::validate_with(value, scalar_at)
-    }
-    /// Walker of definition `Scalar`: validates `value`, found at `at`, recording violations in `errors`.
-    pub fn scalar_at(
-        value: &__rt::Value,
-        at: &__rt::Location<'_>,
-        errors: &mut __rt::Collector,
-    ) {
-        match __pick_75(value) {
-            ::core::option::Option::Some((index, checked)) => {
-                if !checked {
-                    __UNION_75[index](value, at, errors);
+            if let ::core::option::Option::Some(v_39) = map_29.get("status") {
+                let at_39 = &at.key("status");
+                if !(v_39.is_string()) {
+                    errors
+                        .fail(
+                            at_39,
+                            "/$defs/Detailed/properties/status/type",
+                            "type",
+                            || (
+                                __rt::Value::from("string"),
+                                __rt::Value::from(__rt::type_name(v_39)),
+                                ::std::format!(
+                                    "expected {}, found {}", "string", __rt::type_name(v_39)
+                                ),
+                            ),
+                        );
                 }
             }
-            ::core::option::Option::None => {
-                errors
-                    .fail(
-                        at,
-                        "/$defs/Scalar/anyOf",
-                        "anyOf",
-                        || (
-                            __rt::Value::from(3u64),
-                            __rt::Value::from(__rt::type_name(value)),
-                            ::std::string::String::from(
-                                "value matches none of the 3 alternatives",
-                            ),
-                        ),
-                    );
-            }
         }
-    }
-    /// The branch of union `Scalar` that `value` belongs to (its index in the schema's `anyOf` / `oneOf`), or `None` when no branch is plausible.
-    ///
-    /// Algorithm (pure, no allocation):
-    /// 1. when every object branch has a property with a constant value (`const` or
-    ///    `enum`) at the same name, with distinct values, and the value carries one of
-    ///    them, that branch;
-    /// 2. otherwise the branches whose JSON type matches, whose required properties are
-    ///    present and whose constant properties, when present, hold an allowed value;
-    /// 3. if one is left, it; if several, the most specific branch that accepts the value
-    ///    (most of the value's members declared by the branch, then most required
-    ///    properties, then schema order), or the most specific one if none accepts it;
-    /// 4. `None` when no branch is plausible.
-    pub fn select_scalar(value: &__rt::Value) -> ::core::option::Option<usize> {
-        __pick_75(value).map(|(index, _)| index)
     }
     /// Validates a JSON value against definition `Drawing` (`/$defs/Drawing` in `unions.json`), returning every violation.
     ///
@@ -1099,8 +807,8 @@ pub mod validate {
                     ),
                 );
         }
-        if let __rt::Value::Object(map_88) = value {
-            if !map_88.contains_key("main") {
+        if let __rt::Value::Object(map_47) = value {
+            if !map_47.contains_key("main") {
                 errors
                     .fail(
                         at,
@@ -1115,32 +823,324 @@ pub mod validate {
                         ),
                     );
             }
-            if let ::core::option::Option::Some(v_89) = map_88.get("main") {
-                let at_89 = &at.key("main");
-                drawing_main_at(v_89, at_89, errors);
+            if let ::core::option::Option::Some(v_48) = map_47.get("main") {
+                let at_48 = &at.key("main");
+                drawing_main_at(v_48, at_48, errors);
             }
-            if let ::core::option::Option::Some(v_94) = map_88.get("others") {
-                let at_94 = &at.key("others");
-                if !(v_94.is_array()) {
+            if let ::core::option::Option::Some(v_53) = map_47.get("others") {
+                let at_53 = &at.key("others");
+                if !(v_53.is_array()) {
                     errors
                         .fail(
-                            at_94,
+                            at_53,
                             "/$defs/Drawing/properties/others/type",
                             "type",
                             || (
                                 __rt::Value::from("array"),
-                                __rt::Value::from(__rt::type_name(v_94)),
+                                __rt::Value::from(__rt::type_name(v_53)),
                                 ::std::format!(
-                                    "expected {}, found {}", "array", __rt::type_name(v_94)
+                                    "expected {}, found {}", "array", __rt::type_name(v_53)
                                 ),
                             ),
                         );
                 }
-                if let __rt::Value::Array(items_96) = v_94 {
-                    for (index_96, v_96) in items_96.iter().enumerate() {
-                        let at_96 = &at_94.index(index_96);
-                        shape_at(v_96, at_96, errors);
+                if let __rt::Value::Array(items_55) = v_53 {
+                    for (index_55, v_55) in items_55.iter().enumerate() {
+                        let at_55 = &at_53.index(index_55);
+                        shape_at(v_55, at_55, errors);
                     }
+                }
+            }
+        }
+    }
+    /// Validates a JSON value against definition `Outcome` (`/$defs/Outcome` in `unions.json`), returning every violation.
+    ///
+    /// # Errors
+    ///
+    /// Every violation found (never an empty list).
+    pub fn outcome(
+        value: &__rt::Value,
+    ) -> ::core::result::Result<(), ::std::vec::Vec<__rt::ValidationError>> {
+        __rt::validate_with(value, outcome_at)
+    }
+    /// Walker of definition `Outcome`: validates `value`, found at `at`, recording violations in `errors`.
+    pub fn outcome_at(
+        value: &__rt::Value,
+        at: &__rt::Location<'_>,
+        errors: &mut __rt::Collector,
+    ) {
+        match __pick_69(value) {
+            ::core::option::Option::Some((index, checked)) => {
+                if !checked {
+                    __UNION_69[index](value, at, errors);
+                }
+            }
+            ::core::option::Option::None => {
+                errors
+                    .fail(
+                        at,
+                        "/$defs/Outcome/anyOf",
+                        "anyOf",
+                        || (
+                            __rt::Value::from(2u64),
+                            __rt::Value::from(__rt::type_name(value)),
+                            ::std::string::String::from(
+                                "value matches none of the 2 alternatives",
+                            ),
+                        ),
+                    );
+            }
+        }
+    }
+    /// The branch of union `Outcome` that `value` belongs to (its index in the schema's `anyOf` / `oneOf`), or `None` when no branch is plausible.
+    ///
+    /// Algorithm (pure, no allocation):
+    /// 1. when every object branch has a property with a constant value (`const` or
+    ///    `enum`) at the same name, with distinct values, and the value carries one of
+    ///    them, that branch;
+    /// 2. otherwise the branches whose JSON type matches, whose required properties are
+    ///    present and whose constant properties, when present, hold an allowed value;
+    /// 3. if one is left, it; if several, the most specific branch that accepts the value
+    ///    (most of the value's members declared by the branch, then most required
+    ///    properties, then schema order), or the most specific one if none accepts it;
+    /// 4. `None` when no branch is plausible.
+    pub fn select_outcome(value: &__rt::Value) -> ::core::option::Option<usize> {
+        __pick_69(value).map(|(index, _)| index)
+    }
+    /// Validates a JSON value against definition `Scalar` (`/$defs/Scalar` in `unions.json`), returning every violation.
+    ///
+    /// # Errors
+    ///
+    /// Every violation found (never an empty list).
+    pub fn scalar(
+        value: &__rt::Value,
+    ) -> ::core::result::Result<(), ::std::vec::Vec<__rt::ValidationError>> {
+        __rt::validate_with(value, scalar_at)
+    }
+    /// Walker of definition `Scalar`: validates `value`, found at `at`, recording violations in `errors`.
+    pub fn scalar_at(
+        value: &__rt::Value,
+        at: &__rt::Location<'_>,
+        errors: &mut __rt::Collector,
+    ) {
+        match __pick_74(value) {
+            ::core::option::Option::Some((index, checked)) => {
+                if !checked {
+                    __UNION_74[index](value, at, errors);
+                }
+            }
+            ::core::option::Option::None => {
+                errors
+                    .fail(
+                        at,
+                        "/$defs/Scalar/anyOf",
+                        "anyOf",
+                        || (
+                            __rt::Value::from(3u64),
+                            __rt::Value::from(__rt::type_name(value)),
+                            ::std::string::String::from(
+                                "value matches none of the 3 alternatives",
+                            ),
+                        ),
+                    );
+            }
+        }
+    }
+    /// The branch of union `Scalar` that `value` belongs to (its index in the schema's `anyOf` / `oneOf`), or `None` when no branch is plausible.
+    ///
+    /// Algorithm (pure, no allocation):
+    /// 1. when every object branch has a property with a constant value (`const` or
+    ///    `enum`) at the same name, with distinct values, and the value carries one of
+    ///    them, that branch;
+    /// 2. otherwise the branches whose JSON type matches, whose required properties are
+    ///    present and whose constant properties, when present, hold an allowed value;
+    /// 3. if one is left, it; if several, the most specific branch that accepts the value
+    ///    (most of the value's members declared by the branch, then most required
+    ///    properties, then schema order), or the most specific one if none accepts it;
+    /// 4. `None` when no branch is plausible.
+    pub fn select_scalar(value: &__rt::Value) -> ::core::option::Option<usize> {
+        __pick_74(value).map(|(index, _)| index)
+    }
+    /// Validates a JSON value against definition `Shape` (`/$defs/Shape` in `unions.json`), returning every violation.
+    ///
+    /// # Errors
+    ///
+    /// Every violation found (never an empty list).
+    pub fn shape(
+        value: &__rt::Value,
+    ) -> ::core::result::Result<(), ::std::vec::Vec<__rt::ValidationError>> {
+        __rt::validate_with(value, shape_at)
+    }
+    /// Walker of definition `Shape`: validates `value`, found at `at`, recording violations in `errors`.
+    pub fn shape_at(
+        value: &__rt::Value,
+        at: &__rt::Location<'_>,
+        errors: &mut __rt::Collector,
+    ) {
+        match __pick_91(value) {
+            ::core::option::Option::Some((index, checked)) => {
+                if !checked {
+                    __UNION_91[index](value, at, errors);
+                }
+            }
+            ::core::option::Option::None => {
+                errors
+                    .fail(
+                        at,
+                        "/$defs/Shape/anyOf",
+                        "anyOf",
+                        || (
+                            __rt::json_literal("[\"circle\",\"square\"]"),
+                            __rt::Value::from(__rt::type_name(value)),
+                            ::std::string::String::from(
+                                "value matches none of the 2 alternatives (property `type` selects one)",
+                            ),
+                        ),
+                    );
+            }
+        }
+    }
+    /// The branch of union `Shape` that `value` belongs to (its index in the schema's `anyOf` / `oneOf`), or `None` when no branch is plausible.
+    ///
+    /// Algorithm (pure, no allocation):
+    /// 1. when every object branch has a property with a constant value (`const` or
+    ///    `enum`) at the same name, with distinct values, and the value carries one of
+    ///    them, that branch;
+    /// 2. otherwise the branches whose JSON type matches, whose required properties are
+    ///    present and whose constant properties, when present, hold an allowed value;
+    /// 3. if one is left, it; if several, the most specific branch that accepts the value
+    ///    (most of the value's members declared by the branch, then most required
+    ///    properties, then schema order), or the most specific one if none accepts it;
+    /// 4. `None` when no branch is plausible.
+    pub fn select_shape(value: &__rt::Value) -> ::core::option::Option<usize> {
+        __pick_91(value).map(|(index, _)| index)
+    }
+    /// Validates a JSON value against definition `Square` (`/$defs/Square` in `unions.json`), returning every violation.
+    ///
+    /// # Errors
+    ///
+    /// Every violation found (never an empty list).
+    pub fn square(
+        value: &__rt::Value,
+    ) -> ::core::result::Result<(), ::std::vec::Vec<__rt::ValidationError>> {
+        __rt::validate_with(value, square_at)
+    }
+    /// Walker of definition `Square`: validates `value`, found at `at`, recording violations in `errors`.
+    pub fn square_at(
+        value: &__rt::Value,
+        at: &__rt::Location<'_>,
+        errors: &mut __rt::Collector,
+    ) {
+        if !(value.is_object()) {
+            errors
+                .fail(
+                    at,
+                    "/$defs/Square/type",
+                    "type",
+                    || (
+                        __rt::Value::from("object"),
+                        __rt::Value::from(__rt::type_name(value)),
+                        ::std::format!(
+                            "expected {}, found {}", "object", __rt::type_name(value)
+                        ),
+                    ),
+                );
+        }
+        if let __rt::Value::Object(map_92) = value {
+            if !map_92.contains_key("type") {
+                errors
+                    .fail(
+                        at,
+                        "/$defs/Square/required",
+                        "required",
+                        || (
+                            __rt::Value::from("type"),
+                            __rt::Value::Null,
+                            ::std::string::String::from(
+                                "missing required property `type`",
+                            ),
+                        ),
+                    );
+            }
+            if !map_92.contains_key("side") {
+                errors
+                    .fail(
+                        at,
+                        "/$defs/Square/required",
+                        "required",
+                        || (
+                            __rt::Value::from("side"),
+                            __rt::Value::Null,
+                            ::std::string::String::from(
+                                "missing required property `side`",
+                            ),
+                        ),
+                    );
+            }
+            if let ::core::option::Option::Some(v_93) = map_92.get("side") {
+                let at_93 = &at.key("side");
+                if !(v_93.is_number()) {
+                    errors
+                        .fail(
+                            at_93,
+                            "/$defs/Square/properties/side/type",
+                            "type",
+                            || (
+                                __rt::Value::from("number"),
+                                __rt::Value::from(__rt::type_name(v_93)),
+                                ::std::format!(
+                                    "expected {}, found {}", "number", __rt::type_name(v_93)
+                                ),
+                            ),
+                        );
+                }
+                if let __rt::Value::Number(n_97) = v_93 {
+                    if __rt::number_lt(n_97, __rt::Bound::U(0)) {
+                        errors
+                            .fail(
+                                at_93,
+                                "/$defs/Square/properties/side/minimum",
+                                "minimum",
+                                || (
+                                    __rt::Value::from(0u64),
+                                    __rt::number_value(n_97),
+                                    ::std::format!("{} is less than the minimum 0", n_97),
+                                ),
+                            );
+                    }
+                }
+            }
+            if let ::core::option::Option::Some(v_98) = map_92.get("type") {
+                let at_98 = &at.key("type");
+                if !(v_98.is_string()) {
+                    errors
+                        .fail(
+                            at_98,
+                            "/$defs/Square/properties/type/type",
+                            "type",
+                            || (
+                                __rt::Value::from("string"),
+                                __rt::Value::from(__rt::type_name(v_98)),
+                                ::std::format!(
+                                    "expected {}, found {}", "string", __rt::type_name(v_98)
+                                ),
+                            ),
+                        );
+                }
+                if !(matches!(v_98, __rt::Value::String(s) if s == "square")) {
+                    errors
+                        .fail(
+                            at_98,
+                            "/$defs/Square/properties/type/const",
+                            "const",
+                            || (
+                                __rt::Value::from("square"),
+                                __rt::summary(v_98),
+                                ::std::string::String::from(
+                                    "value does not equal the constant \"square\"",
+                                ),
+                            ),
+                        );
                 }
             }
         }
@@ -1218,8 +1218,160 @@ pub mod validate {
     pub fn select_drawing_main(value: &__rt::Value) -> ::core::option::Option<usize> {
         __pick_110(value).map(|(index, _)| index)
     }
-    const __UNION_5: [__rt::Walker; 2usize] = [circle_at, square_at];
-    fn __pick_5(value: &__rt::Value) -> ::core::option::Option<(usize, bool)> {
+    const __UNION_69: [__rt::Walker; 2usize] = [base_at, detailed_at];
+    fn __pick_69(value: &__rt::Value) -> ::core::option::Option<(usize, bool)> {
+        let mut candidates = [(0usize, 0usize, 0usize); 2usize];
+        let mut found = 0;
+        if matches!(value, __rt::Value::Object(map) if map.contains_key("status")) {
+            candidates[found] = (
+                match value {
+                    __rt::Value::Object(map) => {
+                        map.keys().filter(|k| matches!(k.as_str(), "status")).count()
+                    }
+                    _ => 0,
+                },
+                1usize,
+                0usize,
+            );
+            found += 1;
+        }
+        if matches!(
+            value, __rt::Value::Object(map) if map.contains_key("details") && map
+            .contains_key("status")
+        ) {
+            candidates[found] = (
+                match value {
+                    __rt::Value::Object(map) => {
+                        map.keys()
+                            .filter(|k| matches!(k.as_str(), "details" | "status"))
+                            .count()
+                    }
+                    _ => 0,
+                },
+                2usize,
+                1usize,
+            );
+            found += 1;
+        }
+        let candidates = &mut candidates[..found];
+        match candidates.len() {
+            0 => return ::core::option::Option::None,
+            1 => return ::core::option::Option::Some((candidates[0].2, false)),
+            _ => {}
+        }
+        candidates
+            .sort_unstable_by(|a, b| {
+                b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2))
+            });
+        for candidate in candidates.iter() {
+            if __rt::accepts(value, __UNION_69[candidate.2]) {
+                return ::core::option::Option::Some((candidate.2, true));
+            }
+        }
+        ::core::option::Option::Some((candidates[0].2, false))
+    }
+    fn __branch_74_0(
+        value: &__rt::Value,
+        at: &__rt::Location<'_>,
+        errors: &mut __rt::Collector,
+    ) {
+        if !(value.is_string()) {
+            errors
+                .fail(
+                    at,
+                    "/$defs/Scalar/anyOf/0/type",
+                    "type",
+                    || (
+                        __rt::Value::from("string"),
+                        __rt::Value::from(__rt::type_name(value)),
+                        ::std::format!(
+                            "expected {}, found {}", "string", __rt::type_name(value)
+                        ),
+                    ),
+                );
+        }
+    }
+    fn __branch_74_1(
+        value: &__rt::Value,
+        at: &__rt::Location<'_>,
+        errors: &mut __rt::Collector,
+    ) {
+        if !(matches!(value, __rt::Value::Number(n) if __rt::is_integer(n))) {
+            errors
+                .fail(
+                    at,
+                    "/$defs/Scalar/anyOf/1/type",
+                    "type",
+                    || (
+                        __rt::Value::from("integer"),
+                        __rt::Value::from(__rt::type_name(value)),
+                        ::std::format!(
+                            "expected {}, found {}", "integer", __rt::type_name(value)
+                        ),
+                    ),
+                );
+        }
+    }
+    fn __branch_74_2(
+        value: &__rt::Value,
+        at: &__rt::Location<'_>,
+        errors: &mut __rt::Collector,
+    ) {
+        if !(value.is_boolean()) {
+            errors
+                .fail(
+                    at,
+                    "/$defs/Scalar/anyOf/2/type",
+                    "type",
+                    || (
+                        __rt::Value::from("boolean"),
+                        __rt::Value::from(__rt::type_name(value)),
+                        ::std::format!(
+                            "expected {}, found {}", "boolean", __rt::type_name(value)
+                        ),
+                    ),
+                );
+        }
+    }
+    const __UNION_74: [__rt::Walker; 3usize] = [
+        __branch_74_0,
+        __branch_74_1,
+        __branch_74_2,
+    ];
+    fn __pick_74(value: &__rt::Value) -> ::core::option::Option<(usize, bool)> {
+        let mut candidates = [(0usize, 0usize, 0usize); 3usize];
+        let mut found = 0;
+        if value.is_string() {
+            candidates[found] = (0, 0usize, 0usize);
+            found += 1;
+        }
+        if matches!(value, __rt::Value::Number(n) if __rt::is_integer(n)) {
+            candidates[found] = (0, 0usize, 1usize);
+            found += 1;
+        }
+        if value.is_boolean() {
+            candidates[found] = (0, 0usize, 2usize);
+            found += 1;
+        }
+        let candidates = &mut candidates[..found];
+        match candidates.len() {
+            0 => return ::core::option::Option::None,
+            1 => return ::core::option::Option::Some((candidates[0].2, false)),
+            _ => {}
+        }
+        candidates
+            .sort_unstable_by(|a, b| {
+                b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2))
+            });
+        for candidate in candidates.iter() {
+            if __rt::accepts(value, __UNION_74[candidate.2]) {
+                return ::core::option::Option::Some((candidate.2, true));
+            }
+        }
+        ::core::option::Option::Some((candidates[0].2, false))
+    }
+    const __UNION_91: [__rt::Walker; 2usize] = [circle_at, square_at];
+    fn __pick_91(value: &__rt::Value) -> ::core::option::Option<(usize, bool)> {
         if let __rt::Value::Object(map) = value {
             if let ::core::option::Option::Some(__rt::Value::String(tag)) = map
                 .get("type")
@@ -1282,159 +1434,7 @@ pub mod validate {
                 b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2))
             });
         for candidate in candidates.iter() {
-            if __rt::accepts(value, __UNION_5[candidate.2]) {
-                return ::core::option::Option::Some((candidate.2, true));
-            }
-        }
-        ::core::option::Option::Some((candidates[0].2, false))
-    }
-    const __UNION_38: [__rt::Walker; 2usize] = [base_at, detailed_at];
-    fn __pick_38(value: &__rt::Value) -> ::core::option::Option<(usize, bool)> {
-        let mut candidates = [(0usize, 0usize, 0usize); 2usize];
-        let mut found = 0;
-        if matches!(value, __rt::Value::Object(map) if map.contains_key("status")) {
-            candidates[found] = (
-                match value {
-                    __rt::Value::Object(map) => {
-                        map.keys().filter(|k| matches!(k.as_str(), "status")).count()
-                    }
-                    _ => 0,
-                },
-                1usize,
-                0usize,
-            );
-            found += 1;
-        }
-        if matches!(
-            value, __rt::Value::Object(map) if map.contains_key("details") && map
-            .contains_key("status")
-        ) {
-            candidates[found] = (
-                match value {
-                    __rt::Value::Object(map) => {
-                        map.keys()
-                            .filter(|k| matches!(k.as_str(), "details" | "status"))
-                            .count()
-                    }
-                    _ => 0,
-                },
-                2usize,
-                1usize,
-            );
-            found += 1;
-        }
-        let candidates = &mut candidates[..found];
-        match candidates.len() {
-            0 => return ::core::option::Option::None,
-            1 => return ::core::option::Option::Some((candidates[0].2, false)),
-            _ => {}
-        }
-        candidates
-            .sort_unstable_by(|a, b| {
-                b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2))
-            });
-        for candidate in candidates.iter() {
-            if __rt::accepts(value, __UNION_38[candidate.2]) {
-                return ::core::option::Option::Some((candidate.2, true));
-            }
-        }
-        ::core::option::Option::Some((candidates[0].2, false))
-    }
-    fn __branch_75_0(
-        value: &__rt::Value,
-        at: &__rt::Location<'_>,
-        errors: &mut __rt::Collector,
-    ) {
-        if !(value.is_string()) {
-            errors
-                .fail(
-                    at,
-                    "/$defs/Scalar/anyOf/0/type",
-                    "type",
-                    || (
-                        __rt::Value::from("string"),
-                        __rt::Value::from(__rt::type_name(value)),
-                        ::std::format!(
-                            "expected {}, found {}", "string", __rt::type_name(value)
-                        ),
-                    ),
-                );
-        }
-    }
-    fn __branch_75_1(
-        value: &__rt::Value,
-        at: &__rt::Location<'_>,
-        errors: &mut __rt::Collector,
-    ) {
-        if !(matches!(value, __rt::Value::Number(n) if __rt::is_integer(n))) {
-            errors
-                .fail(
-                    at,
-                    "/$defs/Scalar/anyOf/1/type",
-                    "type",
-                    || (
-                        __rt::Value::from("integer"),
-                        __rt::Value::from(__rt::type_name(value)),
-                        ::std::format!(
-                            "expected {}, found {}", "integer", __rt::type_name(value)
-                        ),
-                    ),
-                );
-        }
-    }
-    fn __branch_75_2(
-        value: &__rt::Value,
-        at: &__rt::Location<'_>,
-        errors: &mut __rt::Collector,
-    ) {
-        if !(value.is_boolean()) {
-            errors
-                .fail(
-                    at,
-                    "/$defs/Scalar/anyOf/2/type",
-                    "type",
-                    || (
-                        __rt::Value::from("boolean"),
-                        __rt::Value::from(__rt::type_name(value)),
-                        ::std::format!(
-                            "expected {}, found {}", "boolean", __rt::type_name(value)
-                        ),
-                    ),
-                );
-        }
-    }
-    const __UNION_75: [__rt::Walker; 3usize] = [
-        __branch_75_0,
-        __branch_75_1,
-        __branch_75_2,
-    ];
-    fn __pick_75(value: &__rt::Value) -> ::core::option::Option<(usize, bool)> {
-        let mut candidates = [(0usize, 0usize, 0usize); 3usize];
-        let mut found = 0;
-        if value.is_string() {
-            candidates[found] = (0, 0usize, 0usize);
-            found += 1;
-        }
-        if matches!(value, __rt::Value::Number(n) if __rt::is_integer(n)) {
-            candidates[found] = (0, 0usize, 1usize);
-            found += 1;
-        }
-        if value.is_boolean() {
-            candidates[found] = (0, 0usize, 2usize);
-            found += 1;
-        }
-        let candidates = &mut candidates[..found];
-        match candidates.len() {
-            0 => return ::core::option::Option::None,
-            1 => return ::core::option::Option::Some((candidates[0].2, false)),
-            _ => {}
-        }
-        candidates
-            .sort_unstable_by(|a, b| {
-                b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2))
-            });
-        for candidate in candidates.iter() {
-            if __rt::accepts(value, __UNION_75[candidate.2]) {
+            if __rt::accepts(value, __UNION_91[candidate.2]) {
                 return ::core::option::Option::Some((candidate.2, true));
             }
         }
