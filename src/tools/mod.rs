@@ -1,1 +1,59 @@
 //! Tool execution: request limits, timeouts and the response envelope.
+//!
+//! The server loop calls a [`ToolRunner`] for each `tools/call`:
+//!
+//! 1. [`ToolRunner::prepare`] checks the request limits on the raw arguments before any
+//!    handler runs: every array longer than `toolArrayLimits[tool]` / `maxArraySize`
+//!    (`ARRAY_TOO_LARGE`, all violations with their JSON Pointers) and nesting deeper than
+//!    `maxDepth` (`VALIDATION_FAILED`), without recursion.
+//! 2. The server may consult its result cache with [`PreparedCall::arguments`] when the
+//!    tool's [`ToolEntry::cacheable`] is set, and answer a hit with
+//!    [`ToolRunner::render_cached`].
+//! 3. [`ToolRunner::execute`] runs the handler (async, or blocking on the blocking pool)
+//!    under its timeout (`toolOverrides` > `toolTimeouts[category]` > `defaultTimeoutMs`) and
+//!    the client's cancel, and renders the `CallToolResult` (see [`envelope`](self)) within
+//!    `maxResponseBytes` for the response line. A success of a cacheable tool carries its
+//!    output in [`ToolCallResult::cacheable_output`] for the cache to store.
+//!
+//! [`ToolRunner::call`] does 1 and 3. The outcome is either a result to send or
+//! [`CallOutcome::Cancelled`]: send nothing.
+//!
+//! ```
+//! # tokio_test::block_on(async {
+//! use serde_json::json;
+//! use typed_mcp::generated::limits::Limits;
+//! use typed_mcp::tools::{CallOptions, CallOutcome, ToolArguments, ToolEntry, ToolHandler, ToolRunner};
+//!
+//! let runner = ToolRunner::new(&Limits::default());
+//! let entry = ToolEntry::new(ToolHandler::from_async(|_context, arguments| async move {
+//!     Ok(json!({ "echo": arguments }))
+//! }));
+//! let outcome = runner
+//!     .call("echo", &entry, ToolArguments::Raw(br#"{"x":1}"#), CallOptions::with_line_overhead(40))
+//!     .await;
+//! let CallOutcome::Respond(result) = outcome else { panic!("not cancelled") };
+//! let json: serde_json::Value = serde_json::from_str(result.json.get()).unwrap();
+//! assert_eq!(json["structuredContent"]["data"]["echo"]["x"], 1);
+//! assert_eq!(json["isError"], false);
+//! # });
+//! ```
+
+mod arguments;
+mod envelope;
+mod error;
+mod handler;
+mod policy;
+mod progress;
+mod runner;
+mod stats;
+
+pub use envelope::{ToolCallResult, META_KEY, TRUNCATION_MARKER};
+pub use error::ToolCallError;
+pub use handler::{ToolContext, ToolEntry, ToolFuture, ToolHandler, ToolRegistry, ToolResult};
+pub use policy::{
+    arguments_depth_limit, array_limit, resolve_timeout, ResolvedTimeout, TimeoutSource,
+    ARGUMENTS_DEPTH_OFFSET,
+};
+pub use progress::{ProgressReporter, ProgressSink, ProgressUpdate};
+pub use runner::{CallOptions, CallOutcome, PreparedCall, ToolArguments, ToolRunner};
+pub use stats::RunnerStats;

@@ -1,0 +1,423 @@
+//! The `tools/call` result: a `CallToolResult` whose `structuredContent` is the envelope of
+//! `schema/errors.json`, rendered within the response size limit.
+//!
+//! Shape (RESP-001):
+//!
+//! ```json
+//! {"resultType":"complete",
+//!  "content":[{"type":"text","text":"<human-readable>"}],
+//!  "structuredContent":{"ok":true,"data":...,"meta":{...}},
+//!  "isError":false,
+//!  "_meta":{"io.typed-mcp/meta":{"durationMs":3,"truncated":false,"cached":false}}}
+//! ```
+//!
+//! The same `ResultMeta` appears in the envelope's `meta` and under the prefixed `_meta` key.
+//! Size (RESP-003, RESP-004): the rendering is measured against a byte budget (the response
+//! limit minus the JSON-RPC line around the result). A text output (a JSON string) that does
+//! not fit is cut at a character boundary, with `truncated: true` and `originalSizeBytes`.
+//! Structured output is never cut: when it does not fit even with its text copy shortened, the
+//! answer is a `RESPONSE_TOO_LARGE` error. An error report that does not fit keeps as many
+//! violations as fit, then falls back to a minimal error.
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::generated::errors::{ResultMeta, ToolError, ToolErrorCode, ToolFailure};
+use crate::validation::ValidationError;
+
+/// The `_meta` key the result metadata is published under.
+pub const META_KEY: &str = "io.typed-mcp/meta";
+
+/// Appended to the text of an output cut to fit the response limit.
+pub const TRUNCATION_MARKER: &str = "\n[output truncated to fit the response size limit]";
+
+/// Violations listed one per line in the text content of an error; the rest are counted.
+const TEXT_VIOLATIONS: usize = 10;
+
+/// A rendered `tools/call` result, ready to be the `result` member of the response.
+#[derive(Debug, Clone)]
+pub struct ToolCallResult {
+    /// The `CallToolResult`, as compact JSON.
+    pub json: Box<RawValue>,
+    /// Whether it reports an error (`isError: true`).
+    pub is_error: bool,
+    /// The error code, for errors.
+    pub error_code: Option<ToolErrorCode>,
+    /// The metadata published with it.
+    pub meta: ResultMeta,
+    /// Whether even the smallest rendering exceeds the budget (only possible when the
+    /// request id alone nearly fills the response limit); logged and counted.
+    pub over_budget: bool,
+    /// The tool's output, when the tool is cacheable, the call succeeded and nothing was cut:
+    /// the hook for the result cache, which may store it and later serve it with
+    /// [`ToolRunner::render_cached`](super::ToolRunner::render_cached).
+    pub cacheable_output: Option<Value>,
+}
+
+#[derive(Serialize)]
+struct CallToolResultOut<'a, E> {
+    #[serde(rename = "resultType")]
+    result_type: &'static str,
+    content: [TextContentOut<'a>; 1],
+    #[serde(rename = "structuredContent")]
+    structured_content: &'a E,
+    #[serde(rename = "isError")]
+    is_error: bool,
+    #[serde(rename = "_meta")]
+    meta: MetaOut<'a>,
+}
+
+#[derive(Serialize)]
+struct TextContentOut<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: &'a str,
+}
+
+#[derive(Serialize)]
+struct MetaOut<'a> {
+    #[serde(rename = "io.typed-mcp/meta")]
+    meta: &'a ResultMeta,
+}
+
+#[derive(Serialize)]
+struct SuccessOut<'a> {
+    ok: bool,
+    data: DataOut<'a>,
+    meta: &'a ResultMeta,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum DataOut<'a> {
+    Value(&'a Value),
+    Text(&'a str),
+}
+
+/// A well-formed `INTERNAL` result, used should serializing a result ever fail.
+const SERIALIZATION_FAILED: &str = concat!(
+    r#"{"resultType":"complete","content":[{"type":"text","text":"INTERNAL: "#,
+    r#"the result could not be serialized"}],"structuredContent":{"ok":false,"error":"#,
+    r#"{"code":"INTERNAL","message":"the result could not be serialized","retryable":false}},"#,
+    r#""isError":true}"#
+);
+
+fn to_raw<T: Serialize>(value: &T) -> Box<RawValue> {
+    // Serializing these shapes cannot fail (string keys only, no fallible `Serialize`
+    // impls); should it ever, the failure is logged and answered with an INTERNAL error.
+    serde_json::value::to_raw_value(value).unwrap_or_else(|error| {
+        tracing::error!(%error, "serializing a tool result failed");
+        RawValue::from_string(SERIALIZATION_FAILED.to_owned())
+            .unwrap_or_else(|_| unreachable!("the fallback result is valid JSON"))
+    })
+}
+
+/// Compact JSON text of `value` (used for the text copy of structured output).
+fn to_json_text(value: &Value) -> String {
+    serde_json::to_string(value).unwrap_or_else(|error| {
+        tracing::error!(%error, "serializing a tool output failed");
+        String::new()
+    })
+}
+
+fn render<E: Serialize>(
+    text: &str,
+    envelope: &E,
+    is_error: bool,
+    meta: &ResultMeta,
+) -> Box<RawValue> {
+    to_raw(&CallToolResultOut {
+        result_type: "complete",
+        content: [TextContentOut { kind: "text", text }],
+        structured_content: envelope,
+        is_error,
+        meta: MetaOut { meta },
+    })
+}
+
+/// A `ResultMeta` for a call that took `duration_ms`.
+pub(crate) fn base_meta(duration_ms: u64, cached: bool) -> ResultMeta {
+    ResultMeta {
+        cached: Some(cached),
+        duration_ms,
+        original_size_bytes: None,
+        truncated: Some(false),
+    }
+}
+
+/// Renders a successful call's output within `budget` bytes. The result's
+/// `cacheable_output` is left `None`; the runner fills it in.
+pub(crate) fn render_success(
+    data: &Value,
+    meta: ResultMeta,
+    budget: usize,
+    max_response_bytes: usize,
+) -> ToolCallResult {
+    let text_copy = match data {
+        Value::String(_) => None,
+        other => Some(to_json_text(other)),
+    };
+    let text = text_copy
+        .as_deref()
+        .unwrap_or_else(|| data.as_str().unwrap_or_default());
+    let envelope = SuccessOut {
+        ok: true,
+        data: DataOut::Value(data),
+        meta: &meta,
+    };
+    let json = render(text, &envelope, false, &meta);
+    if json.get().len() <= budget {
+        return success(json, meta);
+    }
+    let original = output_size(data);
+    if let Value::String(text) = data {
+        return truncate_text(text, meta, budget, max_response_bytes, original);
+    }
+    // Structured output is never cut; try again with a short note for the text copy.
+    let note = format!(
+        "The result ({original} bytes of JSON) is in structuredContent; its text copy was \
+         left out to fit the response size limit."
+    );
+    let json = render(&note, &envelope, false, &meta);
+    if json.get().len() <= budget {
+        return success(json, meta);
+    }
+    too_large(meta, budget, max_response_bytes, original)
+}
+
+/// Size of the tool's output as compact JSON, in bytes (`originalSizeBytes`).
+fn output_size(data: &Value) -> u64 {
+    u64::try_from(to_json_text(data).len()).unwrap_or(u64::MAX)
+}
+
+fn success(json: Box<RawValue>, meta: ResultMeta) -> ToolCallResult {
+    ToolCallResult {
+        json,
+        is_error: false,
+        error_code: None,
+        meta,
+        over_budget: false,
+        cacheable_output: None,
+    }
+}
+
+/// Cuts a text output at a character boundary so that the result fits `budget`.
+fn truncate_text(
+    text: &str,
+    mut meta: ResultMeta,
+    budget: usize,
+    max_response_bytes: usize,
+    original: u64,
+) -> ToolCallResult {
+    meta.truncated = Some(true);
+    meta.original_size_bytes = Some(original);
+    let render_prefix = |prefix: &str, meta: &ResultMeta| {
+        let shown = format!("{prefix}{TRUNCATION_MARKER}");
+        let envelope = SuccessOut {
+            ok: true,
+            data: DataOut::Text(prefix),
+            meta,
+        };
+        render(&shown, &envelope, false, meta)
+    };
+    let fixed = render_prefix("", &meta).get().len();
+    // The prefix appears twice (text content and data), escaped the same way each time.
+    let mut room = budget.saturating_sub(fixed);
+    let mut cut = 0;
+    if fixed <= budget {
+        for (at, c) in text.char_indices() {
+            let cost = 2 * escaped_len(c);
+            if cost > room {
+                break;
+            }
+            room -= cost;
+            cut = at + c.len_utf8();
+        }
+        let json = render_prefix(&text[..cut], &meta);
+        if json.get().len() <= budget {
+            return success(json, meta);
+        }
+        tracing::error!("truncated text result exceeds its budget; answering RESPONSE_TOO_LARGE");
+    }
+    meta.truncated = Some(false);
+    meta.original_size_bytes = None;
+    too_large(meta, budget, max_response_bytes, original)
+}
+
+/// Bytes `c` takes inside a JSON string as `serde_json` writes it.
+fn escaped_len(c: char) -> usize {
+    match c {
+        '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
+        '\u{0}'..='\u{1f}' => 6,
+        c => c.len_utf8(),
+    }
+}
+
+fn too_large(
+    meta: ResultMeta,
+    budget: usize,
+    max_response_bytes: usize,
+    original: u64,
+) -> ToolCallResult {
+    let mut details = Map::new();
+    details.insert(
+        "maxResponseBytes".to_owned(),
+        Value::from(max_response_bytes),
+    );
+    details.insert("outputSizeBytes".to_owned(), Value::from(original));
+    let error = ToolError {
+        code: ToolErrorCode::ResponseTooLarge,
+        details: Some(details),
+        message: format!(
+            "the tool's output ({original} bytes) does not fit the response size limit \
+             ({max_response_bytes} bytes)"
+        ),
+        retryable: ToolErrorCode::ResponseTooLarge.is_retryable(),
+        validation_errors: None,
+    };
+    render_failure(error, meta, budget)
+}
+
+/// A structured error with the generated retryable default for its code (RESP-006).
+pub(crate) fn tool_error(
+    code: ToolErrorCode,
+    message: String,
+    details: Option<Map<String, Value>>,
+    violations: Vec<ValidationError>,
+) -> ToolError {
+    ToolError {
+        code,
+        details,
+        message,
+        retryable: code.is_retryable(),
+        validation_errors: (!violations.is_empty())
+            .then(|| violations.into_iter().map(to_generated).collect()),
+    }
+}
+
+fn to_generated(error: ValidationError) -> crate::generated::errors::ValidationError {
+    crate::generated::errors::ValidationError {
+        actual: (!error.actual.is_null()).then_some(error.actual),
+        keyword: error.keyword,
+        limit: (!error.limit.is_null()).then_some(error.limit),
+        message: error.message,
+        path: error.path,
+        schema_path: (!error.schema_path.is_empty()).then_some(error.schema_path),
+    }
+}
+
+/// Renders a failed call within `budget` bytes, shrinking the report if it must.
+pub(crate) fn render_failure(error: ToolError, meta: ResultMeta, budget: usize) -> ToolCallResult {
+    let code = error.code;
+    let mut failure = ToolFailure {
+        error,
+        meta: Some(meta),
+        ok: false,
+    };
+    let json = render_failure_json(&failure);
+    if json.get().len() <= budget {
+        return failed(json, failure);
+    }
+    let original = u64::try_from(json.get().len()).unwrap_or(u64::MAX);
+    if let Some(meta) = failure.meta.as_mut() {
+        meta.truncated = Some(true);
+        meta.original_size_bytes = Some(original);
+    }
+    if let Some(all) = failure.error.validation_errors.take() {
+        if let Some(json) = fit_violations(&mut failure, all, budget) {
+            return failed(json, failure);
+        }
+    }
+    // Last resort: the code and a fixed message.
+    failure.error.details = None;
+    failure.error.validation_errors = None;
+    failure.error.message = format!("{code}: the error report was too large to send");
+    let json = render_failure_json(&failure);
+    let mut result = failed(json, failure);
+    if result.json.get().len() > budget {
+        tracing::error!(
+            budget,
+            "even a minimal tool error exceeds the response budget"
+        );
+        result.over_budget = true;
+    }
+    result
+}
+
+/// Keeps the largest number of violations (at least one) that fits; `None` if even one
+/// does not.
+fn fit_violations(
+    failure: &mut ToolFailure,
+    all: Vec<crate::generated::errors::ValidationError>,
+    budget: usize,
+) -> Option<Box<RawValue>> {
+    let total = all.len();
+    let mut details = failure.error.details.take().unwrap_or_default();
+    details.insert("totalViolations".to_owned(), Value::from(total));
+    let attempt = |failure: &mut ToolFailure, keep: usize| {
+        let mut details = details.clone();
+        details.insert("reportedViolations".to_owned(), Value::from(keep));
+        failure.error.details = Some(details);
+        failure.error.validation_errors = Some(all[..keep].to_vec());
+        let json = render_failure_json(failure);
+        (json.get().len() <= budget).then_some(json)
+    };
+    // Largest `keep` in 1..=total that fits, by binary search (fitting is monotone).
+    let (mut low, mut high) = (0, total);
+    while low < high {
+        let mid = low + (high - low).div_ceil(2);
+        if attempt(failure, mid).is_some() {
+            low = mid;
+        } else {
+            high = mid - 1;
+        }
+    }
+    if low == 0 {
+        return None;
+    }
+    attempt(failure, low)
+}
+
+fn render_failure_json(failure: &ToolFailure) -> Box<RawValue> {
+    let text = failure_text(&failure.error);
+    let meta = failure
+        .meta
+        .as_ref()
+        .cloned()
+        .unwrap_or_else(|| base_meta(0, false));
+    render(&text, failure, true, &meta)
+}
+
+fn failed(json: Box<RawValue>, failure: ToolFailure) -> ToolCallResult {
+    ToolCallResult {
+        json,
+        is_error: true,
+        error_code: Some(failure.error.code),
+        meta: failure.meta.unwrap_or_else(|| base_meta(0, false)),
+        over_budget: false,
+        cacheable_output: None,
+    }
+}
+
+/// The human-readable text of an error: `CODE: message`, then up to ten violations.
+fn failure_text(error: &ToolError) -> String {
+    let mut text = format!("{}: {}", error.code, error.message);
+    if let Some(violations) = &error.validation_errors {
+        for violation in violations.iter().take(TEXT_VIOLATIONS) {
+            let path = if violation.path.is_empty() {
+                "(arguments)"
+            } else {
+                &violation.path
+            };
+            text.push_str(&format!("\n- {path}: {}", violation.message));
+        }
+        if violations.len() > TEXT_VIOLATIONS {
+            text.push_str(&format!(
+                "\n- and {} more",
+                violations.len() - TEXT_VIOLATIONS
+            ));
+        }
+    }
+    text
+}

@@ -1,0 +1,200 @@
+//! Tool handlers (async, or synchronous on the blocking pool), their context and the
+//! registry entry the runner executes.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::error::ToolCallError;
+use super::progress::ProgressReporter;
+
+/// What a handler returns: the tool's output as JSON, or why it failed.
+pub type ToolResult = Result<Value, ToolCallError>;
+
+/// The boxed future of an async handler.
+pub type ToolFuture = Pin<Box<dyn Future<Output = ToolResult> + Send + 'static>>;
+
+type AsyncFn = dyn Fn(ToolContext, Value) -> ToolFuture + Send + Sync;
+type BlockingFn = dyn Fn(ToolContext, Value) -> ToolResult + Send + Sync;
+
+/// A tool's implementation.
+///
+/// Async handlers run as tokio tasks; on timeout or cancel their token fires and the task is
+/// aborted (its future dropped). Blocking handlers run on tokio's blocking pool; on timeout or
+/// cancel their token fires and the answer goes out at once, while the thread finishes on its
+/// own; its eventual result is discarded (and counted).
+#[derive(Clone)]
+pub enum ToolHandler {
+    /// An async handler.
+    Async(Arc<AsyncFn>),
+    /// A synchronous handler, run with `spawn_blocking`.
+    Blocking(Arc<BlockingFn>),
+}
+
+impl ToolHandler {
+    /// Wraps an async function `(context, arguments) -> Result<output, error>`.
+    pub fn from_async<F, Fut>(handler: F) -> Self
+    where
+        F: Fn(ToolContext, Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ToolResult> + Send + 'static,
+    {
+        Self::Async(Arc::new(move |context, arguments| {
+            Box::pin(handler(context, arguments)) as ToolFuture
+        }))
+    }
+
+    /// Wraps a synchronous function, to be run on the blocking pool. It should poll
+    /// [`ToolContext::is_cancelled`] when it can, and stop once it is `true`.
+    pub fn blocking<F>(handler: F) -> Self
+    where
+        F: Fn(ToolContext, Value) -> ToolResult + Send + Sync + 'static,
+    {
+        Self::Blocking(Arc::new(handler))
+    }
+}
+
+impl std::fmt::Debug for ToolHandler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Async(_) => "ToolHandler::Async",
+            Self::Blocking(_) => "ToolHandler::Blocking",
+        })
+    }
+}
+
+/// A registered tool: its handler and the metadata the runtime needs.
+#[derive(Debug, Clone)]
+pub struct ToolEntry {
+    /// The implementation.
+    pub handler: ToolHandler,
+    /// The category the tool declares, selecting its timeout in `toolTimeouts`; the
+    /// configuration's `toolCategories[tool]`, when present, wins over it.
+    pub category: Option<String>,
+    /// Whether a successful result may be served from the result cache.
+    pub cacheable: bool,
+}
+
+impl ToolEntry {
+    /// An entry with no category that is not cacheable.
+    #[must_use]
+    pub fn new(handler: ToolHandler) -> Self {
+        Self {
+            handler,
+            category: None,
+            cacheable: false,
+        }
+    }
+
+    /// Sets the declared category.
+    #[must_use]
+    pub fn with_category(mut self, category: impl Into<String>) -> Self {
+        self.category = Some(category.into());
+        self
+    }
+
+    /// Marks the tool's successful results as cacheable.
+    #[must_use]
+    pub fn cacheable(mut self, cacheable: bool) -> Self {
+        self.cacheable = cacheable;
+        self
+    }
+}
+
+/// The tools a server offers, by name.
+#[derive(Debug, Clone, Default)]
+pub struct ToolRegistry {
+    tools: HashMap<String, Arc<ToolEntry>>,
+}
+
+impl ToolRegistry {
+    /// An empty registry.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers `entry` under `name`, returning the entry it replaces, if any.
+    pub fn register(
+        &mut self,
+        name: impl Into<String>,
+        entry: ToolEntry,
+    ) -> Option<Arc<ToolEntry>> {
+        self.tools.insert(name.into(), Arc::new(entry))
+    }
+
+    /// The entry registered under `name`.
+    #[must_use]
+    pub fn get(&self, name: &str) -> Option<&Arc<ToolEntry>> {
+        self.tools.get(name)
+    }
+
+    /// The registered tool names, in no particular order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tools.keys().map(String::as_str)
+    }
+}
+
+/// What a handler gets besides its arguments.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    tool: Arc<str>,
+    cancel: CancellationToken,
+    deadline: Instant,
+    progress: ProgressReporter,
+}
+
+impl ToolContext {
+    pub(crate) fn new(
+        tool: Arc<str>,
+        cancel: CancellationToken,
+        deadline: Instant,
+        progress: ProgressReporter,
+    ) -> Self {
+        Self {
+            tool,
+            cancel,
+            deadline,
+            progress,
+        }
+    }
+
+    /// The name the tool was called by.
+    #[must_use]
+    pub fn tool_name(&self) -> &str {
+        &self.tool
+    }
+
+    /// The call's cancellation token: it fires on timeout and on the client's cancel.
+    #[must_use]
+    pub fn cancellation_token(&self) -> &CancellationToken {
+        &self.cancel
+    }
+
+    /// Whether the call has been cancelled or has timed out.
+    #[must_use]
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// Completes when the call is cancelled or times out.
+    pub async fn cancelled(&self) {
+        self.cancel.cancelled().await;
+    }
+
+    /// When the call times out.
+    #[must_use]
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// The progress hook (see [`ProgressReporter::report`]).
+    #[must_use]
+    pub fn progress(&self) -> &ProgressReporter {
+        &self.progress
+    }
+}

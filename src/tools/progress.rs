@@ -1,0 +1,113 @@
+//! The progress hook a handler reports through, closed when its call ends.
+//!
+//! The server wires a [`ProgressSink`] to `notifications/progress` (it knows the request's
+//! progress token). The runner hands the handler a [`ProgressReporter`] that forwards to the
+//! sink only while the call is running: once the runner has produced the call's outcome
+//! (result, timeout or cancel) the reporter is closed, so no progress notification can follow
+//! the response, not even from a blocking handler still running on its thread.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
+
+/// One progress report of a running tool (the payload of `notifications/progress`, minus the
+/// progress token the server adds).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProgressUpdate {
+    /// Progress so far; should increase with every report.
+    pub progress: f64,
+    /// Total amount of work, if known.
+    pub total: Option<f64>,
+    /// Human-readable description of the current step, if any.
+    pub message: Option<String>,
+}
+
+/// Where progress reports go: a callback the server wires to `notifications/progress`.
+///
+/// It is called on the handler's thread (possibly a blocking-pool thread) and must not block:
+/// forward to a channel, e.g. with `try_send`.
+pub type ProgressSink = Arc<dyn Fn(ProgressUpdate) + Send + Sync>;
+
+/// The progress hook a handler receives in its [`ToolContext`](super::ToolContext).
+#[derive(Clone)]
+pub struct ProgressReporter {
+    gate: Arc<Gate>,
+}
+
+struct Gate {
+    /// `true` while the call runs. Reporters hold the read lock while calling the sink, so
+    /// once [`ProgressReporter::close`] has taken the write lock no report is in flight.
+    open: RwLock<bool>,
+    sink: Option<ProgressSink>,
+    dropped_after_close: Arc<AtomicU64>,
+}
+
+impl ProgressReporter {
+    /// A reporter forwarding to `sink` (or discarding, when `None`) until closed; reports
+    /// after closing are counted in `dropped_after_close`.
+    pub(crate) fn new(sink: Option<ProgressSink>, dropped_after_close: Arc<AtomicU64>) -> Self {
+        Self {
+            gate: Arc::new(Gate {
+                open: RwLock::new(true),
+                sink,
+                dropped_after_close,
+            }),
+        }
+    }
+
+    /// Reports progress. Returns `true` when the report was forwarded to the server, `false`
+    /// when the client asked for no progress or the call is already over (timed out,
+    /// cancelled or answered); the handler may then stop working.
+    pub fn report(&self, progress: f64, total: Option<f64>, message: Option<String>) -> bool {
+        let open = self
+            .gate
+            .open
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        if !*open {
+            self.gate
+                .dropped_after_close
+                .fetch_add(1, Ordering::Relaxed);
+            tracing::debug!("progress report after the call ended was dropped");
+            return false;
+        }
+        match &self.gate.sink {
+            Some(sink) => {
+                sink(ProgressUpdate {
+                    progress,
+                    total,
+                    message,
+                });
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whether reports are still forwarded (the call is running).
+    #[must_use]
+    pub fn is_open(&self) -> bool {
+        *self
+            .gate
+            .open
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Stops forwarding; returns once no report is in flight.
+    pub(crate) fn close(&self) {
+        *self
+            .gate
+            .open
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = false;
+    }
+}
+
+impl std::fmt::Debug for ProgressReporter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProgressReporter")
+            .field("open", &self.is_open())
+            .field("has_sink", &self.gate.sink.is_some())
+            .finish()
+    }
+}

@@ -1,0 +1,645 @@
+//! The tool runner: limits before the handler, the handler under its timeout and the
+//! client's cancel, and the result envelope.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+use tokio::task::JoinHandle;
+use tokio::time::{sleep_until, Instant};
+use tokio_util::sync::CancellationToken;
+
+use super::arguments::{check_value, scan_raw, ArgumentBounds, Violations};
+use super::envelope::{base_meta, render_failure, render_success, tool_error, ToolCallResult};
+use super::error::ToolCallError;
+use super::handler::{ToolContext, ToolEntry, ToolFuture, ToolHandler, ToolResult};
+use super::policy::{arguments_depth_limit, array_limit, resolve_timeout, ResolvedTimeout};
+use super::progress::{ProgressReporter, ProgressSink};
+use super::stats::{Counters, RunnerStats};
+use crate::generated::errors::ToolErrorCode;
+use crate::generated::limits::{Limits, RequestLimits, TimeoutLimits};
+use crate::jsonrpc::Id;
+use crate::validation::ValidationError;
+
+/// Bytes of a JSON-RPC response line around its `result` and `id`:
+/// `{"jsonrpc":"2.0","id":<id>,"result":<result>}` and the newline.
+const LINE_OVERHEAD_BASE: usize = r#"{"jsonrpc":"2.0","id":,"result":}"#.len() + 1;
+
+/// A tool's arguments as the server has them.
+#[derive(Debug, Clone)]
+pub enum ToolArguments<'a> {
+    /// No `arguments` member: the tool gets an empty object.
+    Absent,
+    /// Raw JSON text (e.g. the bytes of the `arguments` member). Checked before it is
+    /// parsed, so over-deep input never reaches the parser.
+    Raw(&'a [u8]),
+    /// An already parsed value.
+    Value(Value),
+}
+
+impl<'a> From<&'a serde_json::value::RawValue> for ToolArguments<'a> {
+    fn from(raw: &'a serde_json::value::RawValue) -> Self {
+        Self::Raw(raw.get().as_bytes())
+    }
+}
+
+/// Per-call inputs the server provides.
+#[derive(Clone)]
+pub struct CallOptions {
+    /// When the request arrived; `durationMs` and the deadline count from here.
+    pub started: Instant,
+    /// Fires when the client cancels the request (`notifications/cancelled`); the runner then
+    /// stops the handler and reports [`CallOutcome::Cancelled`].
+    pub cancel: CancellationToken,
+    /// Where the handler's progress reports go, if the client asked for progress.
+    pub progress: Option<ProgressSink>,
+    /// Bytes of the response line outside the `result` member (see
+    /// [`CallOptions::for_request`]); the result is kept within `maxResponseBytes` minus this.
+    pub line_overhead: usize,
+}
+
+impl CallOptions {
+    /// Options for the request with this id: starts now, a fresh cancellation token, no
+    /// progress sink, and the line overhead of a response carrying `id`.
+    #[must_use]
+    pub fn for_request(id: &Id<'_>) -> Self {
+        Self::with_line_overhead(LINE_OVERHEAD_BASE + id.as_json().len())
+    }
+
+    /// Like [`CallOptions::for_request`], with the line overhead given directly.
+    #[must_use]
+    pub fn with_line_overhead(line_overhead: usize) -> Self {
+        Self {
+            started: Instant::now(),
+            cancel: CancellationToken::new(),
+            progress: None,
+            line_overhead,
+        }
+    }
+
+    /// Uses `token` as the client-cancel token.
+    #[must_use]
+    pub fn cancel_token(mut self, token: CancellationToken) -> Self {
+        self.cancel = token;
+        self
+    }
+
+    /// Forwards progress reports to `sink`.
+    #[must_use]
+    pub fn progress_sink(mut self, sink: ProgressSink) -> Self {
+        self.progress = Some(sink);
+        self
+    }
+
+    /// Counts time from `started` instead of now.
+    #[must_use]
+    pub fn started_at(mut self, started: Instant) -> Self {
+        self.started = started;
+        self
+    }
+}
+
+impl std::fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallOptions")
+            .field("started", &self.started)
+            .field("cancelled", &self.cancel.is_cancelled())
+            .field("has_progress", &self.progress.is_some())
+            .field("line_overhead", &self.line_overhead)
+            .finish()
+    }
+}
+
+/// Arguments that passed the request limits, ready for the handler.
+#[derive(Debug, Clone)]
+pub struct PreparedCall {
+    tool: Arc<str>,
+    arguments: Value,
+}
+
+impl PreparedCall {
+    /// The tool name.
+    #[must_use]
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The parsed arguments (an object), e.g. to build a cache key.
+    #[must_use]
+    pub fn arguments(&self) -> &Value {
+        &self.arguments
+    }
+}
+
+/// How a call ended, from the server's point of view.
+#[derive(Debug, Clone)]
+#[must_use]
+pub enum CallOutcome {
+    /// Send this result as the response.
+    Respond(ToolCallResult),
+    /// The client cancelled the call: send nothing.
+    Cancelled,
+}
+
+/// Runs tool calls under the configured limits.
+///
+/// Cheap to clone; clones share the limits and the counters.
+#[derive(Debug, Clone)]
+pub struct ToolRunner {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    timeouts: TimeoutLimits,
+    request: RequestLimits,
+    max_response_bytes: usize,
+    counters: Counters,
+}
+
+/// How the handler stage ended.
+enum Ended {
+    Finished(ToolResult),
+    TimedOut(ResolvedTimeout),
+    Cancelled,
+    Panicked,
+}
+
+impl ToolRunner {
+    /// A runner for `limits` (its `timeouts`, `response` and `request` sections).
+    #[must_use]
+    pub fn new(limits: &Limits) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                timeouts: limits.timeouts.clone(),
+                request: limits.request.clone(),
+                max_response_bytes: usize::try_from(limits.response.max_response_bytes)
+                    .unwrap_or(0),
+                counters: Counters::default(),
+            }),
+        }
+    }
+
+    /// What the runner has done so far.
+    #[must_use]
+    pub fn stats(&self) -> RunnerStats {
+        self.inner.counters.snapshot()
+    }
+
+    /// The timeout of `tool` (see [`resolve_timeout`]).
+    #[must_use]
+    pub fn timeout_for(&self, tool: &str, entry: &ToolEntry) -> ResolvedTimeout {
+        resolve_timeout(&self.inner.timeouts, tool, entry.category.as_deref())
+    }
+
+    /// Checks the request limits and parses the arguments. Never calls a handler.
+    ///
+    /// # Errors
+    ///
+    /// The error result to send when the arguments break a limit (`ARRAY_TOO_LARGE` listing
+    /// every over-long array, or `VALIDATION_FAILED` for over-deep or non-object arguments).
+    pub fn prepare(
+        &self,
+        tool: &str,
+        arguments: ToolArguments<'_>,
+        options: &CallOptions,
+    ) -> Result<PreparedCall, Box<ToolCallResult>> {
+        let request = &self.inner.request;
+        let bounds = ArgumentBounds {
+            max_array: array_limit(request, tool),
+            max_depth: arguments_depth_limit(request),
+            configured_max_depth: request.max_depth,
+        };
+        let parsed = match arguments {
+            ToolArguments::Absent => Ok(Value::Object(Map::new())),
+            ToolArguments::Raw(bytes) => match scan_raw(bytes, bounds) {
+                Some(violations) => Err(violations),
+                None => match serde_json::from_slice::<Value>(bytes) {
+                    Ok(value) => Ok(value),
+                    Err(error) => {
+                        tracing::debug!(tool, %error, "tool arguments are not valid JSON");
+                        return Err(self.reject(
+                            ToolErrorCode::ValidationFailed,
+                            "the arguments are not valid JSON".to_owned(),
+                            vec![type_error("invalid JSON")],
+                            options,
+                        ));
+                    }
+                },
+            },
+            ToolArguments::Value(value) => match check_value(&value, bounds) {
+                Some(violations) => Err(violations),
+                None => Ok(value),
+            },
+        };
+        match parsed {
+            Ok(Value::Object(arguments)) => Ok(PreparedCall {
+                tool: Arc::from(tool),
+                arguments: Value::Object(arguments),
+            }),
+            Ok(Value::Null) => Ok(PreparedCall {
+                tool: Arc::from(tool),
+                arguments: Value::Object(Map::new()),
+            }),
+            Ok(other) => Err(self.reject(
+                ToolErrorCode::ValidationFailed,
+                "the arguments must be a JSON object".to_owned(),
+                vec![type_error(crate::__private::type_name(&other))],
+                options,
+            )),
+            Err(Violations::TooDeep(violation)) => Err(self.reject(
+                ToolErrorCode::ValidationFailed,
+                "the arguments are nested too deeply".to_owned(),
+                vec![violation],
+                options,
+            )),
+            Err(Violations::ArraysTooLarge(violations)) => Err(self.reject(
+                ToolErrorCode::ArrayTooLarge,
+                format!(
+                    "{} array(s) in the arguments have more than {} items",
+                    violations.len(),
+                    bounds.max_array
+                ),
+                violations,
+                options,
+            )),
+        }
+    }
+
+    fn reject(
+        &self,
+        code: ToolErrorCode,
+        message: String,
+        violations: Vec<ValidationError>,
+        options: &CallOptions,
+    ) -> Box<ToolCallResult> {
+        Counters::bump(&self.inner.counters.rejected_by_limits);
+        Box::new(self.render_error(tool_error(code, message, None, violations), options))
+    }
+
+    /// Checks the limits, then runs the handler: [`ToolRunner::prepare`] then
+    /// [`ToolRunner::execute`].
+    pub async fn call(
+        &self,
+        tool: &str,
+        entry: &ToolEntry,
+        arguments: ToolArguments<'_>,
+        options: CallOptions,
+    ) -> CallOutcome {
+        if options.cancel.is_cancelled() {
+            Counters::bump(&self.inner.counters.cancelled);
+            return CallOutcome::Cancelled;
+        }
+        match self.prepare(tool, arguments, &options) {
+            Ok(prepared) => self.execute(entry, prepared, options).await,
+            Err(result) => CallOutcome::Respond(*result),
+        }
+    }
+
+    /// Runs the handler of a prepared call until it finishes, its timeout passes, or the
+    /// client cancels; renders the result within the response limit.
+    ///
+    /// On timeout the handler's token fires, an async handler's future is dropped and a
+    /// `TOOL_TIMEOUT` result is returned at once, even if a blocking handler's thread is still
+    /// busy (its eventual result is discarded). On the client's cancel the same happens and
+    /// the outcome is [`CallOutcome::Cancelled`]. Progress reports stop before this returns.
+    pub async fn execute(
+        &self,
+        entry: &ToolEntry,
+        call: PreparedCall,
+        options: CallOptions,
+    ) -> CallOutcome {
+        let counters = &self.inner.counters;
+        Counters::bump(&counters.calls);
+        let timeout = self.timeout_for(&call.tool, entry);
+        let deadline = options.started + timeout.duration;
+        let token = options.cancel.child_token();
+        let progress = ProgressReporter::new(
+            options.progress.clone(),
+            counters.progress_after_close.clone(),
+        );
+        let context =
+            ToolContext::new(call.tool.clone(), token.clone(), deadline, progress.clone());
+        let ended = match &entry.handler {
+            ToolHandler::Async(handler) => {
+                let future = handler(context, call.arguments);
+                run_async(future, deadline, timeout, &options.cancel, token).await
+            }
+            ToolHandler::Blocking(handler) => {
+                let handler = Arc::clone(handler);
+                let job = move |context: ToolContext, arguments: Value| handler(context, arguments);
+                let run =
+                    BlockingRun::start(job, context, call.arguments, self.inner.clone(), token);
+                run.wait(deadline, timeout, &options.cancel).await
+            }
+        };
+        progress.close();
+        let result = match ended {
+            Ended::Cancelled => {
+                Counters::bump(&counters.cancelled);
+                tracing::debug!(tool = %call.tool, "tool call cancelled by the client");
+                return CallOutcome::Cancelled;
+            }
+            Ended::TimedOut(timeout) => {
+                Counters::bump(&counters.timed_out);
+                tracing::debug!(tool = %call.tool, ?timeout, "tool call timed out");
+                let ms = timeout.duration.as_millis();
+                let mut details = Map::new();
+                details.insert(
+                    "timeoutMs".to_owned(),
+                    Value::from(u64::try_from(ms).unwrap_or(u64::MAX)),
+                );
+                let message = format!("the tool did not finish within {ms} ms");
+                self.render_error(
+                    tool_error(
+                        ToolErrorCode::ToolTimeout,
+                        message,
+                        Some(details),
+                        Vec::new(),
+                    ),
+                    &options,
+                )
+            }
+            Ended::Panicked => {
+                Counters::bump(&counters.panicked);
+                tracing::error!(tool = %call.tool, "tool handler panicked");
+                let message = "the tool failed unexpectedly".to_owned();
+                self.render_error(
+                    tool_error(ToolErrorCode::Internal, message, None, Vec::new()),
+                    &options,
+                )
+            }
+            Ended::Finished(Ok(data)) => {
+                let mut result = self.render_output(&data, false, &options);
+                if entry.cacheable && !result.is_error && result.meta.truncated != Some(true) {
+                    result.cacheable_output = Some(data);
+                }
+                result
+            }
+            Ended::Finished(Err(error)) => self.render_error(handler_error(error), &options),
+        };
+        CallOutcome::Respond(result)
+    }
+
+    /// Renders a tool output served from the result cache (`cached: true`), timed from
+    /// `options.started`.
+    #[must_use]
+    pub fn render_cached(&self, data: &Value, options: &CallOptions) -> ToolCallResult {
+        self.render_output(data, true, options)
+    }
+
+    /// Renders an error result the server decides on itself (e.g. `TOOL_NOT_FOUND`,
+    /// `RATE_LIMITED`), with the generated `retryable` default for `code`.
+    #[must_use]
+    pub fn render_error_code(
+        &self,
+        code: ToolErrorCode,
+        message: impl Into<String>,
+        options: &CallOptions,
+    ) -> ToolCallResult {
+        self.render_error(tool_error(code, message.into(), None, Vec::new()), options)
+    }
+
+    fn render_output(&self, data: &Value, cached: bool, options: &CallOptions) -> ToolCallResult {
+        let meta = base_meta(elapsed_ms(options.started), cached);
+        let result = render_success(
+            data,
+            meta,
+            self.budget(options),
+            self.inner.max_response_bytes,
+        );
+        self.count_result(&result);
+        result
+    }
+
+    fn render_error(
+        &self,
+        error: crate::generated::errors::ToolError,
+        options: &CallOptions,
+    ) -> ToolCallResult {
+        let meta = base_meta(elapsed_ms(options.started), false);
+        let result = render_failure(error, meta, self.budget(options));
+        self.count_result(&result);
+        result
+    }
+
+    fn budget(&self, options: &CallOptions) -> usize {
+        self.inner
+            .max_response_bytes
+            .saturating_sub(options.line_overhead)
+    }
+
+    fn count_result(&self, result: &ToolCallResult) {
+        let counters = &self.inner.counters;
+        Counters::bump(if result.is_error {
+            &counters.failed
+        } else {
+            &counters.succeeded
+        });
+        if result.meta.truncated == Some(true) {
+            Counters::bump(&counters.truncated);
+        }
+        if result.error_code == Some(ToolErrorCode::ResponseTooLarge) {
+            Counters::bump(&counters.too_large);
+        }
+        if result.over_budget {
+            Counters::bump(&counters.over_budget);
+        }
+    }
+}
+
+fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+fn type_error(actual: &str) -> ValidationError {
+    ValidationError::new(
+        "",
+        "",
+        "type",
+        Value::from("object"),
+        Value::from(actual),
+        "the arguments must be a JSON object",
+    )
+}
+
+/// The structured error for a handler's failure.
+fn handler_error(error: ToolCallError) -> crate::generated::errors::ToolError {
+    let code = error.code();
+    match error {
+        ToolCallError::Failed { message, details } => {
+            tool_error(code, message, details, Vec::new())
+        }
+        ToolCallError::InvalidArguments(mut violations) => {
+            if violations.is_empty() {
+                violations.push(ValidationError::new(
+                    "",
+                    "",
+                    "schema",
+                    Value::Null,
+                    Value::Null,
+                    "the arguments are invalid",
+                ));
+            }
+            let message = format!("{} argument violation(s)", violations.len());
+            tool_error(code, message, None, violations)
+        }
+        ToolCallError::RateLimited { retry_after_ms } => {
+            let details = retry_after_ms.map(|ms| {
+                let mut details = Map::new();
+                details.insert("retryAfterMs".to_owned(), Value::from(ms));
+                details
+            });
+            tool_error(
+                code,
+                "too many calls; try again later".to_owned(),
+                details,
+                Vec::new(),
+            )
+        }
+        ToolCallError::Unavailable { message } | ToolCallError::Internal { message } => {
+            tool_error(code, message, None, Vec::new())
+        }
+        ToolCallError::Cancelled => {
+            tool_error(code, "the call was cancelled".to_owned(), None, Vec::new())
+        }
+    }
+}
+
+/// Aborts the task and fires the handler's token when dropped, so a call abandoned by the
+/// server (its future dropped) does not leave its handler running.
+struct AbortOnDrop<T> {
+    task: JoinHandle<T>,
+    token: CancellationToken,
+}
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        if !self.task.is_finished() {
+            self.token.cancel();
+            self.task.abort();
+        }
+    }
+}
+
+async fn run_async(
+    future: ToolFuture,
+    deadline: Instant,
+    timeout: ResolvedTimeout,
+    client_cancel: &CancellationToken,
+    token: CancellationToken,
+) -> Ended {
+    let mut guard = AbortOnDrop {
+        task: tokio::spawn(future),
+        token,
+    };
+    tokio::select! {
+        biased;
+        () = client_cancel.cancelled() => Ended::Cancelled,
+        joined = &mut guard.task => match joined {
+            Ok(result) => Ended::Finished(result),
+            Err(error) => {
+                tracing::error!(%error, "async tool task ended abnormally");
+                Ended::Panicked
+            }
+        },
+        () = sleep_until(deadline) => Ended::TimedOut(timeout),
+    }
+    // Dropping `guard` fires the token and aborts the task unless it finished.
+}
+
+const RUNNING: u8 = 0;
+const FINISHED: u8 = 1;
+const ABANDONED: u8 = 2;
+
+/// A blocking handler running on the blocking pool. Whoever moves `state` out of
+/// `RUNNING` first decides the result's fate: the thread (`FINISHED`: the runner takes it)
+/// or the runner (`ABANDONED`: the thread's result is discarded and counted).
+struct BlockingRun {
+    state: Arc<AtomicU8>,
+    guard: AbortOnDrop<Result<ToolResult, ()>>,
+}
+
+impl BlockingRun {
+    fn start<F>(
+        job: F,
+        context: ToolContext,
+        arguments: Value,
+        inner: Arc<Inner>,
+        token: CancellationToken,
+    ) -> Self
+    where
+        F: FnOnce(ToolContext, Value) -> ToolResult + Send + 'static,
+    {
+        let state = Arc::new(AtomicU8::new(RUNNING));
+        let thread_state = Arc::clone(&state);
+        let task = tokio::task::spawn_blocking(move || {
+            let outcome = catch_unwind(AssertUnwindSafe(|| job(context, arguments)));
+            if outcome.is_err() {
+                Counters::bump(&inner.counters.panicked);
+            }
+            let claimed = thread_state
+                .compare_exchange(RUNNING, FINISHED, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok();
+            if !claimed {
+                Counters::bump(&inner.counters.late_results_discarded);
+                tracing::debug!("a blocking tool finished after its call ended; result discarded");
+            }
+            outcome.map_err(|_| ())
+        });
+        Self {
+            state,
+            guard: AbortOnDrop { task, token },
+        }
+    }
+
+    /// Claims the result for the runner's side; `false` when the thread finished first.
+    fn abandon(&self) -> bool {
+        let abandoned = self
+            .state
+            .compare_exchange(RUNNING, ABANDONED, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok();
+        if abandoned {
+            self.guard.token.cancel();
+        }
+        abandoned
+    }
+
+    async fn wait(
+        mut self,
+        deadline: Instant,
+        timeout: ResolvedTimeout,
+        client_cancel: &CancellationToken,
+    ) -> Ended {
+        let early = tokio::select! {
+            biased;
+            () = client_cancel.cancelled() => Some(Ended::Cancelled),
+            joined = &mut self.guard.task => return finished(joined),
+            () = sleep_until(deadline) => Some(Ended::TimedOut(timeout)),
+        };
+        match early {
+            Some(ended) if self.abandon() => ended,
+            // The thread finished just now; its result is ready.
+            _ => finished((&mut self.guard.task).await),
+        }
+    }
+}
+
+impl Drop for BlockingRun {
+    fn drop(&mut self) {
+        // An abandoned wait (the server dropped the call) abandons the thread's result.
+        let _abandoned: bool = self.abandon();
+    }
+}
+
+fn finished(joined: Result<Result<ToolResult, ()>, tokio::task::JoinError>) -> Ended {
+    match joined {
+        Ok(Ok(result)) => Ended::Finished(result),
+        Ok(Err(())) => Ended::Panicked,
+        Err(error) => {
+            tracing::error!(%error, "blocking tool task ended abnormally");
+            Ended::Panicked
+        }
+    }
+}
