@@ -1,0 +1,215 @@
+//! What the request loop calls: the [`Handler`] trait and the contexts it receives.
+
+use std::borrow::Cow;
+use std::future::Future;
+use std::sync::Arc;
+
+use serde_json::value::RawValue;
+use tokio_util::sync::CancellationToken;
+
+use crate::framing::{FramingError, WriterHandle};
+use crate::jsonrpc::{ErrorObject, Id, Notification, Response};
+
+/// What a request handler returns: the `result` member as raw JSON, or the `error` member.
+pub type HandlerResult = Result<Box<RawValue>, ErrorObject<'static>>;
+
+/// The application behind the request loop (e.g. the MCP server).
+///
+/// The loop calls [`handle_request`](Self::handle_request) for every request, each in its own
+/// task, so requests run concurrently; it calls
+/// [`handle_notification`](Self::handle_notification) and
+/// [`handle_response`](Self::handle_response) in order, on the reading task, so those must
+/// be quick (spawn work that is not).
+///
+/// Implementations may use `async fn`; the returned futures must be `Send` (the compiler
+/// checks this at the `impl`).
+///
+/// ```
+/// use serde_json::value::RawValue;
+/// use typed_mcp::jsonrpc::{ErrorCode, ErrorObject};
+/// use typed_mcp::server::{Handler, HandlerResult, RequestContext};
+///
+/// struct Pong;
+///
+/// impl Handler for Pong {
+///     async fn handle_request(
+///         &self,
+///         _ctx: RequestContext,
+///         method: &str,
+///         _params: Option<&RawValue>,
+///     ) -> HandlerResult {
+///         match method {
+///             "ping" => Ok(RawValue::from_string("{}".to_owned()).expect("valid JSON")),
+///             _ => Err(ErrorObject::new(ErrorCode::METHOD_NOT_FOUND, "method not found")),
+///         }
+///     }
+/// }
+/// ```
+pub trait Handler: Send + Sync + 'static {
+    /// Answers one request.
+    ///
+    /// The future is dropped, unfinished, when the request is cancelled: by the client's
+    /// `notifications/cancelled` (then no response is sent at all), or when the shutdown
+    /// grace period ends (then the loop answers with an error). `ctx.cancellation()` fires
+    /// just before, for work the handler started elsewhere (blocking threads, spawned tasks).
+    fn handle_request(
+        &self,
+        ctx: RequestContext,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> impl Future<Output = HandlerResult> + Send;
+
+    /// Receives one notification (never answered). `notifications/cancelled` is handled by
+    /// the loop itself and not passed on. The default ignores the notification.
+    fn handle_notification(
+        &self,
+        _ctx: NotificationContext,
+        method: &str,
+        _params: Option<&RawValue>,
+    ) -> impl Future<Output = ()> + Send {
+        tracing::debug!(method, "notification ignored");
+        std::future::ready(())
+    }
+
+    /// Receives a response to a request this side sent. The default logs and drops it.
+    fn handle_response(&self, response: Response<'static>) -> impl Future<Output = ()> + Send {
+        tracing::debug!(id = ?response.id, "response ignored: no request was sent");
+        std::future::ready(())
+    }
+
+    /// Called once during shutdown, after the last request finished (or was cancelled) and
+    /// before the output is flushed: stop background tasks here. The default does nothing.
+    fn on_shutdown(&self) -> impl Future<Output = ()> + Send {
+        std::future::ready(())
+    }
+}
+
+impl<H: Handler> Handler for Arc<H> {
+    fn handle_request(
+        &self,
+        ctx: RequestContext,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> impl Future<Output = HandlerResult> + Send {
+        (**self).handle_request(ctx, method, params)
+    }
+
+    fn handle_notification(
+        &self,
+        ctx: NotificationContext,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> impl Future<Output = ()> + Send {
+        (**self).handle_notification(ctx, method, params)
+    }
+
+    fn handle_response(&self, response: Response<'static>) -> impl Future<Output = ()> + Send {
+        (**self).handle_response(response)
+    }
+
+    fn on_shutdown(&self) -> impl Future<Output = ()> + Send {
+        (**self).on_shutdown()
+    }
+}
+
+/// Everything a request handler gets besides the method and params.
+#[derive(Clone, Debug)]
+pub struct RequestContext {
+    id: Id<'static>,
+    cancellation: CancellationToken,
+    peer: Peer,
+}
+
+impl RequestContext {
+    pub(crate) fn new(id: Id<'static>, cancellation: CancellationToken, peer: Peer) -> Self {
+        Self {
+            id,
+            cancellation,
+            peer,
+        }
+    }
+
+    /// The request id, byte for byte as the client wrote it.
+    #[must_use]
+    pub fn id(&self) -> &Id<'static> {
+        &self.id
+    }
+
+    /// Fires when the request is cancelled (client cancel or end of the shutdown grace
+    /// period). Pass it to work that outlives the handler's future.
+    #[must_use]
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancellation
+    }
+
+    /// Whether the request was cancelled.
+    #[must_use]
+    pub fn is_cancelled(&self) -> bool {
+        self.cancellation.is_cancelled()
+    }
+
+    /// Sends notifications to the client (e.g. progress).
+    #[must_use]
+    pub fn peer(&self) -> &Peer {
+        &self.peer
+    }
+}
+
+/// Everything a notification handler gets besides the method and params.
+#[derive(Clone, Debug)]
+pub struct NotificationContext {
+    peer: Peer,
+}
+
+impl NotificationContext {
+    pub(crate) fn new(peer: Peer) -> Self {
+        Self { peer }
+    }
+
+    /// Sends notifications to the client.
+    #[must_use]
+    pub fn peer(&self) -> &Peer {
+        &self.peer
+    }
+}
+
+/// The client side of the connection, as far as handlers may write to it: notifications go
+/// through the one writer task, so they never interleave with responses.
+#[derive(Clone)]
+pub struct Peer {
+    writer: WriterHandle,
+}
+
+impl std::fmt::Debug for Peer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Peer")
+            .field("closed", &self.writer.is_closed())
+            .finish()
+    }
+}
+
+impl Peer {
+    pub(crate) fn new(writer: WriterHandle) -> Self {
+        Self { writer }
+    }
+
+    /// Sends a notification, waiting while the output queue is full.
+    ///
+    /// # Errors
+    ///
+    /// [`FramingError::WriterClosed`] once the output has shut down or failed.
+    pub async fn notify(
+        &self,
+        method: impl Into<Cow<'static, str>>,
+        params: Option<Box<RawValue>>,
+    ) -> Result<(), FramingError> {
+        let notification = Notification::new(method, params.map(Cow::Owned));
+        self.writer.send(notification).await
+    }
+
+    /// Whether the output no longer accepts messages.
+    #[must_use]
+    pub fn is_closed(&self) -> bool {
+        self.writer.is_closed()
+    }
+}

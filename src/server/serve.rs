@@ -1,0 +1,420 @@
+//! The request loop: read, dispatch, bound, drain.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::task::{JoinError, JoinSet};
+use tokio::time::Instant;
+
+use crate::framing::{spawn_writer, FrameReader, FramingError, Outbound};
+use crate::jsonrpc::{
+    parse_frame, ErrorCode, ErrorObject, Frame, Id, Message, Notification, ParseError, Request,
+    Response,
+};
+
+use super::handler::{Handler, NotificationContext, Peer};
+use super::in_flight::{bump, Counters, InFlight, Ticket};
+use super::options::{ServeOptions, SharedBatchPolicy};
+use super::signals::Signals;
+use super::task::{
+    batch_task, panicked, single_task, Job, PendingRequest, Shared, Slot, TaskOutcome,
+};
+use super::{ServerError, ShutdownReason, ShutdownReport, CANCELLED_NOTIFICATION};
+
+/// Serves JSON-RPC over a pair of byte streams until the input ends, a signal or the stop
+/// token asks for shutdown, or the output fails; then shuts down gracefully.
+///
+/// - Every request runs on its own task, so a slow request never delays another. At most
+///   `max_in_flight` run at once; requests read beyond that wait in a queue of at most
+///   `max_queued`, and when that is full the loop stops reading until a request finishes, so
+///   a client writing faster than the server answers cannot grow its memory.
+/// - A request whose id equals one still in flight is answered with `-32600`; the first one
+///   is unaffected. Notifications are never answered. Malformed frames are answered as the
+///   JSON-RPC layer decides; an oversize line is answered once (`-32600`, `id: null`, with
+///   `limit` and `actualAtLeast`) and reading goes on.
+/// - `notifications/cancelled` with the `requestId` of a request in flight fires that
+///   request's token, drops its handler future, and no response is ever sent for it.
+/// - Shutdown: reading stops; queued and running requests get the grace period to finish;
+///   then the rest are cancelled and answered with an error (`-32603`, `data.reason:
+///   "shutdown"`); [`Handler::on_shutdown`] runs; every answer is flushed.
+///
+/// # Errors
+///
+/// [`ServerError::Input`] if reading failed (after the graceful drain),
+/// [`ServerError::Output`] if writing failed, [`ServerError::Signal`] if the signal handlers
+/// could not be installed (nothing is read then).
+pub async fn serve<R, W, H>(
+    input: R,
+    output: W,
+    handler: H,
+    options: ServeOptions,
+) -> Result<ShutdownReport, ServerError>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+    H: Handler,
+{
+    let mut signals = Signals::new(options.stop_on_signals)?;
+    let mut reader = FrameReader::new(input).with_max_line_bytes(options.max_line_bytes);
+    let (writer, writer_task) = spawn_writer(output, options.writer_queue);
+    let shared = Arc::new(Shared {
+        handler,
+        in_flight: InFlight::default(),
+        counters: Counters::default(),
+        writer,
+        shutdown_cancel: tokio_util::sync::CancellationToken::new(),
+    });
+    let mut state = State {
+        permits: Arc::new(Semaphore::new(options.max_in_flight)),
+        shared,
+        tasks: JoinSet::new(),
+        tickets: HashMap::new(),
+        queue: VecDeque::new(),
+        options,
+        output_closed: false,
+    };
+    tracing::info!(
+        max_in_flight = state.options.max_in_flight,
+        max_queued = state.options.max_queued,
+        "request loop started"
+    );
+
+    let (reason, input_error) = state.read_until_stopped(&mut reader, &mut signals).await;
+    drop(reader);
+    tracing::info!(
+        ?reason,
+        in_flight = state.shared.in_flight.len(),
+        "shutting down"
+    );
+    state.drain(&mut signals).await;
+    state.shared.handler.on_shutdown().await;
+
+    let report = state.shared.counters.report(reason);
+    drop(state);
+    let written = writer_task.shutdown().await;
+    tracing::info!(?report, "request loop stopped");
+    match (written, input_error) {
+        (Err(error), _) => Err(ServerError::Output(error)),
+        (Ok(_), Some(error)) => Err(ServerError::Input(error)),
+        (Ok(_), None) => Ok(report),
+    }
+}
+
+/// Everything the loop owns besides the reader.
+struct State<H> {
+    shared: Arc<Shared<H>>,
+    /// One permit per request allowed to run.
+    permits: Arc<Semaphore>,
+    tasks: JoinSet<TaskOutcome>,
+    /// The request of each single-request task, to answer it if the task panics.
+    tickets: HashMap<tokio::task::Id, Ticket>,
+    /// Work read while every slot was busy, oldest first.
+    queue: VecDeque<Job>,
+    options: ServeOptions,
+    /// The writer stopped accepting messages.
+    output_closed: bool,
+}
+
+impl<H: Handler> State<H> {
+    /// The main phase: reads and dispatches until something asks for shutdown.
+    async fn read_until_stopped<R: AsyncRead + Unpin>(
+        &mut self,
+        reader: &mut FrameReader<R>,
+        signals: &mut Signals,
+    ) -> (ShutdownReason, Option<FramingError>) {
+        let stop = self.options.stop.clone();
+        loop {
+            if self.output_closed {
+                return (ShutdownReason::OutputFailed, None);
+            }
+            let needed = self.permits_needed();
+            let reading = self.queue.len() < self.options.max_queued;
+            tokio::select! {
+                biased;
+                () = stop.cancelled() => return (ShutdownReason::Requested, None),
+                name = signals.recv() => return (ShutdownReason::Signal { name }, None),
+                Some(joined) = self.tasks.join_next_with_id() => self.reap(joined).await,
+                permit = Arc::clone(&self.permits).acquire_many_owned(needed),
+                    if !self.queue.is_empty() => self.start_queued(permit.ok()),
+                frame = reader.next_frame(), if reading => match frame {
+                    None => return (ShutdownReason::InputClosed, None),
+                    Some(Ok(bytes)) => self.on_frame(bytes).await,
+                    Some(Err(error)) => match error.to_error_response() {
+                        Some(response) => {
+                            tracing::warn!(%error, "rejecting input line");
+                            bump(&self.shared.counters.oversize_lines);
+                            self.send(response).await;
+                        }
+                        None => {
+                            tracing::error!(%error, "stopping: reading the input failed");
+                            return (ShutdownReason::InputFailed, Some(error));
+                        }
+                    },
+                },
+            }
+        }
+    }
+
+    /// The shutdown phase: runs what was read, within the grace period, then cancels the
+    /// rest; returns once every task has ended.
+    async fn drain(&mut self, signals: &mut Signals) {
+        let deadline = Instant::now() + self.options.grace_period;
+        let mut cancelled = false;
+        if self.output_closed {
+            self.cancel_all();
+            cancelled = true;
+        }
+        while !(self.tasks.is_empty() && self.queue.is_empty()) {
+            let needed = self.permits_needed();
+            tokio::select! {
+                biased;
+                Some(joined) = self.tasks.join_next_with_id() => self.reap(joined).await,
+                permit = Arc::clone(&self.permits).acquire_many_owned(needed),
+                    if !self.queue.is_empty() => self.start_queued(permit.ok()),
+                () = tokio::time::sleep_until(deadline), if !cancelled => {
+                    tracing::warn!(
+                        in_flight = self.shared.in_flight.len(),
+                        "grace period over: cancelling the remaining requests"
+                    );
+                    self.cancel_all();
+                    cancelled = true;
+                }
+                name = signals.recv(), if !cancelled => {
+                    tracing::warn!(signal = name, "second signal: cancelling the remaining requests");
+                    self.cancel_all();
+                    cancelled = true;
+                }
+            }
+            if self.output_closed && !cancelled {
+                self.cancel_all();
+                cancelled = true;
+            }
+        }
+    }
+
+    /// Fires every request's token and starts every queued job (they end at once).
+    fn cancel_all(&mut self) {
+        self.shared.shutdown_cancel.cancel();
+        while !self.queue.is_empty() {
+            self.start_queued(None);
+        }
+    }
+
+    fn permits_needed(&self) -> u32 {
+        self.queue
+            .front()
+            .map_or(1, |job| job.permits_needed(self.options.max_in_flight))
+    }
+
+    /// Starts the oldest queued job with the permits just acquired (`None` at shutdown).
+    fn start_queued(&mut self, permit: Option<OwnedSemaphorePermit>) {
+        if let Some(job) = self.queue.pop_front() {
+            self.spawn(job, permit);
+        }
+    }
+
+    /// Starts a job now if there is room, queues it otherwise.
+    fn submit(&mut self, job: Job) {
+        let needed = job.permits_needed(self.options.max_in_flight);
+        if !self.queue.is_empty() {
+            self.queue.push_back(job);
+            return;
+        }
+        match Arc::clone(&self.permits).try_acquire_many_owned(needed) {
+            Ok(permit) => self.spawn(job, Some(permit)),
+            Err(_) => {
+                tracing::debug!("every slot is busy: request queued");
+                self.queue.push_back(job);
+            }
+        }
+    }
+
+    fn spawn(&mut self, job: Job, permit: Option<OwnedSemaphorePermit>) {
+        let shared = Arc::clone(&self.shared);
+        match job {
+            Job::Single(request) => {
+                let ticket = request.ticket.clone();
+                let handle = self.tasks.spawn(single_task(shared, request, permit));
+                let _previous = self.tickets.insert(handle.id(), ticket);
+            }
+            Job::Batch(slots) => {
+                let _handle = self.tasks.spawn(batch_task(shared, slots, permit));
+            }
+        }
+    }
+
+    /// Accounts for an ended task; answers the request of a task that panicked.
+    async fn reap(&mut self, joined: Result<(tokio::task::Id, TaskOutcome), JoinError>) {
+        match joined {
+            Ok((task_id, outcome)) => {
+                let _ticket = self.tickets.remove(&task_id);
+                if matches!(outcome, TaskOutcome::OutputClosed) {
+                    self.output_closed = true;
+                }
+            }
+            Err(error) => {
+                let ticket = self.tickets.remove(&error.id());
+                let response = match &ticket {
+                    Some(ticket) => panicked(&self.shared, ticket),
+                    None => {
+                        tracing::error!(%error, "batch task failed");
+                        bump(&self.shared.counters.handler_panics);
+                        None
+                    }
+                };
+                if let Some(response) = response {
+                    self.send(response).await;
+                }
+            }
+        }
+    }
+
+    /// Queues a message the loop itself answers with.
+    async fn send(&mut self, outbound: impl Into<Outbound>) {
+        if let Err(error) = self.shared.writer.send(outbound).await {
+            tracing::error!(%error, "the output is closed");
+            bump(&self.shared.counters.unanswered_at_output_failure);
+            self.output_closed = true;
+        }
+    }
+
+    async fn on_frame(&mut self, bytes: &[u8]) {
+        tracing::trace!(bytes = bytes.len(), "frame received");
+        match parse_frame(bytes, self.batch_policy().get()) {
+            Frame::Single(Ok(message)) => match message {
+                Message::Request(request) => match self.accept(request) {
+                    Ok(pending) => self.submit(Job::Single(pending)),
+                    Err(response) => self.send(response).await,
+                },
+                Message::Notification(notification) => self.on_notification(notification).await,
+                Message::Response(response) => self.on_response(response).await,
+            },
+            Frame::Single(Err(error)) => {
+                let response = self.rejected(&error);
+                self.send(response).await;
+            }
+            Frame::Batch(members) => self.on_batch(members).await,
+        }
+    }
+
+    fn batch_policy(&self) -> &SharedBatchPolicy {
+        &self.options.batch_policy
+    }
+
+    async fn on_batch(&mut self, members: Vec<Result<Message<'_>, ParseError>>) {
+        tracing::trace!(members = members.len(), "batch received");
+        let mut slots = Vec::with_capacity(members.len());
+        for member in members {
+            slots.push(match member {
+                Ok(Message::Request(request)) => match self.accept(request) {
+                    Ok(pending) => Slot::Pending(pending),
+                    Err(response) => Slot::Ready(response),
+                },
+                Ok(Message::Notification(notification)) => {
+                    self.on_notification(notification).await;
+                    Slot::Silent
+                }
+                Ok(Message::Response(response)) => {
+                    self.on_response(response).await;
+                    Slot::Silent
+                }
+                Err(error) => Slot::Ready(self.rejected(&error)),
+            });
+        }
+        if slots.iter().any(|slot| matches!(slot, Slot::Pending(_))) {
+            self.submit(Job::Batch(slots));
+            return;
+        }
+        let responses: Vec<Response<'static>> = slots
+            .into_iter()
+            .filter_map(|slot| match slot {
+                Slot::Ready(response) => Some(response),
+                Slot::Pending(_) | Slot::Silent => None,
+            })
+            .collect();
+        if !responses.is_empty() {
+            self.send(Outbound::Batch(responses)).await;
+        }
+    }
+
+    /// Registers a request, or builds the answer rejecting its duplicate id.
+    fn accept(&mut self, request: Request<'_>) -> Result<PendingRequest, Response<'static>> {
+        let shared = &self.shared;
+        match shared
+            .in_flight
+            .register(&request.id, &shared.shutdown_cancel)
+        {
+            Ok(ticket) => Ok(PendingRequest {
+                ticket,
+                method: request.method.into(),
+                params: request.params.map(std::borrow::Cow::into_owned),
+            }),
+            Err(_duplicate) => {
+                tracing::warn!(id = %request.id, "request id already in flight: rejected");
+                bump(&shared.counters.duplicate_ids);
+                Err(Response::error(
+                    Some(request.id.into_owned()),
+                    ErrorObject::new(
+                        ErrorCode::INVALID_REQUEST,
+                        "a request with this id is already in flight",
+                    ),
+                ))
+            }
+        }
+    }
+
+    fn rejected(&self, error: &ParseError) -> Response<'static> {
+        tracing::debug!(?error, "invalid message");
+        bump(&self.shared.counters.invalid_messages);
+        error.to_error_response()
+    }
+
+    async fn on_notification(&mut self, notification: Notification<'_>) {
+        if notification.method == CANCELLED_NOTIFICATION {
+            self.on_cancelled(notification.params.as_deref());
+            return;
+        }
+        bump(&self.shared.counters.notifications);
+        let ctx = NotificationContext::new(Peer::new(self.shared.writer.clone()));
+        self.shared
+            .handler
+            .handle_notification(ctx, &notification.method, notification.params.as_deref())
+            .await;
+    }
+
+    async fn on_response(&mut self, response: Response<'_>) {
+        bump(&self.shared.counters.responses_received);
+        self.shared
+            .handler
+            .handle_response(response.into_owned())
+            .await;
+    }
+
+    /// `notifications/cancelled`: cancels the request named by `requestId`, if in flight.
+    fn on_cancelled(&self, params: Option<&RawValue>) {
+        #[derive(Deserialize)]
+        struct CancelledParams<'a> {
+            #[serde(rename = "requestId", borrow)]
+            request_id: Option<&'a RawValue>,
+        }
+        let id = params
+            .and_then(|raw| serde_json::from_str::<CancelledParams<'_>>(raw.get()).ok())
+            .and_then(|params| params.request_id)
+            .and_then(Id::from_raw);
+        let Some(id) = id else {
+            tracing::warn!("cancellation without a valid requestId: ignored");
+            bump(&self.shared.counters.ignored_cancellations);
+            return;
+        };
+        if self.shared.in_flight.cancel(&id) {
+            tracing::debug!(%id, "request cancelled by the client");
+        } else {
+            tracing::debug!(%id, "cancellation of a request not in flight: ignored");
+            bump(&self.shared.counters.ignored_cancellations);
+        }
+    }
+}

@@ -1,0 +1,236 @@
+//! The work of one request (or one batch) on its own task.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::value::RawValue;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use crate::framing::{Outbound, WriterHandle};
+use crate::jsonrpc::{ErrorCode, ErrorObject, Id, Response};
+
+use super::handler::{Handler, Peer, RequestContext};
+use super::in_flight::{bump, Counters, InFlight, Ticket};
+
+/// What every task shares with the loop.
+pub(crate) struct Shared<H> {
+    pub(crate) handler: H,
+    pub(crate) in_flight: InFlight,
+    pub(crate) counters: Counters,
+    pub(crate) writer: WriterHandle,
+    /// Parent of every request's token; cancelled when the shutdown grace period ends.
+    pub(crate) shutdown_cancel: CancellationToken,
+}
+
+/// A request read and registered, not started yet.
+#[derive(Debug)]
+pub(crate) struct PendingRequest {
+    pub(crate) ticket: Ticket,
+    pub(crate) method: Box<str>,
+    pub(crate) params: Option<Box<RawValue>>,
+}
+
+/// One member of a batch answer, in input order.
+#[derive(Debug)]
+pub(crate) enum Slot {
+    /// Answered while reading (an invalid member or a duplicate id).
+    Ready(Response<'static>),
+    /// A request to run.
+    Pending(PendingRequest),
+    /// A member that gets no answer (a notification, or a request cancelled by the client).
+    Silent,
+}
+
+/// Work waiting for a free slot.
+#[derive(Debug)]
+pub(crate) enum Job {
+    /// One request.
+    Single(PendingRequest),
+    /// A batch holding at least one request.
+    Batch(Vec<Slot>),
+}
+
+impl Job {
+    /// Slots this job occupies: one per request, at most `max_in_flight`.
+    pub(crate) fn permits_needed(&self, max_in_flight: usize) -> u32 {
+        let requests = match self {
+            Self::Single(_) => 1,
+            Self::Batch(slots) => slots
+                .iter()
+                .filter(|slot| matches!(slot, Slot::Pending(_)))
+                .count(),
+        };
+        u32::try_from(requests.clamp(1, max_in_flight)).unwrap_or(u32::MAX)
+    }
+}
+
+/// How a task ended.
+#[derive(Debug)]
+pub(crate) enum TaskOutcome {
+    /// Its answer (if any) was queued for the writer.
+    Done,
+    /// The writer no longer accepts messages: the answer was lost.
+    OutputClosed,
+}
+
+/// Runs a request and returns its response, or `None` if the client cancelled it.
+async fn run_request<H: Handler>(
+    shared: Arc<Shared<H>>,
+    request: PendingRequest,
+) -> Option<Response<'static>> {
+    let PendingRequest {
+        ticket,
+        method,
+        params,
+    } = request;
+    let outcome = if ticket.token.is_cancelled() {
+        None
+    } else {
+        let peer = Peer::new(shared.writer.clone());
+        let ctx = RequestContext::new(ticket.id.clone(), ticket.token.clone(), peer);
+        tracing::trace!(id = %ticket.id, method = &*method, "request started");
+        tokio::select! {
+            biased;
+            result = shared.handler.handle_request(ctx, &method, params.as_deref()) => Some(result),
+            () = ticket.token.cancelled() => None,
+        }
+    };
+    if !shared.in_flight.finish(&ticket) {
+        tracing::debug!(id = %ticket.id, "request cancelled by the client: no response");
+        bump(&shared.counters.cancelled_by_client);
+        return None;
+    }
+    bump(&shared.counters.requests_answered);
+    Some(match outcome {
+        Some(Ok(result)) => Response::result(ticket.id, result),
+        Some(Err(error)) => Response::error(Some(ticket.id), error),
+        None => {
+            tracing::warn!(id = %ticket.id, "request cancelled at the end of the grace period");
+            bump(&shared.counters.cancelled_at_shutdown);
+            shutdown_response(ticket.id)
+        }
+    })
+}
+
+/// The answer to a request cancelled because the server shut down.
+pub(crate) fn shutdown_response(id: Id<'static>) -> Response<'static> {
+    let data = RawValue::from_string(r#"{"reason":"shutdown"}"#.to_owned()).ok();
+    let mut error = ErrorObject::new(
+        ErrorCode::INTERNAL_ERROR,
+        "the server shut down before the request completed",
+    );
+    if let Some(data) = data {
+        error = error.with_data(data);
+    }
+    Response::error(Some(id), error)
+}
+
+/// The answer to a request whose handler panicked.
+pub(crate) fn panic_response(id: Id<'static>) -> Response<'static> {
+    Response::error(
+        Some(id),
+        ErrorObject::new(ErrorCode::INTERNAL_ERROR, "the request handler failed"),
+    )
+}
+
+/// Sends an answer; reports a closed output.
+async fn send(shared: &Shared<impl Handler>, outbound: Option<Outbound>) -> TaskOutcome {
+    let Some(outbound) = outbound else {
+        return TaskOutcome::Done;
+    };
+    match shared.writer.send(outbound).await {
+        Ok(()) => TaskOutcome::Done,
+        Err(error) => {
+            tracing::error!(%error, "an answer could not be queued: the output is closed");
+            bump(&shared.counters.unanswered_at_output_failure);
+            TaskOutcome::OutputClosed
+        }
+    }
+}
+
+/// The task of one request. The permit (none once the grace period is over) is held until
+/// the answer is queued.
+pub(crate) async fn single_task<H: Handler>(
+    shared: Arc<Shared<H>>,
+    request: PendingRequest,
+    permit: Option<OwnedSemaphorePermit>,
+) -> TaskOutcome {
+    let response = run_request(Arc::clone(&shared), request).await;
+    let outcome = send(&shared, response.map(Outbound::from)).await;
+    drop(permit);
+    outcome
+}
+
+/// The task of a batch: its requests run concurrently, at most as many at once as the
+/// permits it holds; the answer is one array in input order, without the members that get
+/// no answer.
+pub(crate) async fn batch_task<H: Handler>(
+    shared: Arc<Shared<H>>,
+    mut slots: Vec<Slot>,
+    permits: Option<OwnedSemaphorePermit>,
+) -> TaskOutcome {
+    let concurrency = permits.as_ref().map_or(slots.len(), |p| p.num_permits());
+    let gate = Arc::new(Semaphore::new(concurrency.max(1)));
+    let mut members = JoinSet::new();
+    let mut index_of = HashMap::new();
+    for (index, slot) in slots.iter_mut().enumerate() {
+        if !matches!(slot, Slot::Pending(_)) {
+            continue;
+        }
+        let Slot::Pending(request) = std::mem::replace(slot, Slot::Silent) else {
+            continue;
+        };
+        let ticket = request.ticket.clone();
+        let gate = Arc::clone(&gate);
+        let shared = Arc::clone(&shared);
+        let handle = members.spawn(async move {
+            // The gate is never closed, so acquiring only waits.
+            let _turn = gate.acquire_owned().await;
+            run_request(shared, request).await
+        });
+        let _previous = index_of.insert(handle.id(), (index, ticket));
+    }
+    while let Some(joined) = members.join_next_with_id().await {
+        let (task_id, response) = match joined {
+            Ok((task_id, response)) => (task_id, response),
+            Err(error) => {
+                let response = index_of
+                    .get(&error.id())
+                    .and_then(|(_, ticket)| panicked(&shared, ticket));
+                (error.id(), response)
+            }
+        };
+        if let (Some((index, _)), Some(response)) = (index_of.get(&task_id), response) {
+            slots[*index] = Slot::Ready(response);
+        }
+    }
+    let responses: Vec<Response<'static>> = slots
+        .into_iter()
+        .filter_map(|slot| match slot {
+            Slot::Ready(response) => Some(response),
+            Slot::Pending(_) | Slot::Silent => None,
+        })
+        .collect();
+    let outbound = (!responses.is_empty()).then_some(Outbound::Batch(responses));
+    let outcome = send(&shared, outbound).await;
+    drop(permits);
+    outcome
+}
+
+/// Accounts for a request task that panicked (or was aborted) and builds the answer it is
+/// still owed, unless the client cancelled it.
+pub(crate) fn panicked<H: Handler>(
+    shared: &Shared<H>,
+    ticket: &Ticket,
+) -> Option<Response<'static>> {
+    tracing::error!(id = %ticket.id, "request handler panicked");
+    bump(&shared.counters.handler_panics);
+    if !shared.in_flight.finish(ticket) {
+        bump(&shared.counters.cancelled_by_client);
+        return None;
+    }
+    bump(&shared.counters.requests_answered);
+    Some(panic_response(ticket.id.clone()))
+}
