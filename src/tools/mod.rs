@@ -41,6 +41,7 @@
 mod arguments;
 mod envelope;
 mod error;
+mod execution;
 mod handler;
 mod policy;
 mod progress;

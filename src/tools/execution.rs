@@ -1,0 +1,160 @@
+//! Running a handler until it finishes, times out or is cancelled: async handlers as
+//! aborted-on-drop tasks, blocking handlers on the blocking pool with a claim on their result.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::task::JoinHandle;
+use tokio::time::{sleep_until, Instant};
+use tokio_util::sync::CancellationToken;
+
+use super::handler::{ToolContext, ToolFuture, ToolResult};
+use super::policy::ResolvedTimeout;
+use super::stats::Counters;
+
+/// How the handler stage ended.
+pub(super) enum Ended {
+    Finished(ToolResult),
+    TimedOut(ResolvedTimeout),
+    Cancelled,
+    Panicked,
+}
+
+/// Aborts the task and fires the handler's token when dropped, so a call abandoned by the
+/// server (its future dropped) does not leave its handler running.
+struct AbortOnDrop<T> {
+    task: JoinHandle<T>,
+    token: CancellationToken,
+}
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        if !self.task.is_finished() {
+            self.token.cancel();
+            self.task.abort();
+        }
+    }
+}
+
+pub(super) async fn run_async(
+    future: ToolFuture,
+    deadline: Instant,
+    timeout: ResolvedTimeout,
+    client_cancel: &CancellationToken,
+    token: CancellationToken,
+) -> Ended {
+    let mut guard = AbortOnDrop {
+        task: tokio::spawn(future),
+        token,
+    };
+    tokio::select! {
+        biased;
+        () = client_cancel.cancelled() => Ended::Cancelled,
+        joined = &mut guard.task => match joined {
+            Ok(result) => Ended::Finished(result),
+            Err(error) => {
+                tracing::error!(%error, "async tool task ended abnormally");
+                Ended::Panicked
+            }
+        },
+        () = sleep_until(deadline) => Ended::TimedOut(timeout),
+    }
+    // Dropping `guard` fires the token and aborts the task unless it finished.
+}
+
+const RUNNING: u8 = 0;
+const FINISHED: u8 = 1;
+const ABANDONED: u8 = 2;
+
+/// A blocking handler running on the blocking pool. Whoever moves `state` out of
+/// `RUNNING` first decides the result's fate: the thread (`FINISHED`: the runner takes it)
+/// or the runner (`ABANDONED`: the thread's result is discarded and counted).
+pub(super) struct BlockingRun {
+    state: Arc<AtomicU8>,
+    guard: AbortOnDrop<Result<ToolResult, ()>>,
+}
+
+impl BlockingRun {
+    pub(super) fn start<F>(
+        job: F,
+        context: ToolContext,
+        arguments: Value,
+        counters: Arc<Counters>,
+        token: CancellationToken,
+    ) -> Self
+    where
+        F: FnOnce(ToolContext, Value) -> ToolResult + Send + 'static,
+    {
+        let state = Arc::new(AtomicU8::new(RUNNING));
+        let thread_state = Arc::clone(&state);
+        let task = tokio::task::spawn_blocking(move || {
+            let outcome = catch_unwind(AssertUnwindSafe(|| job(context, arguments)));
+            if outcome.is_err() {
+                Counters::bump(&counters.panicked);
+            }
+            let claimed = thread_state
+                .compare_exchange(RUNNING, FINISHED, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok();
+            if !claimed {
+                Counters::bump(&counters.late_results_discarded);
+                tracing::debug!("a blocking tool finished after its call ended; result discarded");
+            }
+            outcome.map_err(|_| ())
+        });
+        Self {
+            state,
+            guard: AbortOnDrop { task, token },
+        }
+    }
+
+    /// Claims the result for the runner's side; `false` when the thread finished first.
+    fn abandon(&self) -> bool {
+        let abandoned = self
+            .state
+            .compare_exchange(RUNNING, ABANDONED, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok();
+        if abandoned {
+            self.guard.token.cancel();
+        }
+        abandoned
+    }
+
+    pub(super) async fn wait(
+        mut self,
+        deadline: Instant,
+        timeout: ResolvedTimeout,
+        client_cancel: &CancellationToken,
+    ) -> Ended {
+        let early = tokio::select! {
+            biased;
+            () = client_cancel.cancelled() => Some(Ended::Cancelled),
+            joined = &mut self.guard.task => return finished(joined),
+            () = sleep_until(deadline) => Some(Ended::TimedOut(timeout)),
+        };
+        match early {
+            Some(ended) if self.abandon() => ended,
+            // The thread finished just now; its result is ready.
+            _ => finished((&mut self.guard.task).await),
+        }
+    }
+}
+
+impl Drop for BlockingRun {
+    fn drop(&mut self) {
+        // An abandoned wait (the server dropped the call) abandons the thread's result.
+        let _abandoned: bool = self.abandon();
+    }
+}
+
+fn finished(joined: Result<Result<ToolResult, ()>, tokio::task::JoinError>) -> Ended {
+    match joined {
+        Ok(Ok(result)) => Ended::Finished(result),
+        Ok(Err(())) => Ended::Panicked,
+        Err(error) => {
+            tracing::error!(%error, "blocking tool task ended abnormally");
+            Ended::Panicked
+        }
+    }
+}
