@@ -30,7 +30,7 @@ pub(super) fn type_names(value: &Value) -> Vec<&str> {
 
 impl Emitter<'_> {
     /// A `errors.fail(..)` statement.
-    fn fail(
+    pub(super) fn fail(
         &self,
         at: &TokenStream,
         schema_path: &str,
@@ -192,7 +192,7 @@ impl Emitter<'_> {
 
     /// `minX` / `maxX` checks of a length `len` (of `collection`, when it has `is_empty`).
     #[allow(clippy::too_many_arguments, reason = "one call per collection kind")]
-    fn count_checks(
+    pub(super) fn count_checks(
         &self,
         map: &Map<String, Value>,
         path: &str,
@@ -228,127 +228,6 @@ impl Emitter<'_> {
             out.extend(quote!(if #violated { #fail }));
         }
         out
-    }
-
-    fn object_checks(
-        &mut self,
-        map: &Map<String, Value>,
-        path: &str,
-        v: &TokenStream,
-        at: &TokenStream,
-    ) -> Result<TokenStream> {
-        let rt = self.rt.clone();
-        let id = self.fresh();
-        let obj = format_ident!("map_{id}");
-        let mut body = TokenStream::new();
-        if let Some(Value::Array(required)) = map.get("required") {
-            let here = child(path, "required");
-            for name in required.iter().filter_map(Value::as_str) {
-                let message = format!("missing required property `{name}`");
-                let fail = self.fail(
-                    at,
-                    &here,
-                    "required",
-                    quote!(#rt::Value::from(#name)),
-                    quote!(#rt::Value::Null),
-                    quote!(::std::string::String::from(#message)),
-                );
-                body.extend(quote!(if !#obj.contains_key(#name) { #fail }));
-            }
-        }
-        body.extend(self.count_checks(
-            map,
-            path,
-            at,
-            [("minProperties", true), ("maxProperties", false)],
-            &quote!(#obj.len()),
-            Some(&obj),
-            ("object has {} properties, {} than {}", "fewer", "more"),
-        ));
-        let mut declared: Vec<&str> = Vec::new();
-        if let Some(Value::Object(props)) = map.get("properties") {
-            let here = child(path, "properties");
-            for (name, sub) in props {
-                declared.push(name);
-                let pid = self.fresh();
-                let (pv, pat) = (format_ident!("v_{pid}"), format_ident!("at_{pid}"));
-                let inner = self.schema(sub, &child(&here, name), &quote!(#pv), &quote!(#pat))?;
-                if !inner.is_empty() {
-                    body.extend(quote! {
-                        if let ::core::option::Option::Some(#pv) = #obj.get(#name) {
-                            let #pat = &#at.key(#name);
-                            #inner
-                        }
-                    });
-                }
-            }
-        }
-        if let Some(extra) = map.get("additionalProperties") {
-            body.extend(self.additional(
-                extra,
-                &declared,
-                &child(path, "additionalProperties"),
-                &obj,
-                at,
-            )?);
-        }
-        if body.is_empty() {
-            return Ok(body);
-        }
-        Ok(quote!(if let #rt::Value::Object(#obj) = #v { #body }))
-    }
-
-    /// `additionalProperties`: checks every member not named in `properties`.
-    fn additional(
-        &mut self,
-        extra: &Value,
-        declared: &[&str],
-        path: &str,
-        obj: &proc_macro2::Ident,
-        at: &TokenStream,
-    ) -> Result<TokenStream> {
-        let rt = self.rt.clone();
-        let id = self.fresh();
-        let (key, val, kat) = (
-            format_ident!("key_{id}"),
-            format_ident!("v_{id}"),
-            format_ident!("at_{id}"),
-        );
-        let skip = if declared.is_empty() {
-            TokenStream::new()
-        } else {
-            quote!(if matches!(#key.as_str(), #(#declared)|*) {
-                continue;
-            })
-        };
-        if extra == &Value::Bool(false) {
-            let fail = self.fail(
-                &quote!(#kat),
-                path,
-                "additionalProperties",
-                quote!(#rt::Value::Bool(false)),
-                quote!(#rt::summary_str(#key)),
-                quote!(::std::string::String::from("property is not allowed here")),
-            );
-            return Ok(quote! {
-                for #key in #obj.keys() {
-                    #skip
-                    let #kat = &#at.key(#key);
-                    #fail
-                }
-            });
-        }
-        let inner = self.schema(extra, path, &quote!(#val), &quote!(#kat))?;
-        if inner.is_empty() {
-            return Ok(inner);
-        }
-        Ok(quote! {
-            for (#key, #val) in #obj {
-                #skip
-                let #kat = &#at.key(#key);
-                #inner
-            }
-        })
     }
 
     fn array_checks(

@@ -24,6 +24,7 @@ use crate::error::{Error, Result};
 mod keywords;
 mod literals;
 pub(crate) mod naming;
+mod objects;
 mod shapes;
 mod unions;
 
@@ -183,7 +184,7 @@ impl<'d> Emitter<'d> {
                 #[doc = "    properties, then schema order), or the most specific one if none accepts it;"]
                 #[doc = " 4. `None` when no branch is plausible."]
                 pub fn #select(value: &#rt::Value) -> ::core::option::Option<usize> {
-                    #pick(value).map(|(index, _)| index)
+                    #pick(value, true).map(|(index, _)| index)
                 }
             });
         }

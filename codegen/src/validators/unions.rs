@@ -8,6 +8,12 @@
 //! index and whether it already found the branch valid, so the walker does not validate the
 //! same branch twice.
 //!
+//! The walker calls the picker with `most_specific = false`: plausible branches are then
+//! tried in schema order and the first that accepts the value ends the check (as cheap as
+//! a plain `anyOf`); only when none accepts it is the most specific one chosen, and its
+//! errors reported. `select_*` passes `true`, so a value several branches accept maps to the
+//! most specific of them.
+//!
 //! The verdict equals JSON Schema's: a branch is only dropped when it certainly rejects the
 //! value, and the picker prefers a branch that accepts it. For `oneOf`, the walker also
 //! counts accepting branches and reports `oneOf` when there are several.
@@ -92,7 +98,7 @@ impl Emitter<'_> {
         let pick = format_ident!("__pick_{id}");
         let pick_body = self.pick_body(&shapes, &table);
         self.helpers.push(quote! {
-            fn #pick(value: &#rt::Value) -> ::core::option::Option<(usize, bool)> {
+            fn #pick(value: &#rt::Value, most_specific: bool) -> ::core::option::Option<(usize, bool)> {
                 #pick_body
             }
         });
@@ -126,7 +132,7 @@ impl Emitter<'_> {
             TokenStream::new()
         };
         Ok(quote! {
-            match #pick(#v) {
+            match #pick(#v, false) {
                 ::core::option::Option::Some((index, checked)) => {
                     if !checked {
                         #table[index](#v, #at, errors);
@@ -230,22 +236,12 @@ impl Emitter<'_> {
         }
         let count = shapes.len();
         let mut filters = TokenStream::new();
+        let mut scores = TokenStream::new();
+        let mut reads_members = false;
         for (index, shape) in shapes.iter().enumerate() {
             let plausible = self.plausible(shape);
-            let declared: Vec<&String> = shape.declared.iter().collect();
-            let score = if declared.is_empty() {
-                quote!(0)
-            } else {
-                quote! {
-                    match value {
-                        #rt::Value::Object(map) => map.keys().filter(|k| matches!(k.as_str(), #(#declared)|*)).count(),
-                        _ => 0,
-                    }
-                }
-            };
-            let required = shape.required.len();
             let record = quote! {
-                candidates[found] = (#score, #required, #index);
+                candidates[found] = #index;
                 found += 1;
             };
             if plausible.to_string() == "true" {
@@ -253,24 +249,71 @@ impl Emitter<'_> {
             } else {
                 filters.extend(quote!(if #plausible { #record }));
             }
+            let declared: Vec<&String> = shape.declared.iter().collect();
+            let required = shape.required.len();
+            if !declared.is_empty() {
+                reads_members = true;
+                scores.extend(quote! {
+                    #index => (members.filter(|k| matches!(k.as_str(), #(#declared)|*)).count(), #required),
+                });
+            } else if required > 0 {
+                scores.extend(quote!(#index => (0, #required),));
+            }
         }
+        // Specificity, computed only when candidates are ordered: (declared members of the
+        // value, required properties), higher first, then schema order.
+        let specificity = if scores.is_empty() {
+            quote!(let specificity = |_: usize| (0usize, 0usize);)
+        } else {
+            let members = if reads_members {
+                quote! {
+                    let ::core::option::Option::Some(members) = value.as_object().map(|map| map.keys()) else {
+                        return (0, 0);
+                    };
+                }
+            } else {
+                TokenStream::new()
+            };
+            quote! {
+                let specificity = |index: usize| -> (usize, usize) {
+                    #members
+                    match index {
+                        #scores
+                        _ => (0, 0),
+                    }
+                };
+            }
+        };
+        let specificity = quote! {
+            #specificity
+            let order = |a: &usize, b: &usize| {
+                let (sa, sb) = (specificity(*a), specificity(*b));
+                sb.0.cmp(&sa.0).then(sb.1.cmp(&sa.1)).then(a.cmp(b))
+            };
+        };
         out.extend(quote! {
-            let mut candidates = [(0usize, 0usize, 0usize); #count];
+            let mut candidates = [0usize; #count];
             let mut found = 0;
             #filters
             let candidates = &mut candidates[..found];
             match candidates.len() {
                 0 => return ::core::option::Option::None,
-                1 => return ::core::option::Option::Some((candidates[0].2, false)),
+                1 => return ::core::option::Option::Some((candidates[0], false)),
                 _ => {}
             }
-            candidates.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+            #specificity
+            if most_specific {
+                candidates.sort_unstable_by(order);
+            }
             for candidate in candidates.iter() {
-                if #rt::accepts(value, #table[candidate.2]) {
-                    return ::core::option::Option::Some((candidate.2, true));
+                if #rt::accepts(value, #table[*candidate]) {
+                    return ::core::option::Option::Some((*candidate, true));
                 }
             }
-            ::core::option::Option::Some((candidates[0].2, false))
+            if !most_specific {
+                candidates.sort_unstable_by(order);
+            }
+            ::core::option::Option::Some((candidates[0], false))
         });
         out
     }
