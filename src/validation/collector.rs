@@ -104,10 +104,7 @@ pub type Walker = fn(&Value, &Location<'_>, &mut Collector);
 
 /// Runs a generated walker over `value` from the root and returns every violation.
 #[inline]
-pub fn validate_with(
-    value: &Value,
-    walker: Walker,
-) -> Result<(), Vec<ValidationError>> {
+pub fn validate_with(value: &Value, walker: Walker) -> Result<(), Vec<ValidationError>> {
     let mut errors = Collector::new();
     walker(value, &Location::Root, &mut errors);
     errors.into_result()
