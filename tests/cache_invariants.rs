@@ -36,6 +36,12 @@ enum Op {
         arg: u8,
     },
     Advance(u64),
+    /// Moves the clock to one entry's expiry edge, `created_at + ttl` plus `offset - 1`
+    /// (just before, at, or just after), if that is not in the past.
+    AdvanceToEdge {
+        pick: prop::sample::Index,
+        offset: u64,
+    },
     Purge,
 }
 
@@ -96,6 +102,8 @@ fn ops(args: u8, text_len: usize, max_advance: u64) -> impl Strategy<Value = Vec
         4 => (0..3u8, 0..args).prop_map(|(tool, arg)| Op::Get { tool, arg }),
         1 => (0..3u8, 0..args).prop_map(|(tool, arg)| Op::Remove { tool, arg }),
         2 => (0..max_advance).prop_map(Op::Advance),
+        2 => (any::<prop::sample::Index>(), 0..3u64)
+            .prop_map(|(pick, offset)| Op::AdvanceToEdge { pick, offset }),
         1 => Just(Op::Purge),
     ];
     proptest::collection::vec(op, 1..120)
@@ -236,6 +244,14 @@ impl Harness {
                 prop_assert_eq!(self.cache.remove(&name, &args), was_present);
             }
             Op::Advance(ms) => self.clock.advance(Duration::from_millis(*ms)),
+            Op::AdvanceToEdge { pick, offset } => {
+                if !before.entries.is_empty() {
+                    let e = pick.get(&before.entries);
+                    let target = (e.created_at_ms + e.ttl_ms + offset).saturating_sub(1);
+                    self.clock
+                        .advance(Duration::from_millis(target.saturating_sub(now)));
+                }
+            }
             Op::Purge => {
                 let purged = self.cache.purge_expired();
                 let expected = before
