@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use super::location::Location;
+use super::values::type_name;
 use super::ValidationError;
 
 /// Receives the violations found by generated validators.
@@ -73,6 +74,35 @@ impl Collector {
             limit,
             actual,
             message,
+        });
+    }
+
+    /// Records a `type` violation: `value` is none of the `expected` JSON types.
+    #[inline]
+    pub fn wrong_type(
+        &mut self,
+        at: &Location<'_>,
+        schema_path: &'static str,
+        expected: &'static [&'static str],
+        value: &Value,
+    ) {
+        self.fail(at, schema_path, "type", || {
+            let found = type_name(value);
+            let limit = match expected {
+                [one] => Value::from(*one),
+                many => Value::from(many.to_vec()),
+            };
+            let message = format!("expected {}, found {found}", expected.join(" or "));
+            (limit, Value::from(found), message)
+        });
+    }
+
+    /// Records a `required` violation: the object at `at` lacks member `name`.
+    #[inline]
+    pub fn missing(&mut self, at: &Location<'_>, schema_path: &'static str, name: &'static str) {
+        self.fail(at, schema_path, "required", || {
+            let message = format!("missing required property `{name}`");
+            (Value::from(name), Value::Null, message)
         });
     }
 

@@ -137,23 +137,8 @@ impl Emitter<'_> {
         v: &TokenStream,
         at: &TokenStream,
     ) -> TokenStream {
-        let rt = &self.rt;
         let test = self.type_test(types, v);
-        let limit = if types.len() == 1 {
-            let t = types[0];
-            quote!(#rt::Value::from(#t))
-        } else {
-            quote!(#rt::Value::from(vec![#(#types),*]))
-        };
-        let expected = types.join(" or ");
-        let fail = self.fail(
-            at,
-            path,
-            "type",
-            limit,
-            quote!(#rt::Value::from(#rt::type_name(#v))),
-            quote!(::std::format!("expected {}, found {}", #expected, #rt::type_name(#v))),
-        );
+        let fail = quote!(errors.wrong_type(#at, #path, &[#(#types),*], #v););
         quote!(if !(#test) { #fail })
     }
 

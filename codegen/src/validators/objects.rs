@@ -129,15 +129,7 @@ impl Emitter<'_> {
         }
         let here = child(path, "required");
         for name in &required {
-            let message = format!("missing required property `{name}`");
-            let fail = self.fail(
-                at,
-                &here,
-                "required",
-                quote!(#rt::Value::from(#name)),
-                quote!(#rt::Value::Null),
-                quote!(::std::string::String::from(#message)),
-            );
+            let fail = quote!(errors.missing(#at, #here, #name););
             match tracked.iter().find(|(n, _)| n == name) {
                 Some((_, bit)) => {
                     let mask = 1u64 << bit;
