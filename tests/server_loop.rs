@@ -42,7 +42,7 @@ async fn duplicate_in_flight_id_is_rejected_and_the_first_is_unaffected() {
     let rejection = client.next().await.unwrap();
     assert_eq!(rejection["id"], "a");
     assert_eq!(rejection["error"]["code"], -32600);
-    assert_eq!(probe.token(r#""a""#).is_cancelled(), false);
+    assert!(!probe.token(r#""a""#).is_cancelled());
     probe.gate.add_permits(1);
     let answer = client.next().await.unwrap();
     assert_eq!(

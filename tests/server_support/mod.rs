@@ -103,7 +103,7 @@ struct DropGuard<'a> {
 
 impl Drop for DropGuard<'_> {
     fn drop(&mut self) {
-        let _ = self.probe.running.fetch_sub(1, Ordering::SeqCst);
+        let _before: usize = self.probe.running.fetch_sub(1, Ordering::SeqCst);
         if self.armed {
             self.probe.record(Event::Dropped(self.id.clone()));
         }
@@ -125,14 +125,14 @@ impl Handler for Probe {
             "ping" => Ok(raw("{}")),
             "block" => {
                 let id = ctx.id().as_json().to_owned();
-                let _ = self
+                let _replaced: Option<CancellationToken> = self
                     .tokens
                     .lock()
                     .unwrap()
                     .insert(id.clone(), ctx.cancellation().clone());
                 self.record(Event::Started(id.clone()));
                 let now = self.running.fetch_add(1, Ordering::SeqCst) + 1;
-                let _ = self.max_running.fetch_max(now, Ordering::SeqCst);
+                let _before: usize = self.max_running.fetch_max(now, Ordering::SeqCst);
                 let mut guard = DropGuard {
                     probe: self,
                     id: id.clone(),
@@ -176,7 +176,7 @@ impl Handler for Probe {
     }
 
     async fn on_shutdown(&self) {
-        let _ = self.shutdown_calls.fetch_add(1, Ordering::SeqCst);
+        let _before: usize = self.shutdown_calls.fetch_add(1, Ordering::SeqCst);
     }
 }
 
