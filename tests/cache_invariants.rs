@@ -69,8 +69,9 @@ fn policy() -> impl Strategy<Value = EvictionPolicy> {
 fn setup(
     size: std::ops::Range<u64>,
     entries: std::ops::Range<u64>,
+    high_water_mark: std::ops::RangeInclusive<u64>,
 ) -> impl Strategy<Value = Setup> {
-    (policy(), size, entries, 1..=100u64, 1..2_000u64).prop_map(
+    (policy(), size, entries, high_water_mark, 1..2_000u64).prop_map(
         |(policy, max_size_bytes, max_entries, high_water_mark, ttl_ms)| Setup {
             policy,
             max_size_bytes,
@@ -364,20 +365,20 @@ proptest! {
 
     /// CACHE-001: small size bounds, values up to a few hundred bytes.
     #[test]
-    fn inv_cache_001_size_bound(setup in setup(40..600, 50..100), ops in ops(8, 120, 200)) {
+    fn inv_cache_001_size_bound(setup in setup(40..600, 50..100, 1..=100), ops in ops(8, 120, 200)) {
         run(setup, &ops)?;
     }
 
     /// CACHE-002: small entry bounds, small values.
     #[test]
-    fn inv_cache_002_entry_bound(setup in setup(10_000..20_000, 1..8), ops in ops(12, 8, 200)) {
+    fn inv_cache_002_entry_bound(setup in setup(10_000..20_000, 1..8, 1..=100), ops in ops(12, 8, 200)) {
         run(setup, &ops)?;
     }
 
     /// CACHE-003: short TTLs and large clock steps.
     #[test]
     fn inv_cache_003_ttl_never_serves_expired(
-        setup in setup(1_000..5_000, 5..30),
+        setup in setup(1_000..5_000, 5..30, 1..=100),
         ops in ops(4, 20, 3_000),
     ) {
         run(setup, &ops)?;
@@ -385,13 +386,13 @@ proptest! {
 
     /// CACHE-004: constant eviction pressure, few keys so they are read again.
     #[test]
-    fn inv_cache_004_eviction_order(setup in setup(100..400, 2..6), ops in ops(5, 40, 50)) {
+    fn inv_cache_004_eviction_order(setup in setup(300..1_000, 3..8, 60..=100), ops in ops(5, 40, 50)) {
         run(setup, &ops)?;
     }
 
     /// CACHE-006: a broad mix.
     #[test]
-    fn inv_cache_006_size_accuracy(setup in setup(1..3_000, 1..40), ops in ops(10, 80, 1_000)) {
+    fn inv_cache_006_size_accuracy(setup in setup(1..3_000, 1..40, 1..=100), ops in ops(10, 80, 1_000)) {
         run(setup, &ops)?;
     }
 }
