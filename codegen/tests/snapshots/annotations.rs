@@ -193,19 +193,7 @@ pub mod validate {
         errors: &mut __rt::Collector,
     ) {
         if !(matches!(value, __rt::Value::Number(n) if __rt::is_integer(n))) {
-            errors
-                .fail(
-                    at,
-                    "/$defs/Code/type",
-                    "type",
-                    || (
-                        __rt::Value::from("integer"),
-                        __rt::Value::from(__rt::type_name(value)),
-                        ::std::format!(
-                            "expected {}, found {}", "integer", __rt::type_name(value)
-                        ),
-                    ),
-                );
+            errors.wrong_type(at, "/$defs/Code/type", &["integer"], value);
         }
         if !(matches!(
             value, __rt::Value::Number(n) if __rt::number_in(n, & [__rt::Bound::I(- 1),
@@ -243,19 +231,7 @@ pub mod validate {
         errors: &mut __rt::Collector,
     ) {
         if !(value.is_string()) {
-            errors
-                .fail(
-                    at,
-                    "/$defs/Failure/type",
-                    "type",
-                    || (
-                        __rt::Value::from("string"),
-                        __rt::Value::from(__rt::type_name(value)),
-                        ::std::format!(
-                            "expected {}, found {}", "string", __rt::type_name(value)
-                        ),
-                    ),
-                );
+            errors.wrong_type(at, "/$defs/Failure/type", &["string"], value);
         }
         if !(matches!(
             value, __rt::Value::String(s) if matches!(s.as_str(), "TIMEOUT" | "BAD_INPUT"

@@ -255,55 +255,38 @@ pub mod validate {
         errors: &mut __rt::Collector,
     ) {
         if !(value.is_object()) {
-            errors
-                .fail(
-                    at,
-                    "/$defs/Settings/type",
-                    "type",
-                    || (
-                        __rt::Value::from("object"),
-                        __rt::Value::from(__rt::type_name(value)),
-                        ::std::format!(
-                            "expected {}, found {}", "object", __rt::type_name(value)
-                        ),
-                    ),
-                );
+            errors.wrong_type(at, "/$defs/Settings/type", &["object"], value);
         }
         if let __rt::Value::Object(map_1) = value {
-            if let ::core::option::Option::Some(v_2) = map_1.get("level") {
-                let at_2 = &at.key("level");
-                if !(matches!(v_2, __rt::Value::Number(n) if __rt::is_integer(n))) {
-                    errors
-                        .fail(
-                            at_2,
-                            "/$defs/Settings/properties/level/type",
-                            "type",
-                            || (
-                                __rt::Value::from("integer"),
-                                __rt::Value::from(__rt::type_name(v_2)),
-                                ::std::format!(
-                                    "expected {}, found {}", "integer", __rt::type_name(v_2)
-                                ),
-                            ),
-                        );
-                }
-            }
-            if let ::core::option::Option::Some(v_7) = map_1.get("verbose") {
-                let at_7 = &at.key("verbose");
-                if !(v_7.is_boolean()) {
-                    errors
-                        .fail(
-                            at_7,
-                            "/$defs/Settings/properties/verbose/type",
-                            "type",
-                            || (
-                                __rt::Value::from("boolean"),
-                                __rt::Value::from(__rt::type_name(v_7)),
-                                ::std::format!(
-                                    "expected {}, found {}", "boolean", __rt::type_name(v_7)
-                                ),
-                            ),
-                        );
+            for (key_1, v_1) in map_1 {
+                match key_1.as_str() {
+                    "level" => {
+                        let at_2 = &at.key("level");
+                        if !(matches!(
+                            v_1, __rt::Value::Number(n) if __rt::is_integer(n)
+                        )) {
+                            errors
+                                .wrong_type(
+                                    at_2,
+                                    "/$defs/Settings/properties/level/type",
+                                    &["integer"],
+                                    v_1,
+                                );
+                        }
+                    }
+                    "verbose" => {
+                        let at_7 = &at.key("verbose");
+                        if !(v_1.is_boolean()) {
+                            errors
+                                .wrong_type(
+                                    at_7,
+                                    "/$defs/Settings/properties/verbose/type",
+                                    &["boolean"],
+                                    v_1,
+                                );
+                        }
+                    }
+                    _ => {}
                 }
             }
         }
@@ -325,490 +308,398 @@ pub mod validate {
         errors: &mut __rt::Collector,
     ) {
         if !(value.is_object()) {
-            errors
-                .fail(
-                    at,
-                    "/$defs/Widget/type",
-                    "type",
-                    || (
-                        __rt::Value::from("object"),
-                        __rt::Value::from(__rt::type_name(value)),
-                        ::std::format!(
-                            "expected {}, found {}", "object", __rt::type_name(value)
-                        ),
-                    ),
-                );
+            errors.wrong_type(at, "/$defs/Widget/type", &["object"], value);
         }
         if let __rt::Value::Object(map_15) = value {
-            if !map_15.contains_key("kind") {
-                errors
-                    .fail(
-                        at,
-                        "/$defs/Widget/required",
-                        "required",
-                        || (
-                            __rt::Value::from("kind"),
-                            __rt::Value::Null,
-                            ::std::string::String::from(
-                                "missing required property `kind`",
-                            ),
-                        ),
-                    );
-            }
-            if !map_15.contains_key("name") {
-                errors
-                    .fail(
-                        at,
-                        "/$defs/Widget/required",
-                        "required",
-                        || (
-                            __rt::Value::from("name"),
-                            __rt::Value::Null,
-                            ::std::string::String::from(
-                                "missing required property `name`",
-                            ),
-                        ),
-                    );
-            }
-            if let ::core::option::Option::Some(v_16) = map_15.get("code") {
-                let at_16 = &at.key("code");
-                if !(v_16.is_string()) {
-                    errors
-                        .fail(
-                            at_16,
-                            "/$defs/Widget/properties/code/type",
-                            "type",
-                            || (
-                                __rt::Value::from("string"),
-                                __rt::Value::from(__rt::type_name(v_16)),
-                                ::std::format!(
-                                    "expected {}, found {}", "string", __rt::type_name(v_16)
-                                ),
-                            ),
-                        );
-                }
-                if let __rt::Value::String(s_19) = v_16 {
-                    if !__PATTERN_0.is_match(s_19) {
-                        errors
-                            .fail(
-                                at_16,
-                                "/$defs/Widget/properties/code/pattern",
-                                "pattern",
-                                || (
-                                    __rt::Value::from("^[A-Z]+$"),
-                                    __rt::summary_str(s_19),
-                                    ::std::string::String::from(
-                                        "string does not match the pattern",
-                                    ),
-                                ),
-                            );
+            let mut seen_15 = 0u64;
+            for (key_15, v_15) in map_15 {
+                match key_15.as_str() {
+                    "code" => {
+                        let at_16 = &at.key("code");
+                        if !(v_15.is_string()) {
+                            errors
+                                .wrong_type(
+                                    at_16,
+                                    "/$defs/Widget/properties/code/type",
+                                    &["string"],
+                                    v_15,
+                                );
+                        }
+                        if let __rt::Value::String(s_19) = v_15 {
+                            if !__PATTERN_0.is_match(s_19) {
+                                errors
+                                    .fail(
+                                        at_16,
+                                        "/$defs/Widget/properties/code/pattern",
+                                        "pattern",
+                                        || (
+                                            __rt::Value::from("^[A-Z]+$"),
+                                            __rt::summary_str(s_19),
+                                            ::std::string::String::from(
+                                                "string does not match the pattern",
+                                            ),
+                                        ),
+                                    );
+                            }
+                        }
                     }
-                }
-            }
-            if let ::core::option::Option::Some(v_21) = map_15.get("color") {
-                let at_21 = &at.key("color");
-                if !(v_21.is_string()) {
-                    errors
-                        .fail(
-                            at_21,
-                            "/$defs/Widget/properties/color/type",
-                            "type",
-                            || (
-                                __rt::Value::from("string"),
-                                __rt::Value::from(__rt::type_name(v_21)),
-                                ::std::format!(
-                                    "expected {}, found {}", "string", __rt::type_name(v_21)
-                                ),
-                            ),
-                        );
-                }
-                if !(matches!(
-                    v_21, __rt::Value::String(s) if matches!(s.as_str(), "red" | "green"
-                    | "blue")
-                )) {
-                    errors
-                        .fail(
-                            at_21,
-                            "/$defs/Widget/properties/color/enum",
-                            "enum",
-                            || (
-                                __rt::json_literal("[\"red\",\"green\",\"blue\"]"),
-                                __rt::summary(v_21),
-                                ::std::string::String::from(
-                                    "value is not one of the 3 allowed values",
-                                ),
-                            ),
-                        );
-                }
-            }
-            if let ::core::option::Option::Some(v_26) = map_15.get("count") {
-                let at_26 = &at.key("count");
-                if !(matches!(v_26, __rt::Value::Number(n) if __rt::is_integer(n))) {
-                    errors
-                        .fail(
-                            at_26,
-                            "/$defs/Widget/properties/count/type",
-                            "type",
-                            || (
-                                __rt::Value::from("integer"),
-                                __rt::Value::from(__rt::type_name(v_26)),
-                                ::std::format!(
-                                    "expected {}, found {}", "integer", __rt::type_name(v_26)
-                                ),
-                            ),
-                        );
-                }
-                if let __rt::Value::Number(n_30) = v_26 {
-                    if __rt::number_lt(n_30, __rt::Bound::U(0)) {
-                        errors
-                            .fail(
-                                at_26,
-                                "/$defs/Widget/properties/count/minimum",
-                                "minimum",
-                                || (
-                                    __rt::Value::from(0u64),
-                                    __rt::number_value(n_30),
-                                    ::std::format!("{} is less than the minimum 0", n_30),
-                                ),
-                            );
-                    }
-                    if __rt::number_gt(n_30, __rt::Bound::U(10)) {
-                        errors
-                            .fail(
-                                at_26,
-                                "/$defs/Widget/properties/count/maximum",
-                                "maximum",
-                                || (
-                                    __rt::Value::from(10u64),
-                                    __rt::number_value(n_30),
-                                    ::std::format!("{} is greater than the maximum 10", n_30),
-                                ),
-                            );
-                    }
-                    if !__rt::is_multiple_of(n_30, __rt::Bound::U(2)) {
-                        errors
-                            .fail(
-                                at_26,
-                                "/$defs/Widget/properties/count/multipleOf",
-                                "multipleOf",
-                                || (
-                                    __rt::Value::from(2u64),
-                                    __rt::number_value(n_30),
-                                    ::std::format!("{} is not a multiple of 2", n_30),
-                                ),
-                            );
-                    }
-                }
-            }
-            if let ::core::option::Option::Some(v_31) = map_15.get("homepage") {
-                let at_31 = &at.key("homepage");
-                if !(v_31.is_string()) {
-                    errors
-                        .fail(
-                            at_31,
-                            "/$defs/Widget/properties/homepage/type",
-                            "type",
-                            || (
-                                __rt::Value::from("string"),
-                                __rt::Value::from(__rt::type_name(v_31)),
-                                ::std::format!(
-                                    "expected {}, found {}", "string", __rt::type_name(v_31)
-                                ),
-                            ),
-                        );
-                }
-                if let __rt::Value::String(s_34) = v_31 {
-                    if !__rt::is_uri(s_34) {
-                        errors
-                            .fail(
-                                at_31,
-                                "/$defs/Widget/properties/homepage/format",
-                                "format",
-                                || (
-                                    __rt::Value::from("uri"),
-                                    __rt::summary_str(s_34),
-                                    ::std::string::String::from("string is not a valid `uri`"),
-                                ),
-                            );
-                    }
-                }
-            }
-            if let ::core::option::Option::Some(v_36) = map_15.get("kind") {
-                let at_36 = &at.key("kind");
-                if !(v_36.is_string()) {
-                    errors
-                        .fail(
-                            at_36,
-                            "/$defs/Widget/properties/kind/type",
-                            "type",
-                            || (
-                                __rt::Value::from("string"),
-                                __rt::Value::from(__rt::type_name(v_36)),
-                                ::std::format!(
-                                    "expected {}, found {}", "string", __rt::type_name(v_36)
-                                ),
-                            ),
-                        );
-                }
-                if !(matches!(v_36, __rt::Value::String(s) if s == "widget")) {
-                    errors
-                        .fail(
-                            at_36,
-                            "/$defs/Widget/properties/kind/const",
-                            "const",
-                            || (
-                                __rt::Value::from("widget"),
-                                __rt::summary(v_36),
-                                ::std::string::String::from(
-                                    "value does not equal the constant \"widget\"",
-                                ),
-                            ),
-                        );
-                }
-            }
-            if let ::core::option::Option::Some(v_41) = map_15.get("labels") {
-                let at_41 = &at.key("labels");
-                if !(v_41.is_object()) {
-                    errors
-                        .fail(
-                            at_41,
-                            "/$defs/Widget/properties/labels/type",
-                            "type",
-                            || (
-                                __rt::Value::from("object"),
-                                __rt::Value::from(__rt::type_name(v_41)),
-                                ::std::format!(
-                                    "expected {}, found {}", "object", __rt::type_name(v_41)
-                                ),
-                            ),
-                        );
-                }
-                if let __rt::Value::Object(map_42) = v_41 {
-                    if map_42.len() > 2usize {
-                        errors
-                            .fail(
-                                at_41,
-                                "/$defs/Widget/properties/labels/maxProperties",
-                                "maxProperties",
-                                || (
-                                    __rt::Value::from(2usize),
-                                    __rt::Value::from(map_42.len()),
-                                    ::std::format!(
-                                        "object has {} properties, {} than {}", map_42.len(),
-                                        "more", 2usize
-                                    ),
-                                ),
-                            );
-                    }
-                    for (key_43, v_43) in map_42 {
-                        let at_43 = &at_41.key(key_43);
-                        if !(v_43.is_string()) {
+                    "color" => {
+                        let at_21 = &at.key("color");
+                        if !(v_15.is_string()) {
+                            errors
+                                .wrong_type(
+                                    at_21,
+                                    "/$defs/Widget/properties/color/type",
+                                    &["string"],
+                                    v_15,
+                                );
+                        }
+                        if !(matches!(
+                            v_15, __rt::Value::String(s) if matches!(s.as_str(), "red" |
+                            "green" | "blue")
+                        )) {
                             errors
                                 .fail(
-                                    at_43,
-                                    "/$defs/Widget/properties/labels/additionalProperties/type",
-                                    "type",
+                                    at_21,
+                                    "/$defs/Widget/properties/color/enum",
+                                    "enum",
                                     || (
-                                        __rt::Value::from("string"),
-                                        __rt::Value::from(__rt::type_name(v_43)),
-                                        ::std::format!(
-                                            "expected {}, found {}", "string", __rt::type_name(v_43)
+                                        __rt::json_literal("[\"red\",\"green\",\"blue\"]"),
+                                        __rt::summary(v_15),
+                                        ::std::string::String::from(
+                                            "value is not one of the 3 allowed values",
                                         ),
                                     ),
                                 );
                         }
                     }
-                }
-            }
-            if let ::core::option::Option::Some(v_51) = map_15.get("name") {
-                let at_51 = &at.key("name");
-                if !(v_51.is_string()) {
-                    errors
-                        .fail(
-                            at_51,
-                            "/$defs/Widget/properties/name/type",
-                            "type",
-                            || (
-                                __rt::Value::from("string"),
-                                __rt::Value::from(__rt::type_name(v_51)),
-                                ::std::format!(
-                                    "expected {}, found {}", "string", __rt::type_name(v_51)
-                                ),
-                            ),
-                        );
-                }
-                if let __rt::Value::String(s_54) = v_51 {
-                    let len_54 = __rt::char_count(s_54);
-                    if len_54 < 1usize {
-                        errors
-                            .fail(
-                                at_51,
-                                "/$defs/Widget/properties/name/minLength",
-                                "minLength",
-                                || (
-                                    __rt::Value::from(1usize),
-                                    __rt::Value::from(len_54),
-                                    ::std::format!(
-                                        "string has {} characters, {} than {}", len_54, "shorter",
-                                        1usize
-                                    ),
-                                ),
-                            );
+                    "count" => {
+                        let at_26 = &at.key("count");
+                        if !(matches!(
+                            v_15, __rt::Value::Number(n) if __rt::is_integer(n)
+                        )) {
+                            errors
+                                .wrong_type(
+                                    at_26,
+                                    "/$defs/Widget/properties/count/type",
+                                    &["integer"],
+                                    v_15,
+                                );
+                        }
+                        if let __rt::Value::Number(n_30) = v_15 {
+                            if __rt::number_lt(n_30, __rt::Bound::U(0)) {
+                                errors
+                                    .fail(
+                                        at_26,
+                                        "/$defs/Widget/properties/count/minimum",
+                                        "minimum",
+                                        || (
+                                            __rt::Value::from(0u64),
+                                            __rt::number_value(n_30),
+                                            ::std::format!("{} is less than the minimum 0", n_30),
+                                        ),
+                                    );
+                            }
+                            if __rt::number_gt(n_30, __rt::Bound::U(10)) {
+                                errors
+                                    .fail(
+                                        at_26,
+                                        "/$defs/Widget/properties/count/maximum",
+                                        "maximum",
+                                        || (
+                                            __rt::Value::from(10u64),
+                                            __rt::number_value(n_30),
+                                            ::std::format!("{} is greater than the maximum 10", n_30),
+                                        ),
+                                    );
+                            }
+                            if !__rt::is_multiple_of(n_30, __rt::Bound::U(2)) {
+                                errors
+                                    .fail(
+                                        at_26,
+                                        "/$defs/Widget/properties/count/multipleOf",
+                                        "multipleOf",
+                                        || (
+                                            __rt::Value::from(2u64),
+                                            __rt::number_value(n_30),
+                                            ::std::format!("{} is not a multiple of 2", n_30),
+                                        ),
+                                    );
+                            }
+                        }
                     }
-                    if len_54 > 8usize {
-                        errors
-                            .fail(
-                                at_51,
-                                "/$defs/Widget/properties/name/maxLength",
-                                "maxLength",
-                                || (
-                                    __rt::Value::from(8usize),
-                                    __rt::Value::from(len_54),
-                                    ::std::format!(
-                                        "string has {} characters, {} than {}", len_54, "longer",
-                                        8usize
-                                    ),
-                                ),
-                            );
+                    "homepage" => {
+                        let at_31 = &at.key("homepage");
+                        if !(v_15.is_string()) {
+                            errors
+                                .wrong_type(
+                                    at_31,
+                                    "/$defs/Widget/properties/homepage/type",
+                                    &["string"],
+                                    v_15,
+                                );
+                        }
+                        if let __rt::Value::String(s_34) = v_15 {
+                            if !__rt::is_uri(s_34) {
+                                errors
+                                    .fail(
+                                        at_31,
+                                        "/$defs/Widget/properties/homepage/format",
+                                        "format",
+                                        || (
+                                            __rt::Value::from("uri"),
+                                            __rt::summary_str(s_34),
+                                            ::std::string::String::from("string is not a valid `uri`"),
+                                        ),
+                                    );
+                            }
+                        }
                     }
-                }
-            }
-            if let ::core::option::Option::Some(v_56) = map_15.get("settings") {
-                let at_56 = &at.key("settings");
-                settings_at(v_56, at_56, errors);
-            }
-            if let ::core::option::Option::Some(v_61) = map_15.get("tags") {
-                let at_61 = &at.key("tags");
-                if !(v_61.is_array()) {
-                    errors
-                        .fail(
-                            at_61,
-                            "/$defs/Widget/properties/tags/type",
-                            "type",
-                            || (
-                                __rt::Value::from("array"),
-                                __rt::Value::from(__rt::type_name(v_61)),
-                                ::std::format!(
-                                    "expected {}, found {}", "array", __rt::type_name(v_61)
-                                ),
-                            ),
-                        );
-                }
-                if let __rt::Value::Array(items_63) = v_61 {
-                    if items_63.is_empty() {
-                        errors
-                            .fail(
-                                at_61,
-                                "/$defs/Widget/properties/tags/minItems",
-                                "minItems",
-                                || (
-                                    __rt::Value::from(1usize),
-                                    __rt::Value::from(items_63.len()),
-                                    ::std::format!(
-                                        "array has {} items, {} than {}", items_63.len(), "fewer",
-                                        1usize
-                                    ),
-                                ),
-                            );
-                    }
-                    if items_63.len() > 3usize {
-                        errors
-                            .fail(
-                                at_61,
-                                "/$defs/Widget/properties/tags/maxItems",
-                                "maxItems",
-                                || (
-                                    __rt::Value::from(3usize),
-                                    __rt::Value::from(items_63.len()),
-                                    ::std::format!(
-                                        "array has {} items, {} than {}", items_63.len(), "more",
-                                        3usize
-                                    ),
-                                ),
-                            );
-                    }
-                    if let ::core::option::Option::Some((first, second)) = __rt::first_duplicate(
-                        items_63,
-                    ) {
-                        errors
-                            .fail(
-                                at_61,
-                                "/$defs/Widget/properties/tags/uniqueItems",
-                                "uniqueItems",
-                                || (
-                                    __rt::Value::Bool(true),
-                                    __rt::Value::from(vec![first, second]),
-                                    ::std::format!("items {} and {} are equal", first, second),
-                                ),
-                            );
-                    }
-                    for (index_63, v_63) in items_63.iter().enumerate() {
-                        let at_63 = &at_61.index(index_63);
-                        if !(v_63.is_string()) {
+                    "kind" => {
+                        seen_15 |= 1u64;
+                        let at_36 = &at.key("kind");
+                        if !(v_15.is_string()) {
+                            errors
+                                .wrong_type(
+                                    at_36,
+                                    "/$defs/Widget/properties/kind/type",
+                                    &["string"],
+                                    v_15,
+                                );
+                        }
+                        if !(matches!(v_15, __rt::Value::String(s) if s == "widget")) {
                             errors
                                 .fail(
-                                    at_63,
-                                    "/$defs/Widget/properties/tags/items/type",
-                                    "type",
+                                    at_36,
+                                    "/$defs/Widget/properties/kind/const",
+                                    "const",
                                     || (
-                                        __rt::Value::from("string"),
-                                        __rt::Value::from(__rt::type_name(v_63)),
-                                        ::std::format!(
-                                            "expected {}, found {}", "string", __rt::type_name(v_63)
+                                        __rt::Value::from("widget"),
+                                        __rt::summary(v_15),
+                                        ::std::string::String::from(
+                                            "value does not equal the constant \"widget\"",
                                         ),
                                     ),
                                 );
                         }
                     }
+                    "labels" => {
+                        let at_41 = &at.key("labels");
+                        if !(v_15.is_object()) {
+                            errors
+                                .wrong_type(
+                                    at_41,
+                                    "/$defs/Widget/properties/labels/type",
+                                    &["object"],
+                                    v_15,
+                                );
+                        }
+                        if let __rt::Value::Object(map_42) = v_15 {
+                            for (key_42, v_42) in map_42 {
+                                let at_43 = &at_41.key(key_42);
+                                if !(v_42.is_string()) {
+                                    errors
+                                        .wrong_type(
+                                            at_43,
+                                            "/$defs/Widget/properties/labels/additionalProperties/type",
+                                            &["string"],
+                                            v_42,
+                                        );
+                                }
+                            }
+                            if map_42.len() > 2usize {
+                                errors
+                                    .fail(
+                                        at_41,
+                                        "/$defs/Widget/properties/labels/maxProperties",
+                                        "maxProperties",
+                                        || (
+                                            __rt::Value::from(2usize),
+                                            __rt::Value::from(map_42.len()),
+                                            ::std::format!(
+                                                "object has {} properties, {} than {}", map_42.len(),
+                                                "more", 2usize
+                                            ),
+                                        ),
+                                    );
+                            }
+                        }
+                    }
+                    "name" => {
+                        seen_15 |= 2u64;
+                        let at_51 = &at.key("name");
+                        if !(v_15.is_string()) {
+                            errors
+                                .wrong_type(
+                                    at_51,
+                                    "/$defs/Widget/properties/name/type",
+                                    &["string"],
+                                    v_15,
+                                );
+                        }
+                        if let __rt::Value::String(s_54) = v_15 {
+                            let len_54 = __rt::char_count(s_54);
+                            if len_54 < 1usize {
+                                errors
+                                    .fail(
+                                        at_51,
+                                        "/$defs/Widget/properties/name/minLength",
+                                        "minLength",
+                                        || (
+                                            __rt::Value::from(1usize),
+                                            __rt::Value::from(len_54),
+                                            ::std::format!(
+                                                "string has {} characters, {} than {}", len_54, "shorter",
+                                                1usize
+                                            ),
+                                        ),
+                                    );
+                            }
+                            if len_54 > 8usize {
+                                errors
+                                    .fail(
+                                        at_51,
+                                        "/$defs/Widget/properties/name/maxLength",
+                                        "maxLength",
+                                        || (
+                                            __rt::Value::from(8usize),
+                                            __rt::Value::from(len_54),
+                                            ::std::format!(
+                                                "string has {} characters, {} than {}", len_54, "longer",
+                                                8usize
+                                            ),
+                                        ),
+                                    );
+                            }
+                        }
+                    }
+                    "settings" => {
+                        let at_56 = &at.key("settings");
+                        settings_at(v_15, at_56, errors);
+                    }
+                    "tags" => {
+                        let at_61 = &at.key("tags");
+                        if !(v_15.is_array()) {
+                            errors
+                                .wrong_type(
+                                    at_61,
+                                    "/$defs/Widget/properties/tags/type",
+                                    &["array"],
+                                    v_15,
+                                );
+                        }
+                        if let __rt::Value::Array(items_63) = v_15 {
+                            if items_63.is_empty() {
+                                errors
+                                    .fail(
+                                        at_61,
+                                        "/$defs/Widget/properties/tags/minItems",
+                                        "minItems",
+                                        || (
+                                            __rt::Value::from(1usize),
+                                            __rt::Value::from(items_63.len()),
+                                            ::std::format!(
+                                                "array has {} items, {} than {}", items_63.len(), "fewer",
+                                                1usize
+                                            ),
+                                        ),
+                                    );
+                            }
+                            if items_63.len() > 3usize {
+                                errors
+                                    .fail(
+                                        at_61,
+                                        "/$defs/Widget/properties/tags/maxItems",
+                                        "maxItems",
+                                        || (
+                                            __rt::Value::from(3usize),
+                                            __rt::Value::from(items_63.len()),
+                                            ::std::format!(
+                                                "array has {} items, {} than {}", items_63.len(), "more",
+                                                3usize
+                                            ),
+                                        ),
+                                    );
+                            }
+                            if let ::core::option::Option::Some((first, second)) = __rt::first_duplicate(
+                                items_63,
+                            ) {
+                                errors
+                                    .fail(
+                                        at_61,
+                                        "/$defs/Widget/properties/tags/uniqueItems",
+                                        "uniqueItems",
+                                        || (
+                                            __rt::Value::Bool(true),
+                                            __rt::Value::from(vec![first, second]),
+                                            ::std::format!("items {} and {} are equal", first, second),
+                                        ),
+                                    );
+                            }
+                            for (index_63, v_63) in items_63.iter().enumerate() {
+                                let at_63 = &at_61.index(index_63);
+                                if !(v_63.is_string()) {
+                                    errors
+                                        .wrong_type(
+                                            at_63,
+                                            "/$defs/Widget/properties/tags/items/type",
+                                            &["string"],
+                                            v_63,
+                                        );
+                                }
+                            }
+                        }
+                    }
+                    "weight" => {
+                        let at_70 = &at.key("weight");
+                        if !(v_15.is_number()) {
+                            errors
+                                .wrong_type(
+                                    at_70,
+                                    "/$defs/Widget/properties/weight/type",
+                                    &["number"],
+                                    v_15,
+                                );
+                        }
+                        if let __rt::Value::Number(n_74) = v_15 {
+                            if __rt::number_gt(n_74, __rt::Bound::U(100)) {
+                                errors
+                                    .fail(
+                                        at_70,
+                                        "/$defs/Widget/properties/weight/maximum",
+                                        "maximum",
+                                        || (
+                                            __rt::Value::from(100u64),
+                                            __rt::number_value(n_74),
+                                            ::std::format!("{} is greater than the maximum 100", n_74),
+                                        ),
+                                    );
+                            }
+                            if __rt::number_le(n_74, __rt::Bound::U(0)) {
+                                errors
+                                    .fail(
+                                        at_70,
+                                        "/$defs/Widget/properties/weight/exclusiveMinimum",
+                                        "exclusiveMinimum",
+                                        || (
+                                            __rt::Value::from(0u64),
+                                            __rt::number_value(n_74),
+                                            ::std::format!(
+                                                "{} is not greater than the exclusive minimum 0", n_74
+                                            ),
+                                        ),
+                                    );
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let ::core::option::Option::Some(v_70) = map_15.get("weight") {
-                let at_70 = &at.key("weight");
-                if !(v_70.is_number()) {
-                    errors
-                        .fail(
-                            at_70,
-                            "/$defs/Widget/properties/weight/type",
-                            "type",
-                            || (
-                                __rt::Value::from("number"),
-                                __rt::Value::from(__rt::type_name(v_70)),
-                                ::std::format!(
-                                    "expected {}, found {}", "number", __rt::type_name(v_70)
-                                ),
-                            ),
-                        );
-                }
-                if let __rt::Value::Number(n_74) = v_70 {
-                    if __rt::number_gt(n_74, __rt::Bound::U(100)) {
-                        errors
-                            .fail(
-                                at_70,
-                                "/$defs/Widget/properties/weight/maximum",
-                                "maximum",
-                                || (
-                                    __rt::Value::from(100u64),
-                                    __rt::number_value(n_74),
-                                    ::std::format!("{} is greater than the maximum 100", n_74),
-                                ),
-                            );
-                    }
-                    if __rt::number_le(n_74, __rt::Bound::U(0)) {
-                        errors
-                            .fail(
-                                at_70,
-                                "/$defs/Widget/properties/weight/exclusiveMinimum",
-                                "exclusiveMinimum",
-                                || (
-                                    __rt::Value::from(0u64),
-                                    __rt::number_value(n_74),
-                                    ::std::format!(
-                                        "{} is not greater than the exclusive minimum 0", n_74
-                                    ),
-                                ),
-                            );
-                    }
-                }
+            if (seen_15 & 1u64) == 0 {
+                errors.missing(at, "/$defs/Widget/required", "kind");
+            }
+            if (seen_15 & 2u64) == 0 {
+                errors.missing(at, "/$defs/Widget/required", "name");
             }
         }
     }

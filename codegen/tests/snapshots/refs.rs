@@ -151,19 +151,7 @@ pub mod validate {
         errors: &mut __rt::Collector,
     ) {
         if !(value.is_string()) {
-            errors
-                .fail(
-                    at,
-                    "/$defs/Label/type",
-                    "type",
-                    || (
-                        __rt::Value::from("string"),
-                        __rt::Value::from(__rt::type_name(value)),
-                        ::std::format!(
-                            "expected {}, found {}", "string", __rt::type_name(value)
-                        ),
-                    ),
-                );
+            errors.wrong_type(at, "/$defs/Label/type", &["string"], value);
         }
         if let __rt::Value::String(s_3) = value {
             let len_3 = __rt::char_count(s_3);
@@ -202,63 +190,40 @@ pub mod validate {
         errors: &mut __rt::Collector,
     ) {
         if !(value.is_object()) {
-            errors
-                .fail(
-                    at,
-                    "/$defs/Node/type",
-                    "type",
-                    || (
-                        __rt::Value::from("object"),
-                        __rt::Value::from(__rt::type_name(value)),
-                        ::std::format!(
-                            "expected {}, found {}", "object", __rt::type_name(value)
-                        ),
-                    ),
-                );
+            errors.wrong_type(at, "/$defs/Node/type", &["object"], value);
         }
         if let __rt::Value::Object(map_5) = value {
-            if !map_5.contains_key("label") {
-                errors
-                    .fail(
-                        at,
-                        "/$defs/Node/required",
-                        "required",
-                        || (
-                            __rt::Value::from("label"),
-                            __rt::Value::Null,
-                            ::std::string::String::from(
-                                "missing required property `label`",
-                            ),
-                        ),
-                    );
-            }
-            if let ::core::option::Option::Some(v_6) = map_5.get("children") {
-                let at_6 = &at.key("children");
-                if !(v_6.is_array()) {
-                    errors
-                        .fail(
-                            at_6,
-                            "/$defs/Node/properties/children/type",
-                            "type",
-                            || (
-                                __rt::Value::from("array"),
-                                __rt::Value::from(__rt::type_name(v_6)),
-                                ::std::format!(
-                                    "expected {}, found {}", "array", __rt::type_name(v_6)
-                                ),
-                            ),
-                        );
-                }
-                if let __rt::Value::Array(items_8) = v_6 {
-                    for (index_8, v_8) in items_8.iter().enumerate() {
-                        let at_8 = &at_6.index(index_8);
-                        node_at(v_8, at_8, errors);
+            let mut seen_5 = 0u64;
+            for (key_5, v_5) in map_5 {
+                match key_5.as_str() {
+                    "children" => {
+                        let at_6 = &at.key("children");
+                        if !(v_5.is_array()) {
+                            errors
+                                .wrong_type(
+                                    at_6,
+                                    "/$defs/Node/properties/children/type",
+                                    &["array"],
+                                    v_5,
+                                );
+                        }
+                        if let __rt::Value::Array(items_8) = v_5 {
+                            for (index_8, v_8) in items_8.iter().enumerate() {
+                                let at_8 = &at_6.index(index_8);
+                                node_at(v_8, at_8, errors);
+                            }
+                        }
                     }
+                    "label" => {
+                        seen_5 |= 1u64;
+                        let at_15 = &at.key("label");
+                        label_at(v_5, at_15, errors);
+                    }
+                    _ => {}
                 }
             }
-            if let ::core::option::Option::Some(v_15) = map_5.get("label") {
-                let at_15 = &at.key("label");
-                label_at(v_15, at_15, errors);
+            if (seen_5 & 1u64) == 0 {
+                errors.missing(at, "/$defs/Node/required", "label");
             }
         }
     }
@@ -280,52 +245,21 @@ pub mod validate {
     ) {
         node_at(value, at, errors);
         if !(value.is_object()) {
-            errors
-                .fail(
-                    at,
-                    "/$defs/Stamped/allOf/1/type",
-                    "type",
-                    || (
-                        __rt::Value::from("object"),
-                        __rt::Value::from(__rt::type_name(value)),
-                        ::std::format!(
-                            "expected {}, found {}", "object", __rt::type_name(value)
-                        ),
-                    ),
-                );
+            errors.wrong_type(at, "/$defs/Stamped/allOf/1/type", &["object"], value);
         }
         if let __rt::Value::Object(map_31) = value {
-            if !map_31.contains_key("at") {
-                errors
-                    .fail(
-                        at,
-                        "/$defs/Stamped/allOf/1/required",
-                        "required",
-                        || (
-                            __rt::Value::from("at"),
-                            __rt::Value::Null,
-                            ::std::string::String::from("missing required property `at`"),
-                        ),
-                    );
-            }
-            if let ::core::option::Option::Some(v_32) = map_31.get("at") {
+            if let ::core::option::Option::Some(v_31) = map_31.get("at") {
                 let at_32 = &at.key("at");
-                if !(v_32.is_string()) {
+                if !(v_31.is_string()) {
                     errors
-                        .fail(
+                        .wrong_type(
                             at_32,
                             "/$defs/Stamped/allOf/1/properties/at/type",
-                            "type",
-                            || (
-                                __rt::Value::from("string"),
-                                __rt::Value::from(__rt::type_name(v_32)),
-                                ::std::format!(
-                                    "expected {}, found {}", "string", __rt::type_name(v_32)
-                                ),
-                            ),
+                            &["string"],
+                            v_31,
                         );
                 }
-                if let __rt::Value::String(s_35) = v_32 {
+                if let __rt::Value::String(s_35) = v_31 {
                     if !__rt::is_date_time(s_35) {
                         errors
                             .fail(
@@ -342,6 +276,9 @@ pub mod validate {
                             );
                     }
                 }
+            }
+            if !map_31.contains_key("at") {
+                errors.missing(at, "/$defs/Stamped/allOf/1/required", "at");
             }
         }
     }

@@ -476,53 +476,23 @@ pub mod validate {
         errors: &mut __rt::Collector,
     ) {
         if !(value.is_object()) {
-            errors
-                .fail(
-                    at,
-                    "/$defs/Base/type",
-                    "type",
-                    || (
-                        __rt::Value::from("object"),
-                        __rt::Value::from(__rt::type_name(value)),
-                        ::std::format!(
-                            "expected {}, found {}", "object", __rt::type_name(value)
-                        ),
-                    ),
-                );
+            errors.wrong_type(at, "/$defs/Base/type", &["object"], value);
         }
         if let __rt::Value::Object(map_1) = value {
-            if !map_1.contains_key("status") {
-                errors
-                    .fail(
-                        at,
-                        "/$defs/Base/required",
-                        "required",
-                        || (
-                            __rt::Value::from("status"),
-                            __rt::Value::Null,
-                            ::std::string::String::from(
-                                "missing required property `status`",
-                            ),
-                        ),
-                    );
-            }
-            if let ::core::option::Option::Some(v_2) = map_1.get("status") {
+            if let ::core::option::Option::Some(v_1) = map_1.get("status") {
                 let at_2 = &at.key("status");
-                if !(v_2.is_string()) {
+                if !(v_1.is_string()) {
                     errors
-                        .fail(
+                        .wrong_type(
                             at_2,
                             "/$defs/Base/properties/status/type",
-                            "type",
-                            || (
-                                __rt::Value::from("string"),
-                                __rt::Value::from(__rt::type_name(v_2)),
-                                ::std::format!(
-                                    "expected {}, found {}", "string", __rt::type_name(v_2)
-                                ),
-                            ),
+                            &["string"],
+                            v_1,
                         );
                 }
+            }
+            if !map_1.contains_key("status") {
+                errors.missing(at, "/$defs/Base/required", "status");
             }
         }
     }
@@ -543,116 +513,76 @@ pub mod validate {
         errors: &mut __rt::Collector,
     ) {
         if !(value.is_object()) {
-            errors
-                .fail(
-                    at,
-                    "/$defs/Circle/type",
-                    "type",
-                    || (
-                        __rt::Value::from("object"),
-                        __rt::Value::from(__rt::type_name(value)),
-                        ::std::format!(
-                            "expected {}, found {}", "object", __rt::type_name(value)
-                        ),
-                    ),
-                );
+            errors.wrong_type(at, "/$defs/Circle/type", &["object"], value);
         }
         if let __rt::Value::Object(map_15) = value {
-            if !map_15.contains_key("type") {
-                errors
-                    .fail(
-                        at,
-                        "/$defs/Circle/required",
-                        "required",
-                        || (
-                            __rt::Value::from("type"),
-                            __rt::Value::Null,
-                            ::std::string::String::from(
-                                "missing required property `type`",
-                            ),
-                        ),
-                    );
-            }
-            if !map_15.contains_key("radius") {
-                errors
-                    .fail(
-                        at,
-                        "/$defs/Circle/required",
-                        "required",
-                        || (
-                            __rt::Value::from("radius"),
-                            __rt::Value::Null,
-                            ::std::string::String::from(
-                                "missing required property `radius`",
-                            ),
-                        ),
-                    );
-            }
-            if let ::core::option::Option::Some(v_16) = map_15.get("radius") {
-                let at_16 = &at.key("radius");
-                if !(v_16.is_number()) {
-                    errors
-                        .fail(
-                            at_16,
-                            "/$defs/Circle/properties/radius/type",
-                            "type",
-                            || (
-                                __rt::Value::from("number"),
-                                __rt::Value::from(__rt::type_name(v_16)),
-                                ::std::format!(
-                                    "expected {}, found {}", "number", __rt::type_name(v_16)
-                                ),
-                            ),
-                        );
-                }
-                if let __rt::Value::Number(n_20) = v_16 {
-                    if __rt::number_lt(n_20, __rt::Bound::U(0)) {
-                        errors
-                            .fail(
-                                at_16,
-                                "/$defs/Circle/properties/radius/minimum",
-                                "minimum",
-                                || (
-                                    __rt::Value::from(0u64),
-                                    __rt::number_value(n_20),
-                                    ::std::format!("{} is less than the minimum 0", n_20),
-                                ),
-                            );
+            let mut seen_15 = 0u64;
+            for (key_15, v_15) in map_15 {
+                match key_15.as_str() {
+                    "radius" => {
+                        seen_15 |= 1u64;
+                        let at_16 = &at.key("radius");
+                        if !(v_15.is_number()) {
+                            errors
+                                .wrong_type(
+                                    at_16,
+                                    "/$defs/Circle/properties/radius/type",
+                                    &["number"],
+                                    v_15,
+                                );
+                        }
+                        if let __rt::Value::Number(n_20) = v_15 {
+                            if __rt::number_lt(n_20, __rt::Bound::U(0)) {
+                                errors
+                                    .fail(
+                                        at_16,
+                                        "/$defs/Circle/properties/radius/minimum",
+                                        "minimum",
+                                        || (
+                                            __rt::Value::from(0u64),
+                                            __rt::number_value(n_20),
+                                            ::std::format!("{} is less than the minimum 0", n_20),
+                                        ),
+                                    );
+                            }
+                        }
                     }
+                    "type" => {
+                        seen_15 |= 2u64;
+                        let at_21 = &at.key("type");
+                        if !(v_15.is_string()) {
+                            errors
+                                .wrong_type(
+                                    at_21,
+                                    "/$defs/Circle/properties/type/type",
+                                    &["string"],
+                                    v_15,
+                                );
+                        }
+                        if !(matches!(v_15, __rt::Value::String(s) if s == "circle")) {
+                            errors
+                                .fail(
+                                    at_21,
+                                    "/$defs/Circle/properties/type/const",
+                                    "const",
+                                    || (
+                                        __rt::Value::from("circle"),
+                                        __rt::summary(v_15),
+                                        ::std::string::String::from(
+                                            "value does not equal the constant \"circle\"",
+                                        ),
+                                    ),
+                                );
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let ::core::option::Option::Some(v_21) = map_15.get("type") {
-                let at_21 = &at.key("type");
-                if !(v_21.is_string()) {
-                    errors
-                        .fail(
-                            at_21,
-                            "/$defs/Circle/properties/type/type",
-                            "type",
-                            || (
-                                __rt::Value::from("string"),
-                                __rt::Value::from(__rt::type_name(v_21)),
-                                ::std::format!(
-                                    "expected {}, found {}", "string", __rt::type_name(v_21)
-                                ),
-                            ),
-                        );
-                }
-                if !(matches!(v_21, __rt::Value::String(s) if s == "circle")) {
-                    errors
-                        .fail(
-                            at_21,
-                            "/$defs/Circle/properties/type/const",
-                            "const",
-                            || (
-                                __rt::Value::from("circle"),
-                                __rt::summary(v_21),
-                                ::std::string::String::from(
-                                    "value does not equal the constant \"circle\"",
-                                ),
-                            ),
-                        );
-                }
+            if (seen_15 & 2u64) == 0 {
+                errors.missing(at, "/$defs/Circle/required", "type");
+            }
+            if (seen_15 & 1u64) == 0 {
+                errors.missing(at, "/$defs/Circle/required", "radius");
             }
         }
     }
@@ -673,106 +603,60 @@ pub mod validate {
         errors: &mut __rt::Collector,
     ) {
         if !(value.is_object()) {
-            errors
-                .fail(
-                    at,
-                    "/$defs/Detailed/type",
-                    "type",
-                    || (
-                        __rt::Value::from("object"),
-                        __rt::Value::from(__rt::type_name(value)),
-                        ::std::format!(
-                            "expected {}, found {}", "object", __rt::type_name(value)
-                        ),
-                    ),
-                );
+            errors.wrong_type(at, "/$defs/Detailed/type", &["object"], value);
         }
         if let __rt::Value::Object(map_29) = value {
-            if !map_29.contains_key("status") {
-                errors
-                    .fail(
-                        at,
-                        "/$defs/Detailed/required",
-                        "required",
-                        || (
-                            __rt::Value::from("status"),
-                            __rt::Value::Null,
-                            ::std::string::String::from(
-                                "missing required property `status`",
-                            ),
-                        ),
-                    );
-            }
-            if !map_29.contains_key("details") {
-                errors
-                    .fail(
-                        at,
-                        "/$defs/Detailed/required",
-                        "required",
-                        || (
-                            __rt::Value::from("details"),
-                            __rt::Value::Null,
-                            ::std::string::String::from(
-                                "missing required property `details`",
-                            ),
-                        ),
-                    );
-            }
-            if let ::core::option::Option::Some(v_30) = map_29.get("details") {
-                let at_30 = &at.key("details");
-                if !(v_30.is_array()) {
-                    errors
-                        .fail(
-                            at_30,
-                            "/$defs/Detailed/properties/details/type",
-                            "type",
-                            || (
-                                __rt::Value::from("array"),
-                                __rt::Value::from(__rt::type_name(v_30)),
-                                ::std::format!(
-                                    "expected {}, found {}", "array", __rt::type_name(v_30)
-                                ),
-                            ),
-                        );
-                }
-                if let __rt::Value::Array(items_32) = v_30 {
-                    for (index_32, v_32) in items_32.iter().enumerate() {
-                        let at_32 = &at_30.index(index_32);
-                        if !(v_32.is_string()) {
+            let mut seen_29 = 0u64;
+            for (key_29, v_29) in map_29 {
+                match key_29.as_str() {
+                    "details" => {
+                        seen_29 |= 1u64;
+                        let at_30 = &at.key("details");
+                        if !(v_29.is_array()) {
                             errors
-                                .fail(
-                                    at_32,
-                                    "/$defs/Detailed/properties/details/items/type",
-                                    "type",
-                                    || (
-                                        __rt::Value::from("string"),
-                                        __rt::Value::from(__rt::type_name(v_32)),
-                                        ::std::format!(
-                                            "expected {}, found {}", "string", __rt::type_name(v_32)
-                                        ),
-                                    ),
+                                .wrong_type(
+                                    at_30,
+                                    "/$defs/Detailed/properties/details/type",
+                                    &["array"],
+                                    v_29,
+                                );
+                        }
+                        if let __rt::Value::Array(items_32) = v_29 {
+                            for (index_32, v_32) in items_32.iter().enumerate() {
+                                let at_32 = &at_30.index(index_32);
+                                if !(v_32.is_string()) {
+                                    errors
+                                        .wrong_type(
+                                            at_32,
+                                            "/$defs/Detailed/properties/details/items/type",
+                                            &["string"],
+                                            v_32,
+                                        );
+                                }
+                            }
+                        }
+                    }
+                    "status" => {
+                        seen_29 |= 2u64;
+                        let at_39 = &at.key("status");
+                        if !(v_29.is_string()) {
+                            errors
+                                .wrong_type(
+                                    at_39,
+                                    "/$defs/Detailed/properties/status/type",
+                                    &["string"],
+                                    v_29,
                                 );
                         }
                     }
+                    _ => {}
                 }
             }
-            if let ::core::option::Option::Some(v_39) = map_29.get("status") {
-                let at_39 = &at.key("status");
-                if !(v_39.is_string()) {
-                    errors
-                        .fail(
-                            at_39,
-                            "/$defs/Detailed/properties/status/type",
-                            "type",
-                            || (
-                                __rt::Value::from("string"),
-                                __rt::Value::from(__rt::type_name(v_39)),
-                                ::std::format!(
-                                    "expected {}, found {}", "string", __rt::type_name(v_39)
-                                ),
-                            ),
-                        );
-                }
+            if (seen_29 & 2u64) == 0 {
+                errors.missing(at, "/$defs/Detailed/required", "status");
+            }
+            if (seen_29 & 1u64) == 0 {
+                errors.missing(at, "/$defs/Detailed/required", "details");
             }
         }
     }
@@ -793,63 +677,40 @@ pub mod validate {
         errors: &mut __rt::Collector,
     ) {
         if !(value.is_object()) {
-            errors
-                .fail(
-                    at,
-                    "/$defs/Drawing/type",
-                    "type",
-                    || (
-                        __rt::Value::from("object"),
-                        __rt::Value::from(__rt::type_name(value)),
-                        ::std::format!(
-                            "expected {}, found {}", "object", __rt::type_name(value)
-                        ),
-                    ),
-                );
+            errors.wrong_type(at, "/$defs/Drawing/type", &["object"], value);
         }
         if let __rt::Value::Object(map_47) = value {
-            if !map_47.contains_key("main") {
-                errors
-                    .fail(
-                        at,
-                        "/$defs/Drawing/required",
-                        "required",
-                        || (
-                            __rt::Value::from("main"),
-                            __rt::Value::Null,
-                            ::std::string::String::from(
-                                "missing required property `main`",
-                            ),
-                        ),
-                    );
-            }
-            if let ::core::option::Option::Some(v_48) = map_47.get("main") {
-                let at_48 = &at.key("main");
-                drawing_main_at(v_48, at_48, errors);
-            }
-            if let ::core::option::Option::Some(v_53) = map_47.get("others") {
-                let at_53 = &at.key("others");
-                if !(v_53.is_array()) {
-                    errors
-                        .fail(
-                            at_53,
-                            "/$defs/Drawing/properties/others/type",
-                            "type",
-                            || (
-                                __rt::Value::from("array"),
-                                __rt::Value::from(__rt::type_name(v_53)),
-                                ::std::format!(
-                                    "expected {}, found {}", "array", __rt::type_name(v_53)
-                                ),
-                            ),
-                        );
-                }
-                if let __rt::Value::Array(items_55) = v_53 {
-                    for (index_55, v_55) in items_55.iter().enumerate() {
-                        let at_55 = &at_53.index(index_55);
-                        shape_at(v_55, at_55, errors);
+            let mut seen_47 = 0u64;
+            for (key_47, v_47) in map_47 {
+                match key_47.as_str() {
+                    "main" => {
+                        seen_47 |= 1u64;
+                        let at_48 = &at.key("main");
+                        drawing_main_at(v_47, at_48, errors);
                     }
+                    "others" => {
+                        let at_53 = &at.key("others");
+                        if !(v_47.is_array()) {
+                            errors
+                                .wrong_type(
+                                    at_53,
+                                    "/$defs/Drawing/properties/others/type",
+                                    &["array"],
+                                    v_47,
+                                );
+                        }
+                        if let __rt::Value::Array(items_55) = v_47 {
+                            for (index_55, v_55) in items_55.iter().enumerate() {
+                                let at_55 = &at_53.index(index_55);
+                                shape_at(v_55, at_55, errors);
+                            }
+                        }
+                    }
+                    _ => {}
                 }
+            }
+            if (seen_47 & 1u64) == 0 {
+                errors.missing(at, "/$defs/Drawing/required", "main");
             }
         }
     }
@@ -869,7 +730,7 @@ pub mod validate {
         at: &__rt::Location<'_>,
         errors: &mut __rt::Collector,
     ) {
-        match __pick_69(value) {
+        match __pick_69(value, false) {
             ::core::option::Option::Some((index, checked)) => {
                 if !checked {
                     __UNION_69[index](value, at, errors);
@@ -905,7 +766,7 @@ pub mod validate {
     ///    properties, then schema order), or the most specific one if none accepts it;
     /// 4. `None` when no branch is plausible.
     pub fn select_outcome(value: &__rt::Value) -> ::core::option::Option<usize> {
-        __pick_69(value).map(|(index, _)| index)
+        __pick_69(value, true).map(|(index, _)| index)
     }
     /// Validates a JSON value against definition `Scalar` (`/$defs/Scalar` in `unions.json`), returning every violation.
     ///
@@ -923,7 +784,7 @@ pub mod validate {
         at: &__rt::Location<'_>,
         errors: &mut __rt::Collector,
     ) {
-        match __pick_74(value) {
+        match __pick_74(value, false) {
             ::core::option::Option::Some((index, checked)) => {
                 if !checked {
                     __UNION_74[index](value, at, errors);
@@ -959,7 +820,7 @@ pub mod validate {
     ///    properties, then schema order), or the most specific one if none accepts it;
     /// 4. `None` when no branch is plausible.
     pub fn select_scalar(value: &__rt::Value) -> ::core::option::Option<usize> {
-        __pick_74(value).map(|(index, _)| index)
+        __pick_74(value, true).map(|(index, _)| index)
     }
     /// Validates a JSON value against definition `Shape` (`/$defs/Shape` in `unions.json`), returning every violation.
     ///
@@ -977,7 +838,7 @@ pub mod validate {
         at: &__rt::Location<'_>,
         errors: &mut __rt::Collector,
     ) {
-        match __pick_91(value) {
+        match __pick_91(value, false) {
             ::core::option::Option::Some((index, checked)) => {
                 if !checked {
                     __UNION_91[index](value, at, errors);
@@ -1013,7 +874,7 @@ pub mod validate {
     ///    properties, then schema order), or the most specific one if none accepts it;
     /// 4. `None` when no branch is plausible.
     pub fn select_shape(value: &__rt::Value) -> ::core::option::Option<usize> {
-        __pick_91(value).map(|(index, _)| index)
+        __pick_91(value, true).map(|(index, _)| index)
     }
     /// Validates a JSON value against definition `Square` (`/$defs/Square` in `unions.json`), returning every violation.
     ///
@@ -1032,116 +893,76 @@ pub mod validate {
         errors: &mut __rt::Collector,
     ) {
         if !(value.is_object()) {
-            errors
-                .fail(
-                    at,
-                    "/$defs/Square/type",
-                    "type",
-                    || (
-                        __rt::Value::from("object"),
-                        __rt::Value::from(__rt::type_name(value)),
-                        ::std::format!(
-                            "expected {}, found {}", "object", __rt::type_name(value)
-                        ),
-                    ),
-                );
+            errors.wrong_type(at, "/$defs/Square/type", &["object"], value);
         }
         if let __rt::Value::Object(map_92) = value {
-            if !map_92.contains_key("type") {
-                errors
-                    .fail(
-                        at,
-                        "/$defs/Square/required",
-                        "required",
-                        || (
-                            __rt::Value::from("type"),
-                            __rt::Value::Null,
-                            ::std::string::String::from(
-                                "missing required property `type`",
-                            ),
-                        ),
-                    );
-            }
-            if !map_92.contains_key("side") {
-                errors
-                    .fail(
-                        at,
-                        "/$defs/Square/required",
-                        "required",
-                        || (
-                            __rt::Value::from("side"),
-                            __rt::Value::Null,
-                            ::std::string::String::from(
-                                "missing required property `side`",
-                            ),
-                        ),
-                    );
-            }
-            if let ::core::option::Option::Some(v_93) = map_92.get("side") {
-                let at_93 = &at.key("side");
-                if !(v_93.is_number()) {
-                    errors
-                        .fail(
-                            at_93,
-                            "/$defs/Square/properties/side/type",
-                            "type",
-                            || (
-                                __rt::Value::from("number"),
-                                __rt::Value::from(__rt::type_name(v_93)),
-                                ::std::format!(
-                                    "expected {}, found {}", "number", __rt::type_name(v_93)
-                                ),
-                            ),
-                        );
-                }
-                if let __rt::Value::Number(n_97) = v_93 {
-                    if __rt::number_lt(n_97, __rt::Bound::U(0)) {
-                        errors
-                            .fail(
-                                at_93,
-                                "/$defs/Square/properties/side/minimum",
-                                "minimum",
-                                || (
-                                    __rt::Value::from(0u64),
-                                    __rt::number_value(n_97),
-                                    ::std::format!("{} is less than the minimum 0", n_97),
-                                ),
-                            );
+            let mut seen_92 = 0u64;
+            for (key_92, v_92) in map_92 {
+                match key_92.as_str() {
+                    "side" => {
+                        seen_92 |= 1u64;
+                        let at_93 = &at.key("side");
+                        if !(v_92.is_number()) {
+                            errors
+                                .wrong_type(
+                                    at_93,
+                                    "/$defs/Square/properties/side/type",
+                                    &["number"],
+                                    v_92,
+                                );
+                        }
+                        if let __rt::Value::Number(n_97) = v_92 {
+                            if __rt::number_lt(n_97, __rt::Bound::U(0)) {
+                                errors
+                                    .fail(
+                                        at_93,
+                                        "/$defs/Square/properties/side/minimum",
+                                        "minimum",
+                                        || (
+                                            __rt::Value::from(0u64),
+                                            __rt::number_value(n_97),
+                                            ::std::format!("{} is less than the minimum 0", n_97),
+                                        ),
+                                    );
+                            }
+                        }
                     }
+                    "type" => {
+                        seen_92 |= 2u64;
+                        let at_98 = &at.key("type");
+                        if !(v_92.is_string()) {
+                            errors
+                                .wrong_type(
+                                    at_98,
+                                    "/$defs/Square/properties/type/type",
+                                    &["string"],
+                                    v_92,
+                                );
+                        }
+                        if !(matches!(v_92, __rt::Value::String(s) if s == "square")) {
+                            errors
+                                .fail(
+                                    at_98,
+                                    "/$defs/Square/properties/type/const",
+                                    "const",
+                                    || (
+                                        __rt::Value::from("square"),
+                                        __rt::summary(v_92),
+                                        ::std::string::String::from(
+                                            "value does not equal the constant \"square\"",
+                                        ),
+                                    ),
+                                );
+                        }
+                    }
+                    _ => {}
                 }
             }
-            if let ::core::option::Option::Some(v_98) = map_92.get("type") {
-                let at_98 = &at.key("type");
-                if !(v_98.is_string()) {
-                    errors
-                        .fail(
-                            at_98,
-                            "/$defs/Square/properties/type/type",
-                            "type",
-                            || (
-                                __rt::Value::from("string"),
-                                __rt::Value::from(__rt::type_name(v_98)),
-                                ::std::format!(
-                                    "expected {}, found {}", "string", __rt::type_name(v_98)
-                                ),
-                            ),
-                        );
-                }
-                if !(matches!(v_98, __rt::Value::String(s) if s == "square")) {
-                    errors
-                        .fail(
-                            at_98,
-                            "/$defs/Square/properties/type/const",
-                            "const",
-                            || (
-                                __rt::Value::from("square"),
-                                __rt::summary(v_98),
-                                ::std::string::String::from(
-                                    "value does not equal the constant \"square\"",
-                                ),
-                            ),
-                        );
-                }
+            if (seen_92 & 2u64) == 0 {
+                errors.missing(at, "/$defs/Square/required", "type");
+            }
+            if (seen_92 & 1u64) == 0 {
+                errors.missing(at, "/$defs/Square/required", "side");
             }
         }
     }
@@ -1161,7 +982,7 @@ pub mod validate {
         at: &__rt::Location<'_>,
         errors: &mut __rt::Collector,
     ) {
-        match __pick_110(value) {
+        match __pick_110(value, false) {
             ::core::option::Option::Some((index, checked)) => {
                 if !checked {
                     __UNION_110[index](value, at, errors);
@@ -1216,59 +1037,69 @@ pub mod validate {
     ///    properties, then schema order), or the most specific one if none accepts it;
     /// 4. `None` when no branch is plausible.
     pub fn select_drawing_main(value: &__rt::Value) -> ::core::option::Option<usize> {
-        __pick_110(value).map(|(index, _)| index)
+        __pick_110(value, true).map(|(index, _)| index)
     }
     const __UNION_69: [__rt::Walker; 2usize] = [base_at, detailed_at];
-    fn __pick_69(value: &__rt::Value) -> ::core::option::Option<(usize, bool)> {
-        let mut candidates = [(0usize, 0usize, 0usize); 2usize];
+    fn __pick_69(
+        value: &__rt::Value,
+        most_specific: bool,
+    ) -> ::core::option::Option<(usize, bool)> {
+        let mut candidates = [0usize; 2usize];
         let mut found = 0;
         if matches!(value, __rt::Value::Object(map) if map.contains_key("status")) {
-            candidates[found] = (
-                match value {
-                    __rt::Value::Object(map) => {
-                        map.keys().filter(|k| matches!(k.as_str(), "status")).count()
-                    }
-                    _ => 0,
-                },
-                1usize,
-                0usize,
-            );
+            candidates[found] = 0usize;
             found += 1;
         }
         if matches!(
             value, __rt::Value::Object(map) if map.contains_key("details") && map
             .contains_key("status")
         ) {
-            candidates[found] = (
-                match value {
-                    __rt::Value::Object(map) => {
-                        map.keys()
-                            .filter(|k| matches!(k.as_str(), "details" | "status"))
-                            .count()
-                    }
-                    _ => 0,
-                },
-                2usize,
-                1usize,
-            );
+            candidates[found] = 1usize;
             found += 1;
         }
         let candidates = &mut candidates[..found];
         match candidates.len() {
             0 => return ::core::option::Option::None,
-            1 => return ::core::option::Option::Some((candidates[0].2, false)),
+            1 => return ::core::option::Option::Some((candidates[0], false)),
             _ => {}
         }
-        candidates
-            .sort_unstable_by(|a, b| {
-                b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2))
-            });
+        let specificity = |index: usize| -> (usize, usize) {
+            let ::core::option::Option::Some(members) = value
+                .as_object()
+                .map(|map| map.keys()) else {
+                return (0, 0);
+            };
+            match index {
+                0usize => {
+                    (members.filter(|k| matches!(k.as_str(), "status")).count(), 1usize)
+                }
+                1usize => {
+                    (
+                        members
+                            .filter(|k| matches!(k.as_str(), "details" | "status"))
+                            .count(),
+                        2usize,
+                    )
+                }
+                _ => (0, 0),
+            }
+        };
+        let order = |a: &usize, b: &usize| {
+            let (sa, sb) = (specificity(*a), specificity(*b));
+            sb.0.cmp(&sa.0).then(sb.1.cmp(&sa.1)).then(a.cmp(b))
+        };
+        if most_specific {
+            candidates.sort_unstable_by(order);
+        }
         for candidate in candidates.iter() {
-            if __rt::accepts(value, __UNION_69[candidate.2]) {
-                return ::core::option::Option::Some((candidate.2, true));
+            if __rt::accepts(value, __UNION_69[*candidate]) {
+                return ::core::option::Option::Some((*candidate, true));
             }
         }
-        ::core::option::Option::Some((candidates[0].2, false))
+        if !most_specific {
+            candidates.sort_unstable_by(order);
+        }
+        ::core::option::Option::Some((candidates[0], false))
     }
     fn __branch_74_0(
         value: &__rt::Value,
@@ -1276,19 +1107,7 @@ pub mod validate {
         errors: &mut __rt::Collector,
     ) {
         if !(value.is_string()) {
-            errors
-                .fail(
-                    at,
-                    "/$defs/Scalar/anyOf/0/type",
-                    "type",
-                    || (
-                        __rt::Value::from("string"),
-                        __rt::Value::from(__rt::type_name(value)),
-                        ::std::format!(
-                            "expected {}, found {}", "string", __rt::type_name(value)
-                        ),
-                    ),
-                );
+            errors.wrong_type(at, "/$defs/Scalar/anyOf/0/type", &["string"], value);
         }
     }
     fn __branch_74_1(
@@ -1297,19 +1116,7 @@ pub mod validate {
         errors: &mut __rt::Collector,
     ) {
         if !(matches!(value, __rt::Value::Number(n) if __rt::is_integer(n))) {
-            errors
-                .fail(
-                    at,
-                    "/$defs/Scalar/anyOf/1/type",
-                    "type",
-                    || (
-                        __rt::Value::from("integer"),
-                        __rt::Value::from(__rt::type_name(value)),
-                        ::std::format!(
-                            "expected {}, found {}", "integer", __rt::type_name(value)
-                        ),
-                    ),
-                );
+            errors.wrong_type(at, "/$defs/Scalar/anyOf/1/type", &["integer"], value);
         }
     }
     fn __branch_74_2(
@@ -1318,19 +1125,7 @@ pub mod validate {
         errors: &mut __rt::Collector,
     ) {
         if !(value.is_boolean()) {
-            errors
-                .fail(
-                    at,
-                    "/$defs/Scalar/anyOf/2/type",
-                    "type",
-                    || (
-                        __rt::Value::from("boolean"),
-                        __rt::Value::from(__rt::type_name(value)),
-                        ::std::format!(
-                            "expected {}, found {}", "boolean", __rt::type_name(value)
-                        ),
-                    ),
-                );
+            errors.wrong_type(at, "/$defs/Scalar/anyOf/2/type", &["boolean"], value);
         }
     }
     const __UNION_74: [__rt::Walker; 3usize] = [
@@ -1338,40 +1133,53 @@ pub mod validate {
         __branch_74_1,
         __branch_74_2,
     ];
-    fn __pick_74(value: &__rt::Value) -> ::core::option::Option<(usize, bool)> {
-        let mut candidates = [(0usize, 0usize, 0usize); 3usize];
+    fn __pick_74(
+        value: &__rt::Value,
+        most_specific: bool,
+    ) -> ::core::option::Option<(usize, bool)> {
+        let mut candidates = [0usize; 3usize];
         let mut found = 0;
         if value.is_string() {
-            candidates[found] = (0, 0usize, 0usize);
+            candidates[found] = 0usize;
             found += 1;
         }
         if matches!(value, __rt::Value::Number(n) if __rt::is_integer(n)) {
-            candidates[found] = (0, 0usize, 1usize);
+            candidates[found] = 1usize;
             found += 1;
         }
         if value.is_boolean() {
-            candidates[found] = (0, 0usize, 2usize);
+            candidates[found] = 2usize;
             found += 1;
         }
         let candidates = &mut candidates[..found];
         match candidates.len() {
             0 => return ::core::option::Option::None,
-            1 => return ::core::option::Option::Some((candidates[0].2, false)),
+            1 => return ::core::option::Option::Some((candidates[0], false)),
             _ => {}
         }
-        candidates
-            .sort_unstable_by(|a, b| {
-                b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2))
-            });
+        let specificity = |_: usize| (0usize, 0usize);
+        let order = |a: &usize, b: &usize| {
+            let (sa, sb) = (specificity(*a), specificity(*b));
+            sb.0.cmp(&sa.0).then(sb.1.cmp(&sa.1)).then(a.cmp(b))
+        };
+        if most_specific {
+            candidates.sort_unstable_by(order);
+        }
         for candidate in candidates.iter() {
-            if __rt::accepts(value, __UNION_74[candidate.2]) {
-                return ::core::option::Option::Some((candidate.2, true));
+            if __rt::accepts(value, __UNION_74[*candidate]) {
+                return ::core::option::Option::Some((*candidate, true));
             }
         }
-        ::core::option::Option::Some((candidates[0].2, false))
+        if !most_specific {
+            candidates.sort_unstable_by(order);
+        }
+        ::core::option::Option::Some((candidates[0], false))
     }
     const __UNION_91: [__rt::Walker; 2usize] = [circle_at, square_at];
-    fn __pick_91(value: &__rt::Value) -> ::core::option::Option<(usize, bool)> {
+    fn __pick_91(
+        value: &__rt::Value,
+        most_specific: bool,
+    ) -> ::core::option::Option<(usize, bool)> {
         if let __rt::Value::Object(map) = value {
             if let ::core::option::Option::Some(__rt::Value::String(tag)) = map
                 .get("type")
@@ -1383,25 +1191,14 @@ pub mod validate {
                 }
             }
         }
-        let mut candidates = [(0usize, 0usize, 0usize); 2usize];
+        let mut candidates = [0usize; 2usize];
         let mut found = 0;
         if matches!(
             value, __rt::Value::Object(map) if map.contains_key("radius") && map
             .contains_key("type") && map.get("type").is_none_or(| fixed | matches!(fixed,
             __rt::Value::String(s) if s == "circle"))
         ) {
-            candidates[found] = (
-                match value {
-                    __rt::Value::Object(map) => {
-                        map.keys()
-                            .filter(|k| matches!(k.as_str(), "radius" | "type"))
-                            .count()
-                    }
-                    _ => 0,
-                },
-                2usize,
-                0usize,
-            );
+            candidates[found] = 0usize;
             found += 1;
         }
         if matches!(
@@ -1409,77 +1206,114 @@ pub mod validate {
             .contains_key("type") && map.get("type").is_none_or(| fixed | matches!(fixed,
             __rt::Value::String(s) if s == "square"))
         ) {
-            candidates[found] = (
-                match value {
-                    __rt::Value::Object(map) => {
-                        map.keys()
-                            .filter(|k| matches!(k.as_str(), "side" | "type"))
-                            .count()
-                    }
-                    _ => 0,
-                },
-                2usize,
-                1usize,
-            );
+            candidates[found] = 1usize;
             found += 1;
         }
         let candidates = &mut candidates[..found];
         match candidates.len() {
             0 => return ::core::option::Option::None,
-            1 => return ::core::option::Option::Some((candidates[0].2, false)),
+            1 => return ::core::option::Option::Some((candidates[0], false)),
             _ => {}
         }
-        candidates
-            .sort_unstable_by(|a, b| {
-                b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2))
-            });
+        let specificity = |index: usize| -> (usize, usize) {
+            let ::core::option::Option::Some(members) = value
+                .as_object()
+                .map(|map| map.keys()) else {
+                return (0, 0);
+            };
+            match index {
+                0usize => {
+                    (
+                        members
+                            .filter(|k| matches!(k.as_str(), "radius" | "type"))
+                            .count(),
+                        2usize,
+                    )
+                }
+                1usize => {
+                    (
+                        members
+                            .filter(|k| matches!(k.as_str(), "side" | "type"))
+                            .count(),
+                        2usize,
+                    )
+                }
+                _ => (0, 0),
+            }
+        };
+        let order = |a: &usize, b: &usize| {
+            let (sa, sb) = (specificity(*a), specificity(*b));
+            sb.0.cmp(&sa.0).then(sb.1.cmp(&sa.1)).then(a.cmp(b))
+        };
+        if most_specific {
+            candidates.sort_unstable_by(order);
+        }
         for candidate in candidates.iter() {
-            if __rt::accepts(value, __UNION_91[candidate.2]) {
-                return ::core::option::Option::Some((candidate.2, true));
+            if __rt::accepts(value, __UNION_91[*candidate]) {
+                return ::core::option::Option::Some((*candidate, true));
             }
         }
-        ::core::option::Option::Some((candidates[0].2, false))
+        if !most_specific {
+            candidates.sort_unstable_by(order);
+        }
+        ::core::option::Option::Some((candidates[0], false))
     }
     const __UNION_110: [__rt::Walker; 2usize] = [shape_at, scalar_at];
-    fn __pick_110(value: &__rt::Value) -> ::core::option::Option<(usize, bool)> {
-        let mut candidates = [(0usize, 0usize, 0usize); 2usize];
+    fn __pick_110(
+        value: &__rt::Value,
+        most_specific: bool,
+    ) -> ::core::option::Option<(usize, bool)> {
+        let mut candidates = [0usize; 2usize];
         let mut found = 0;
         if matches!(value, __rt::Value::Object(map) if map.contains_key("type")) {
-            candidates[found] = (
-                match value {
-                    __rt::Value::Object(map) => {
-                        map.keys()
-                            .filter(|k| matches!(k.as_str(), "radius" | "side" | "type"))
-                            .count()
-                    }
-                    _ => 0,
-                },
-                1usize,
-                0usize,
-            );
+            candidates[found] = 0usize;
             found += 1;
         }
         if value.is_boolean() || value.is_string()
             || matches!(value, __rt::Value::Number(n) if __rt::is_integer(n))
         {
-            candidates[found] = (0, 0usize, 1usize);
+            candidates[found] = 1usize;
             found += 1;
         }
         let candidates = &mut candidates[..found];
         match candidates.len() {
             0 => return ::core::option::Option::None,
-            1 => return ::core::option::Option::Some((candidates[0].2, false)),
+            1 => return ::core::option::Option::Some((candidates[0], false)),
             _ => {}
         }
-        candidates
-            .sort_unstable_by(|a, b| {
-                b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2))
-            });
+        let specificity = |index: usize| -> (usize, usize) {
+            let ::core::option::Option::Some(members) = value
+                .as_object()
+                .map(|map| map.keys()) else {
+                return (0, 0);
+            };
+            match index {
+                0usize => {
+                    (
+                        members
+                            .filter(|k| matches!(k.as_str(), "radius" | "side" | "type"))
+                            .count(),
+                        1usize,
+                    )
+                }
+                _ => (0, 0),
+            }
+        };
+        let order = |a: &usize, b: &usize| {
+            let (sa, sb) = (specificity(*a), specificity(*b));
+            sb.0.cmp(&sa.0).then(sb.1.cmp(&sa.1)).then(a.cmp(b))
+        };
+        if most_specific {
+            candidates.sort_unstable_by(order);
+        }
         for candidate in candidates.iter() {
-            if __rt::accepts(value, __UNION_110[candidate.2]) {
-                return ::core::option::Option::Some((candidate.2, true));
+            if __rt::accepts(value, __UNION_110[*candidate]) {
+                return ::core::option::Option::Some((*candidate, true));
             }
         }
-        ::core::option::Option::Some((candidates[0].2, false))
+        if !most_specific {
+            candidates.sort_unstable_by(order);
+        }
+        ::core::option::Option::Some((candidates[0], false))
     }
 }
