@@ -7,6 +7,12 @@
 //! task of [`crate::framing`]. It knows nothing of MCP beyond `notifications/cancelled`: the
 //! MCP server implements [`Handler`] and sits on top.
 //!
+//! Serving stdio: pass `tokio::io::stdin()` / `tokio::io::stdout()` and turn on
+//! [`ServeOptions::stop_on_signals`]. Tokio reads stdin on a blocking thread that a signal
+//! cannot interrupt, so once [`serve`] has returned (everything is flushed by then) end the
+//! runtime with `Runtime::shutdown_background` rather than waiting for that read, as
+//! `typed-mcp-echo` does; otherwise a client that keeps stdin open keeps the process alive.
+//!
 //! ```
 //! use serde_json::value::RawValue;
 //! use typed_mcp::jsonrpc::{ErrorCode, ErrorObject};

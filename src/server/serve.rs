@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{AcquireError, OwnedSemaphorePermit, Semaphore, TryAcquireError};
 use tokio::task::{JoinError, JoinSet};
 use tokio::time::Instant;
 
@@ -139,7 +139,7 @@ impl<H: Handler> State<H> {
                 name = signals.recv() => return (ShutdownReason::Signal { name }, None),
                 Some(joined) = self.tasks.join_next_with_id() => self.reap(joined).await,
                 permit = Arc::clone(&self.permits).acquire_many_owned(needed),
-                    if !self.queue.is_empty() => self.start_queued(permit.ok()),
+                    if !self.queue.is_empty() => self.start_queued(permit_or_log(permit)),
                 frame = reader.next_frame(), if reading => match frame {
                     None => return (ShutdownReason::InputClosed, None),
                     Some(Ok(bytes)) => self.on_frame(bytes).await,
@@ -174,7 +174,7 @@ impl<H: Handler> State<H> {
                 biased;
                 Some(joined) = self.tasks.join_next_with_id() => self.reap(joined).await,
                 permit = Arc::clone(&self.permits).acquire_many_owned(needed),
-                    if !self.queue.is_empty() => self.start_queued(permit.ok()),
+                    if !self.queue.is_empty() => self.start_queued(permit_or_log(permit)),
                 () = tokio::time::sleep_until(deadline), if !cancelled => {
                     tracing::warn!(
                         in_flight = self.shared.in_flight.len(),
@@ -226,9 +226,13 @@ impl<H: Handler> State<H> {
         }
         match Arc::clone(&self.permits).try_acquire_many_owned(needed) {
             Ok(permit) => self.spawn(job, Some(permit)),
-            Err(_) => {
+            Err(TryAcquireError::NoPermits) => {
                 tracing::debug!("every slot is busy: request queued");
                 self.queue.push_back(job);
+            }
+            Err(TryAcquireError::Closed) => {
+                tracing::error!("the in-flight semaphore is closed: request runs unbounded");
+                self.spawn(job, None);
             }
         }
     }
@@ -417,4 +421,14 @@ impl<H: Handler> State<H> {
             bump(&self.shared.counters.ignored_cancellations);
         }
     }
+}
+
+/// The loop never closes its semaphore; should that change, the job still runs and the
+/// failure is logged.
+fn permit_or_log(
+    permit: Result<OwnedSemaphorePermit, AcquireError>,
+) -> Option<OwnedSemaphorePermit> {
+    permit
+        .map_err(|error| tracing::error!(%error, "the in-flight semaphore is closed"))
+        .ok()
 }

@@ -187,7 +187,13 @@ pub(crate) async fn batch_task<H: Handler>(
         let shared = Arc::clone(&shared);
         let handle = members.spawn(async move {
             // The gate is never closed, so acquiring only waits.
-            let _turn = gate.acquire_owned().await;
+            let _turn = match gate.acquire_owned().await {
+                Ok(turn) => Some(turn),
+                Err(error) => {
+                    tracing::error!(%error, "batch gate closed: member runs unbounded");
+                    None
+                }
+            };
             run_request(shared, request).await
         });
         let _previous = index_of.insert(handle.id(), (index, ticket));
