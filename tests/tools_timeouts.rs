@@ -440,3 +440,27 @@ async fn progress_is_forwarded_while_running() {
     assert_eq!(updates.len(), 1);
     assert_eq!(updates[0].message.as_deref(), Some("half"));
 }
+
+#[tokio::test]
+async fn handler_panics_become_internal_errors() {
+    let runner = ToolRunner::new(&limits(json!({})));
+    let early = ToolEntry::new(ToolHandler::from_async(|_context, _arguments| {
+        panic!("before the future");
+        #[allow(unreachable_code)]
+        async {
+            Ok(Value::Null)
+        }
+    }));
+    let blocking = ToolEntry::new(ToolHandler::blocking(|_context, _arguments| {
+        panic!("in thread")
+    }));
+    for entry in [early, blocking] {
+        let result = respond(
+            runner
+                .call("p", &entry, ToolArguments::Absent, options())
+                .await,
+        );
+        assert_eq!(error_of(&checked(&result))["code"], "INTERNAL");
+    }
+    assert_eq!(runner.stats().panicked, 2);
+}

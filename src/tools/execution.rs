@@ -91,15 +91,20 @@ impl BlockingRun {
         let thread_state = Arc::clone(&state);
         let task = tokio::task::spawn_blocking(move || {
             let outcome = catch_unwind(AssertUnwindSafe(|| job(context, arguments)));
-            if outcome.is_err() {
-                Counters::bump(&counters.panicked);
-            }
             let claimed = thread_state
                 .compare_exchange(RUNNING, FINISHED, Ordering::AcqRel, Ordering::Acquire)
                 .is_ok();
+            // A claimed outcome (panic included) is counted by the runner; a late one here.
             if !claimed {
                 Counters::bump(&counters.late_results_discarded);
-                tracing::debug!("a blocking tool finished after its call ended; result discarded");
+                if outcome.is_err() {
+                    Counters::bump(&counters.panicked);
+                    tracing::error!("a blocking tool panicked after its call ended");
+                } else {
+                    tracing::debug!(
+                        "a blocking tool finished after its call ended; result discarded"
+                    );
+                }
             }
             outcome.map_err(|_| ())
         });
@@ -134,6 +139,11 @@ impl BlockingRun {
             () = sleep_until(deadline) => Some(Ended::TimedOut(timeout)),
         };
         match early {
+            // After the client's cancel nothing is sent, even if the thread just finished.
+            Some(Ended::Cancelled) => {
+                self.abandon();
+                Ended::Cancelled
+            }
             Some(ended) if self.abandon() => ended,
             // The thread finished just now; its result is ready.
             _ => finished((&mut self.guard.task).await),

@@ -1,6 +1,7 @@
 //! The tool runner: limits before the handler, the handler under its timeout and the
 //! client's cancel, and the result envelope.
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -313,8 +314,13 @@ impl ToolRunner {
             ToolContext::new(call.tool.clone(), token.clone(), deadline, progress.clone());
         let ended = match &entry.handler {
             ToolHandler::Async(handler) => {
-                let future = handler(context, call.arguments);
-                run_async(future, deadline, timeout, &options.cancel, token).await
+                // The handler's synchronous part (before its future) may panic too.
+                match catch_unwind(AssertUnwindSafe(|| handler(context, call.arguments))) {
+                    Ok(future) => {
+                        run_async(future, deadline, timeout, &options.cancel, token).await
+                    }
+                    Err(_panic) => Ended::Panicked,
+                }
             }
             ToolHandler::Blocking(handler) => {
                 let handler = Arc::clone(handler);
