@@ -15,6 +15,17 @@
 //! assert_eq!(error.to_string(), "/items/3: too many items");
 //! ```
 //!
+//! For every schema definition `Foo` (function stem `foo`, the snake-cased name) the
+//! generated `validate` module has:
+//! - `validate::foo(&Value) -> Result<(), Vec<ValidationError>>`: every violation, in one
+//!   pass; nothing is allocated while the value is valid;
+//! - `validate::foo_at(value, at, errors)`: the same walk from a location inside a larger
+//!   value (used by `$ref`s);
+//! - for a union (`anyOf` / `oneOf` at the definition's root) `validate::select_foo(&Value)
+//!   -> Option<usize>`: the branch the value belongs to, chosen by its discriminator property
+//!   when the branches have one, otherwise the most specific branch that accepts it. A
+//!   union's errors are those of that branch, so they point at the inner field.
+//!
 //! Everything else in this module's submodules is support for generated code and is reached
 //! through `typed_mcp::__private`, not through this module.
 
