@@ -265,3 +265,55 @@ fn deep_nesting_is_an_error_not_a_crash() {
         ConfigError::Syntax { .. }
     ));
 }
+
+/// Runs the echo server with `args`, feeding `input` and closing stdin.
+fn run_echo(args: &[&str], input: &[u8]) -> std::process::Output {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_typed-mcp-echo"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("echo binary starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    // A server that refuses to start closes stdin early: ignore a broken pipe here.
+    let feeder = std::thread::spawn(move || stdin.write_all(&input).is_ok());
+    let output = child.wait_with_output().unwrap();
+    let _fed: bool = feeder.join().unwrap();
+    output
+}
+
+#[test]
+fn invalid_configuration_means_nothing_starts() {
+    let file = write_temp(br#"{"request": {"maxLineBytes": 10, "maxDepth": 4}}"#);
+    let path = file.path().to_str().unwrap();
+    let output = run_echo(
+        &["--config", path],
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n",
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty(), "nothing was served");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("/request/maxLineBytes"), "{stderr}");
+    assert!(stderr.contains("/request/maxDepth"), "{stderr}");
+}
+
+#[test]
+fn valid_configuration_sets_the_line_limit() {
+    let file = write_temp(br#"{"request": {"maxLineBytes": 1024}}"#);
+    let path = file.path().to_str().unwrap();
+    let mut input = vec![b'x'; 2000];
+    input.extend_from_slice(b"\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n");
+    let output = run_echo(&["--config", path], &input);
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["error"]["data"]["limit"], 1024);
+    assert_eq!(lines[1]["result"], json!({}));
+}
