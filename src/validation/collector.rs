@@ -11,11 +11,18 @@ use super::ValidationError;
 /// A collecting `Collector` builds a [`ValidationError`] for each violation; a checking one
 /// ([`Collector::check_only`]) only counts them, without building anything, which is what
 /// union selection uses to ask "does this branch accept the value?".
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Collector {
     errors: Vec<ValidationError>,
     failures: usize,
     collect: bool,
+}
+
+impl Default for Collector {
+    /// A collector that records every error (as [`Collector::new`]).
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// The parts of an error that are only computed when the error is recorded:
