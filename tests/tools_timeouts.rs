@@ -148,8 +148,14 @@ async fn inv_timeout_001_blocking_handler_answered_at_deadline() {
     );
     let entry = ToolEntry::new(ToolHandler::blocking(move |context, _arguments| {
         blocked.store(true, Ordering::SeqCst);
-        // Blocks this thread until the test releases it, whatever the token says.
-        release_rx.lock().unwrap().recv().expect("released");
+        // Blocks this thread until the test releases it, whatever the token says. The
+        // generous bound only turns a runner that waits for this thread into a failure
+        // (below) instead of a hang; nothing is timed.
+        let released = release_rx
+            .lock()
+            .unwrap()
+            .recv_timeout(Duration::from_secs(60));
+        assert!(released.is_ok(), "the answer did not wait for this thread");
         blocked.store(false, Ordering::SeqCst);
         cancel_seen.store(context.is_cancelled(), Ordering::SeqCst);
         late_progress.store(context.progress().report(1.0, None, None), Ordering::SeqCst);

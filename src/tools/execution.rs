@@ -154,7 +154,7 @@ impl BlockingRun {
 impl Drop for BlockingRun {
     fn drop(&mut self) {
         // An abandoned wait (the server dropped the call) abandons the thread's result.
-        let _abandoned: bool = self.abandon();
+        self.abandon();
     }
 }
 

@@ -48,7 +48,7 @@ impl Counters {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RunnerStats {
-    /// Calls started (`call` or `execute`).
+    /// Calls whose handler was started (`execute`, directly or through `call`).
     pub calls: u64,
     /// Calls answered with a success result.
     pub succeeded: u64,
