@@ -351,6 +351,12 @@ fn inv_resp_005_duration_present_and_cache_hook() {
     assert_eq!(meta(&json)["cached"], true);
     assert!(meta(&json)["durationMs"].is_u64());
     assert!(cached.cacheable_output.is_none());
+    let shared = runner.render_output(
+        &json!({"v": 1}),
+        false,
+        &CallOptions::with_line_overhead(40),
+    );
+    assert_eq!(meta(&checked(&shared))["cached"], false);
 
     let plain = run(
         &runner,

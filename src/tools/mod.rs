@@ -15,6 +15,10 @@
 //!    `maxResponseBytes` for the response line. A success of a cacheable tool carries its
 //!    output in [`ToolCallResult::cacheable_output`] for the cache to store.
 //!
+//! With the cache's single-flight `get_or_compute`, the computation can be
+//! `execute(..)` mapped to `Ok(cacheable_output)` for a cacheable success and `Err(outcome)`
+//! otherwise; the shared value is then rendered with [`ToolRunner::render_output`].
+//!
 //! [`ToolRunner::call`] does 1 and 3. The outcome is either a result to send or
 //! [`CallOutcome::Cancelled`]: send nothing.
 //!

@@ -402,7 +402,16 @@ impl ToolRunner {
         self.render_error(tool_error(code, message.into(), None, Vec::new()), options)
     }
 
-    fn render_output(&self, data: &Value, cached: bool, options: &CallOptions) -> ToolCallResult {
+    /// Renders a tool output as a success result within the response limit, e.g. a value
+    /// the result cache shared with this call (`cached` says whether it came from the cache
+    /// rather than from running the tool for this call).
+    #[must_use]
+    pub fn render_output(
+        &self,
+        data: &Value,
+        cached: bool,
+        options: &CallOptions,
+    ) -> ToolCallResult {
         let meta = base_meta(elapsed_ms(options.started), cached);
         let result = render_success(
             data,
