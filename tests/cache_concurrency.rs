@@ -99,7 +99,7 @@ async fn stress(policy: EvictionPolicy) {
         let (cache, clock, lookups) = (cache.clone(), clock.clone(), lookups.clone());
         workers.push(tokio::spawn(async move {
             let mut rng = XorShift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-            for _ in 0..2_000 {
+            for _ in 0..5_000 {
                 let (tool, args, key) = call(&mut rng);
                 match rng.next() % 10 {
                     0..=3 => {
@@ -126,7 +126,7 @@ async fn stress(policy: EvictionPolicy) {
                     7 => {
                         cache.remove(tool, &args);
                     }
-                    8 => clock.advance(Duration::from_millis(1)),
+                    8 => clock.advance(Duration::from_millis(5)),
                     _ => {
                         cache.purge_expired();
                     }
