@@ -246,13 +246,17 @@ impl Cache {
             return Ok(Cached::new(value, CacheSource::Uncacheable));
         };
         let key = CacheKey::new(tool, arguments);
-        let guard = loop {
-            if let Some(value) = inner.lookup(&key) {
-                StatsCounters::bump(&inner.stats.hits);
-                return Ok(Cached::shared(value, CacheSource::Hit));
-            }
+        let (guard, store_answered) = loop {
+            let store_answered = match inner.try_lookup(&key) {
+                Some(Some(value)) => {
+                    StatsCounters::bump(&inner.stats.hits);
+                    return Ok(Cached::shared(value, CacheSource::Hit));
+                }
+                Some(None) => true,
+                None => false,
+            };
             match inner.flights.join_or_lead(&key) {
-                Role::Leader(guard) => break guard,
+                Role::Leader(guard) => break (guard, store_answered),
                 Role::Waiter(rx) => match flight::wait(rx).await {
                     FlightEnd::Done(FlightState::Value(value)) => {
                         StatsCounters::bump(&inner.stats.coalesced);
@@ -270,8 +274,8 @@ impl Cache {
             }
         };
         // A previous leader may have stored the value between our lookup and our taking
-        // the lead; look once more before computing.
-        if let Some(value) = inner.lookup(&key) {
+        // the lead; look once more before computing (unless the store just failed).
+        if let Some(value) = store_answered.then(|| inner.lookup(&key)).flatten() {
             StatsCounters::bump(&inner.stats.hits);
             guard.finish(FlightState::Value(Arc::clone(&value)));
             return Ok(Cached::shared(value, CacheSource::Hit));
@@ -391,17 +395,23 @@ impl Inner {
         }
     }
 
-    /// Looks `key` up; counts an expiration, not a hit or miss (callers do that).
+    /// Looks `key` up; counts an expiration, not a hit or miss (callers do that). A failed
+    /// store counts as a miss.
     fn lookup(&self, key: &CacheKey) -> Option<Arc<Value>> {
+        self.try_lookup(key).flatten()
+    }
+
+    /// As [`lookup`](Self::lookup), but `None` when the store failed (logged, counted).
+    fn try_lookup(&self, key: &CacheKey) -> Option<Option<Arc<Value>>> {
         let now = self.clock.now_ms();
-        match self.guarded("get", |store| store.get(key, now))? {
+        Some(match self.guarded("get", |store| store.get(key, now))? {
             Lookup::Hit(value) => Some(value),
             Lookup::Miss => None,
             Lookup::Expired => {
                 StatsCounters::bump(&self.stats.expirations);
                 None
             }
-        }
+        })
     }
 
     fn store_value(&self, key: CacheKey, value: Arc<Value>, ttl_ms: NonZeroU64) -> InsertStatus {
