@@ -1,4 +1,5 @@
-//! Generates the runtime's protocol types and validators from `schema/*.json`.
+//! Generates the runtime's protocol types and validators from `schema/*.json` and
+//! `schema/mcp/*.json`.
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
@@ -15,5 +16,21 @@ fn main() {
         .generate()
     {
         panic!("typed-mcp: generating code from schema/: {error}");
+    }
+    // The MCP message schemas, into their own folder so a stem can never collide.
+    println!("cargo:rerun-if-changed=schema/mcp");
+    let mut mcp: Vec<_> = std::fs::read_dir("schema/mcp")
+        .expect("the schema/mcp/ folder")
+        .map(|entry| entry.expect("a schema/mcp/ entry").path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .collect();
+    mcp.sort();
+    let out_dir = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("set by cargo"));
+    if let Err(error) = typed_mcp_codegen::Config::new()
+        .schemas(&mcp)
+        .out_dir(out_dir.join("mcp"))
+        .generate()
+    {
+        panic!("typed-mcp: generating code from schema/mcp/: {error}");
     }
 }
