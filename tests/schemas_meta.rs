@@ -1,4 +1,4 @@
-//! Checks the project's own JSON Schemas under `schema/`: each file is a valid draft 2020-12
+//! Checks the project's own JSON Schemas under `schema/` and `schema/mcp/`: each file is a valid draft 2020-12
 //! schema, uses only the keywords the generator supports, documents every definition and
 //! property, keeps its vendor keywords consistent with the enums they annotate, and agrees
 //! with the official MCP schemas on error codes and envelope shapes (when those are present).
@@ -83,8 +83,20 @@ fn schema_dir() -> PathBuf {
 
 /// Every `*.json` file of `schema/`, parsed, sorted by file name.
 fn schema_files() -> Vec<(String, Value)> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(schema_dir())
-        .expect("schema/ is readable")
+    json_files_in(&schema_dir(), "")
+}
+
+/// [`schema_files`] plus the MCP message schemas of `schema/mcp/`, named `mcp/<file>`.
+fn all_schema_files() -> Vec<(String, Value)> {
+    let mut all = schema_files();
+    all.extend(json_files_in(&schema_dir().join("mcp"), "mcp/"));
+    all
+}
+
+/// Every `*.json` file of `dir`, parsed, named `<prefix><file name>`, sorted by name.
+fn json_files_in(dir: &Path, prefix: &str) -> Vec<(String, Value)> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{} is readable: {e}", dir.display()))
         .map(|entry| entry.expect("directory entry").path())
         .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
         .collect();
@@ -92,7 +104,7 @@ fn schema_files() -> Vec<(String, Value)> {
     paths
         .into_iter()
         .map(|path| {
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let name = format!("{prefix}{}", path.file_name().unwrap().to_string_lossy());
             let text = std::fs::read_to_string(&path).expect("schema file is readable");
             let value = serde_json::from_str(&text)
                 .unwrap_or_else(|e| panic!("{name} is not valid JSON: {e}"));
@@ -103,7 +115,7 @@ fn schema_files() -> Vec<(String, Value)> {
 
 /// One schema file, parsed.
 fn schema_file(name: &str) -> Value {
-    schema_files()
+    all_schema_files()
         .into_iter()
         .find(|(file, _)| file == name)
         .unwrap_or_else(|| panic!("schema/{name} exists"))
@@ -215,7 +227,7 @@ fn assert_no_problems(what: &str, problems: &[String]) {
 
 #[test]
 fn schema_files_parse_and_declare_draft_2020_12() {
-    let files = schema_files();
+    let files = all_schema_files();
     let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
     for expected in ["errors.json", "jsonrpc.json", "limits.json"] {
         assert!(names.contains(&expected), "schema/{expected} is missing");
@@ -248,7 +260,7 @@ fn schema_files_parse_and_declare_draft_2020_12() {
 
 #[test]
 fn schema_files_are_valid_against_the_meta_schema_and_compile() {
-    for (name, root) in schema_files() {
+    for (name, root) in all_schema_files() {
         if let Err(e) = jsonschema::meta::validate(&root) {
             panic!(
                 "{name} violates the 2020-12 meta-schema at {}: {e}",
@@ -269,7 +281,7 @@ fn schema_files_are_valid_against_the_meta_schema_and_compile() {
 #[test]
 fn only_supported_keywords_appear() {
     let mut problems = Vec::new();
-    for (name, root) in schema_files() {
+    for (name, root) in all_schema_files() {
         let def_names: BTreeSet<&String> = defs(&root).keys().collect();
         walk_file(&root, &mut |map, at, _| {
             for (key, value) in map {
@@ -307,7 +319,7 @@ fn only_supported_keywords_appear() {
 fn every_definition_and_property_has_a_description() {
     let mut problems = Vec::new();
     let mut checked = 0;
-    for (name, root) in schema_files() {
+    for (name, root) in all_schema_files() {
         walk_file(&root, &mut |map, at, place| {
             if place == Place::Nested {
                 return;
@@ -329,7 +341,7 @@ fn every_definition_and_property_has_a_description() {
 #[test]
 fn vendor_keywords_agree_with_their_enums() {
     let mut problems = Vec::new();
-    for (name, root) in schema_files() {
+    for (name, root) in all_schema_files() {
         walk_file(&root, &mut |map, at, _| {
             let keys: BTreeSet<String> = map
                 .get("enum")
@@ -458,7 +470,7 @@ fn tool_error_codes_are_the_closed_set_with_sound_retry_classes() {
 fn discriminators_name_exactly_the_union_branches() {
     let mut problems = Vec::new();
     let mut seen = 0;
-    for (name, root) in schema_files() {
+    for (name, root) in all_schema_files() {
         walk_file(&root, &mut |map, at, _| {
             let Some(disc) = map.get("x-discriminator") else {
                 return;
@@ -517,7 +529,7 @@ fn discriminators_name_exactly_the_union_branches() {
 fn defaults_and_examples_satisfy_their_own_schemas() {
     let mut problems = Vec::new();
     let mut checked = 0;
-    for (name, root) in schema_files() {
+    for (name, root) in all_schema_files() {
         walk_file(&root, &mut |map, at, _| {
             let mut instances: Vec<&Value> = map
                 .get("examples")
@@ -549,7 +561,7 @@ fn defaults_and_examples_satisfy_their_own_schemas() {
 fn readme_describes_every_file_and_vendor_keyword() {
     let readme =
         std::fs::read_to_string(schema_dir().join("README.md")).expect("schema/README.md exists");
-    for (name, _) in schema_files() {
+    for (name, _) in all_schema_files() {
         assert!(readme.contains(&name), "README does not mention {name}");
     }
     for vendor in VENDOR_KEYWORDS {
