@@ -59,7 +59,13 @@ impl Flights {
     pub(crate) fn join_or_lead(&self, key: &CacheKey) -> Role<'_> {
         let mut running = self.lock();
         if let Some(rx) = running.get(key) {
-            return Role::Waiter(rx.clone());
+            // A leader that went away without finishing removes its entry as it is dropped;
+            // should one be left behind anyway, take over instead of waiting on it forever.
+            let abandoned =
+                rx.has_changed().is_err() && matches!(*rx.borrow(), FlightState::Running);
+            if !abandoned {
+                return Role::Waiter(rx.clone());
+            }
         }
         let (tx, rx) = watch::channel(FlightState::Running);
         running.insert(key.clone(), rx.clone());
