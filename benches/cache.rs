@@ -113,8 +113,9 @@ fn main() {
             })
         });
         println!(
-            "{policy:>4}: get (hit) {get:>10.0} ops/s   insert (evicting) {insert:>10.0} ops/s   \
-             get_or_compute (hit) {computed:>10.0} ops/s"
+            "{:>4}: get (hit) {get:>10.0} ops/s   insert (evicting) {insert:>10.0} ops/s   \
+             get_or_compute (hit) {computed:>10.0} ops/s",
+            policy.to_string()
         );
     }
 }

@@ -72,7 +72,7 @@ impl CacheBuilder {
     }
 
     fn set(mut self, member: &str, value: impl Into<Value>) -> Self {
-        self.limits.insert(member.to_owned(), value.into());
+        let _overridden = self.limits.insert(member.to_owned(), value.into());
         self
     }
 

@@ -68,7 +68,8 @@ impl Flights {
             }
         }
         let (tx, rx) = watch::channel(FlightState::Running);
-        running.insert(key.clone(), rx.clone());
+        // Replaces an abandoned flight, if there was one.
+        let _abandoned = running.insert(key.clone(), rx.clone());
         Role::Leader(FlightGuard {
             flights: self,
             key: key.clone(),
@@ -84,7 +85,7 @@ impl Flights {
     fn forget(&self, key: &CacheKey, ours: &watch::Receiver<FlightState>) {
         let mut running = self.lock();
         if running.get(key).is_some_and(|rx| rx.same_channel(ours)) {
-            running.remove(key);
+            let _ours = running.remove(key);
         }
     }
 }

@@ -134,10 +134,14 @@ impl MemoryStore {
     /// Removes `key` from the map and both indexes, keeping the size total exact.
     fn remove_entry(&self, state: &mut State, key: &CacheKey) -> Option<Entry> {
         let entry = state.entries.remove(key)?;
-        state.by_rank.remove(&self.rank(&entry));
-        state
+        let ranked = state.by_rank.remove(&self.rank(&entry));
+        let timed = state
             .by_expiry
             .remove(&(entry.expires_at(), entry.insert_seq));
+        debug_assert!(
+            ranked.is_some() && timed.is_some(),
+            "entry missing from an index"
+        );
         state.size_bytes -= entry.size_bytes;
         Some(entry)
     }
@@ -145,13 +149,18 @@ impl MemoryStore {
     /// Removes every entry expired at `now`, returning how many.
     fn purge(&self, state: &mut State, now: u64) -> u64 {
         let mut purged = 0;
-        while let Some((&(expires_at, _), key)) = state.by_expiry.first_key_value() {
-            if expires_at >= now {
+        while let Some((&slot, key)) = state.by_expiry.first_key_value() {
+            if slot.0 >= now {
                 break;
             }
             let key = key.clone();
             if self.remove_entry(state, &key).is_some() {
                 purged += 1;
+            } else {
+                // Cannot happen while the indexes agree; drop the stray index entry so the
+                // sweep always makes progress.
+                let _stray = state.by_expiry.remove(&slot);
+                tracing::error!("cache expiry index held a key without an entry");
             }
         }
         purged
@@ -185,7 +194,7 @@ impl CacheStore for MemoryStore {
             return Ok(Lookup::Miss);
         };
         if now > entry.expires_at() {
-            self.remove_entry(state, key);
+            let _expired = self.remove_entry(state, key);
             return Ok(Lookup::Expired);
         }
         let old_rank = self.rank(entry);
@@ -199,8 +208,12 @@ impl CacheStore for MemoryStore {
         let value = Arc::clone(&entry.value);
         let new_rank = self.rank(entry);
         if new_rank != old_rank {
-            state.by_rank.remove(&old_rank);
-            state.by_rank.insert(new_rank, key.clone());
+            let moved = state.by_rank.remove(&old_rank);
+            let displaced = state.by_rank.insert(new_rank, key.clone());
+            debug_assert!(
+                moved.is_some() && displaced.is_none(),
+                "eviction index out of step"
+            );
         }
         Ok(Lookup::Hit(value))
     }
@@ -209,7 +222,8 @@ impl CacheStore for MemoryStore {
         let mut guard = self.lock();
         let state = &mut *guard;
         let now = state.tick(now_ms);
-        self.remove_entry(state, &new.key);
+        // A new value for a key replaces the old one, also when the new one is rejected.
+        let _replaced = self.remove_entry(state, &new.key);
         if new.size_bytes > self.max_size_bytes {
             return Ok(InsertOutcome::Rejected);
         }
@@ -218,12 +232,16 @@ impl CacheStore for MemoryStore {
         if !state.entries.is_empty() && self.over_mark(state, new.size_bytes) {
             expired = self.purge(state, now);
             while !state.entries.is_empty() && self.over_mark(state, new.size_bytes) {
-                let Some((_, victim)) = state.by_rank.first_key_value() else {
+                let Some((&rank, victim)) = state.by_rank.first_key_value() else {
                     break;
                 };
                 let victim = victim.clone();
                 if self.remove_entry(state, &victim).is_some() {
                     evicted += 1;
+                } else {
+                    // As in `purge`: unreachable while the indexes agree.
+                    let _stray = state.by_rank.remove(&rank);
+                    tracing::error!("cache eviction index held a key without an entry");
                 }
             }
         }
@@ -238,12 +256,16 @@ impl CacheStore for MemoryStore {
             insert_seq: seq,
             access_seq: seq,
         };
-        state.by_rank.insert(self.rank(&entry), new.key.clone());
-        state
+        let ranked = state.by_rank.insert(self.rank(&entry), new.key.clone());
+        let timed = state
             .by_expiry
             .insert((entry.expires_at(), entry.insert_seq), new.key.clone());
         state.size_bytes += entry.size_bytes;
-        state.entries.insert(new.key, entry);
+        let previous = state.entries.insert(new.key, entry);
+        debug_assert!(
+            ranked.is_none() && timed.is_none() && previous.is_none(),
+            "fresh sequence numbers and a removed key cannot collide"
+        );
         Ok(InsertOutcome::Stored { evicted, expired })
     }
 

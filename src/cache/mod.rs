@@ -24,6 +24,15 @@
 //! - **XC-002** a store that fails or panics never stops the tool: logged, counted in
 //!   [`CacheStats::store_failures`], and the call goes on without the cache.
 
+// XC-001: no result is dropped silently in this module; an intentionally unused value is
+// bound to a named `_binding` that says what it is.
+#![deny(
+    unused_results,
+    unused_must_use,
+    clippy::let_underscore_must_use,
+    clippy::let_underscore_untyped
+)]
+
 mod builder;
 mod cleanup;
 mod clock;

@@ -45,12 +45,13 @@ pub(crate) struct StatsCounters {
 impl StatsCounters {
     pub(crate) fn add(counter: &AtomicU64, n: u64) {
         if n > 0 {
-            counter.fetch_add(n, Ordering::Relaxed);
+            // `fetch_add` returns the previous count, which nobody needs.
+            let _previous = counter.fetch_add(n, Ordering::Relaxed);
         }
     }
 
     pub(crate) fn bump(counter: &AtomicU64) {
-        counter.fetch_add(1, Ordering::Relaxed);
+        let _previous = counter.fetch_add(1, Ordering::Relaxed);
     }
 
     pub(crate) fn snapshot(&self) -> CacheStats {
