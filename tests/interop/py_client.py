@@ -118,6 +118,13 @@ def tool_error(result: dict[str, Any], code: str) -> dict[str, Any]:
 # ---------------------------------------------------------------- the checks
 
 
+def describe(error: BaseException) -> str:
+    """`Type: message` of an exception, unwrapping (first-leaf) exception groups."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return f"{type(error).__name__}: {error}"[:500]
+
+
 def dump(model: Any) -> dict[str, Any]:
     return model.model_dump(by_alias=True, mode="json", exclude_none=True)
 
@@ -258,7 +265,7 @@ async def run_checks(client: Any, mode: str, sizes: dict[str, int]) -> dict[str,
             report[name] = {"ok": False, "detail": str(failed)}
         except Exception as error:  # a client-side exception is a failed check, not a crash
             log.warning("check %s raised:\n%s", name, traceback.format_exc())
-            report[name] = {"ok": False, "detail": f"{type(error).__name__}: {error}"[:500]}
+            report[name] = {"ok": False, "detail": describe(error)}
     return report
 
 
@@ -280,7 +287,8 @@ def make_client(mode: str, server_argv: list[str]) -> Any:
         sdk_mode = mode
     params = StdioServerParameters(command=server_argv[0], args=server_argv[1:], env=dict(os.environ))
     info = Implementation(name="typed-mcp-interop-py", version=package_version("mcp"))
-    return Client(params, mode=sdk_mode, client_info=info)
+    # 60 s per request, like the TypeScript SDKs' default, so a hung call fails its check only.
+    return Client(params, mode=sdk_mode, client_info=info, read_timeout_seconds=60)
 
 
 async def run(mode: str, limits_path: str, server_argv: list[str]) -> int:
@@ -299,7 +307,7 @@ async def run(mode: str, limits_path: str, server_argv: list[str]) -> int:
             return 0
         log.error("connection failed:\n%s", traceback.format_exc())
         report["negotiatedVersion"] = None
-        report["checks"] = {"connect": {"ok": False, "detail": f"{type(error).__name__}: {error}"[:500]}}
+        report["checks"] = {"connect": {"ok": False, "detail": describe(error)}}
         print(json.dumps(report), flush=True)
         return 2
     print(json.dumps(report), flush=True)
