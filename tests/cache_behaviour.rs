@@ -218,6 +218,30 @@ fn inv_cache_001_value_larger_than_the_bound_is_rejected_not_an_error() {
     assert_eq!(keys_in_order(&cache), [key_of("t")]);
 }
 
+#[tokio::test]
+async fn inv_cache_001_oversize_result_is_returned_but_not_cached() {
+    let (cache, _) = manual_cache(Cache::builder().max_size_bytes(64));
+    let runs = AtomicU64::new(0);
+    for _ in 0..2 {
+        let got = cache
+            .get_or_compute("big", &json!({}), CachePolicy::cacheable(), || async {
+                runs.fetch_add(1, Ordering::SeqCst);
+                Ok::<_, String>(json!("z".repeat(100)))
+            })
+            .await
+            .unwrap();
+        assert_eq!(got.source, typed_mcp::cache::CacheSource::Computed);
+        assert_eq!(got.value.as_str().map(str::len), Some(100));
+    }
+    assert_eq!(runs.load(Ordering::SeqCst), 2);
+    let stats = cache.stats();
+    assert_eq!(
+        (stats.rejections, stats.misses, stats.store_failures),
+        (2, 2, 0)
+    );
+    assert!(cache.snapshot().unwrap().entries.is_empty());
+}
+
 #[test]
 fn inv_cache_002_entry_bound() {
     let (cache, _) = manual_cache(Cache::builder().max_entries(4).high_water_mark(50));
