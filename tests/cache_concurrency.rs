@@ -423,3 +423,18 @@ async fn uncacheable_tools_always_run() {
     assert_eq!(cache.stats().uncacheable, 3);
     assert!(cache.snapshot().unwrap().entries.is_empty());
 }
+
+/// The handle can be shared across tasks and threads, and its futures spawned.
+#[test]
+fn cache_is_send_sync_clone_and_its_futures_are_send() {
+    fn shareable<T: Send + Sync + Clone + 'static>() {}
+    fn spawnable<F: std::future::Future + Send>(_: &F) {}
+    shareable::<Cache>();
+    let cache = manual_cache();
+    let args = json!({});
+    let future = cache.get_or_compute("t", &args, CachePolicy::cacheable(), || async {
+        Ok::<_, String>(json!(1))
+    });
+    spawnable(&future);
+    drop(future);
+}
