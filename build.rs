@@ -33,4 +33,12 @@ fn main() {
     {
         panic!("typed-mcp: generating code from schema/mcp/: {error}");
     }
+    // The demo server's tool arguments, included by `examples/demo_server.rs` only.
+    if let Err(error) = typed_mcp_codegen::Config::new()
+        .schema("examples/demo_server/tools.json")
+        .out_dir(out_dir.join("demo"))
+        .generate()
+    {
+        panic!("typed-mcp: generating code from examples/demo_server/tools.json: {error}");
+    }
 }

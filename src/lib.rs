@@ -14,6 +14,7 @@ pub mod framing;
 pub mod generated;
 pub mod jsonrpc;
 pub mod logging;
+pub mod mcp;
 pub mod server;
 pub mod tools;
 pub mod validation;

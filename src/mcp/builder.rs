@@ -1,0 +1,305 @@
+//! The server builder and the entry points that serve a connection.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use super::dispatch::Connection;
+use super::prompts::{PromptDefinition, PromptSet};
+use super::resources::{ResourceDefinition, ResourceSet, UriPolicy};
+use super::tool_call::ToolSet;
+use super::tools::ToolDefinition;
+use super::McpError;
+use crate::cache::{Cache, CacheBuilder};
+use crate::generated::limits::Limits;
+use crate::generated::mcp::protocol::{
+    CacheScope, Implementation, ServerCapabilities, ServerCapabilitiesPrompts,
+    ServerCapabilitiesResources, ServerCapabilitiesTools,
+};
+use crate::jsonrpc::BatchPolicy;
+use crate::server::{serve, ServeOptions, SharedBatchPolicy, ShutdownReport};
+use crate::tools::ToolRunner;
+
+/// Default `ttlMs` of the modern era's list, read and discover results: one minute.
+pub const DEFAULT_TTL_MS: u64 = 60_000;
+
+/// The cache hints (`ttlMs`, `cacheScope`) of modern-era results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheHints {
+    /// How long the client may reuse a result, in milliseconds.
+    pub ttl_ms: u64,
+    /// Who may reuse it.
+    pub scope: CacheScope,
+}
+
+impl Default for CacheHints {
+    fn default() -> Self {
+        Self {
+            ttl_ms: DEFAULT_TTL_MS,
+            scope: CacheScope::Public,
+        }
+    }
+}
+
+/// Builds an [`McpServer`].
+///
+/// ```
+/// use typed_mcp::mcp::{McpServer, PromptDefinition, ResourceDefinition, user_text};
+///
+/// let server = McpServer::builder("example", "1.0.0")
+///     .instructions("Reads one file.")
+///     .resource(ResourceDefinition::text("demo://readme", "readme", "text/plain", "hello"))
+///     .prompt(PromptDefinition::new("greet", "Greets someone.", |args| {
+///         Ok(vec![user_text(format!("Hello, {}!", args.get("name").map_or("you", String::as_str)))])
+///     }))
+///     .build()
+///     .unwrap();
+/// assert_eq!(server.name(), "example");
+/// ```
+#[derive(Debug)]
+#[must_use]
+pub struct McpServerBuilder {
+    info: Implementation,
+    instructions: Option<String>,
+    tools: Vec<ToolDefinition>,
+    resources: Vec<ResourceDefinition>,
+    prompts: Vec<PromptDefinition>,
+    limits: Limits,
+    uri_policy: UriPolicy,
+    hints: CacheHints,
+    serve_options: ServeOptions,
+}
+
+impl McpServerBuilder {
+    fn new(name: String, version: String) -> Self {
+        Self {
+            info: Implementation {
+                description: None,
+                icons: None,
+                name,
+                title: None,
+                version,
+                website_url: None,
+                extra: serde_json::Map::new(),
+            },
+            instructions: None,
+            tools: Vec::new(),
+            resources: Vec::new(),
+            prompts: Vec::new(),
+            limits: Limits::default(),
+            uri_policy: UriPolicy::any(),
+            hints: CacheHints::default(),
+            serve_options: ServeOptions::default(),
+        }
+    }
+
+    /// Guidance for the model, sent in `initialize` and `server/discover` results.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Adds a tool.
+    pub fn tool(mut self, tool: ToolDefinition) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Adds a resource (its URI is checked by [`build`](Self::build)).
+    pub fn resource(mut self, resource: ResourceDefinition) -> Self {
+        self.resources.push(resource);
+        self
+    }
+
+    /// Adds a prompt.
+    pub fn prompt(mut self, prompt: PromptDefinition) -> Self {
+        self.prompts.push(prompt);
+        self
+    }
+
+    /// The runtime limits: timeouts, response size, request shape, result cache, line size.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Restricts resource URIs (on registration and on `resources/read`).
+    pub fn uri_policy(mut self, policy: UriPolicy) -> Self {
+        self.uri_policy = policy;
+        self
+    }
+
+    /// The cache hints of modern-era list, read and discover results.
+    pub fn cache_hints(mut self, hints: CacheHints) -> Self {
+        self.hints = hints;
+        self
+    }
+
+    /// Options of the request loop (in-flight bound, grace period, signals). The line limit
+    /// is taken from the limits and the batch policy is managed per connection.
+    pub fn serve_options(mut self, options: ServeOptions) -> Self {
+        self.serve_options = options;
+        self
+    }
+
+    /// Builds the server. Within a tokio runtime the result cache (used when a tool is
+    /// cacheable) gets its cleanup task; outside one, expired entries are dropped on lookup.
+    ///
+    /// # Errors
+    ///
+    /// Duplicate tool, resource or prompt names, a resource URI the policy refuses, or
+    /// cache limits that do not validate.
+    pub fn build(self) -> Result<McpServer, McpError> {
+        let mut by_name = HashMap::new();
+        let mut list = Vec::new();
+        for tool in self.tools {
+            list.push(tool.tool.clone());
+            let name = tool.name().to_owned();
+            if by_name.insert(name.clone(), tool).is_some() {
+                return Err(McpError::DuplicateName { kind: "tool", name });
+            }
+        }
+        let cache = if by_name.values().any(|tool| tool.entry.cacheable) {
+            let in_runtime = tokio::runtime::Handle::try_current().is_ok();
+            Some(
+                CacheBuilder::from_limits(&self.limits.cache)
+                    .cleanup_task(in_runtime)
+                    .build()
+                    .map_err(McpError::Cache)?,
+            )
+        } else {
+            None
+        };
+        let tools = ToolSet {
+            list,
+            by_name,
+            runner: ToolRunner::new(&self.limits),
+            cache,
+        };
+        let resources = ResourceSet::new(self.resources, self.uri_policy)?;
+        let prompts = PromptSet::new(self.prompts)?;
+        let capabilities = ServerCapabilities {
+            completions: None,
+            experimental: None,
+            extensions: None,
+            logging: None,
+            prompts: (!prompts.is_empty()).then_some(ServerCapabilitiesPrompts {
+                list_changed: None,
+            }),
+            resources: (!resources.is_empty()).then_some(ServerCapabilitiesResources {
+                list_changed: None,
+                subscribe: None,
+            }),
+            tools: (!tools.list.is_empty()).then_some(ServerCapabilitiesTools {
+                list_changed: None,
+            }),
+        };
+        let line_limit = ServeOptions::from_limits(&self.limits).max_line_bytes_value();
+        Ok(McpServer {
+            state: Arc::new(ServerState {
+                info: self.info,
+                instructions: self.instructions,
+                capabilities,
+                hints: self.hints,
+                tools,
+                resources,
+                prompts,
+            }),
+            serve_options: self.serve_options.max_line_bytes(line_limit),
+        })
+    }
+}
+
+/// Everything the connections of a server share.
+#[derive(Debug)]
+pub(crate) struct ServerState {
+    pub(crate) info: Implementation,
+    pub(crate) instructions: Option<String>,
+    pub(crate) capabilities: ServerCapabilities,
+    pub(crate) hints: CacheHints,
+    pub(crate) tools: ToolSet,
+    pub(crate) resources: ResourceSet,
+    pub(crate) prompts: PromptSet,
+}
+
+/// An MCP server speaking both protocol eras. Cheap to clone; clones share tools, limits and
+/// the result cache, and every connection served gets its own session.
+#[derive(Debug, Clone)]
+pub struct McpServer {
+    state: Arc<ServerState>,
+    serve_options: ServeOptions,
+}
+
+impl McpServer {
+    /// A builder for a server called `name`, at `version`.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> McpServerBuilder {
+        McpServerBuilder::new(name.into(), version.into())
+    }
+
+    /// The server's name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.state.info.name
+    }
+
+    /// The result cache, when a tool is cacheable (e.g. for its statistics).
+    #[must_use]
+    pub fn cache(&self) -> Option<&Cache> {
+        self.state.tools.cache.as_ref()
+    }
+
+    /// The tool runner (e.g. for its statistics).
+    #[must_use]
+    pub fn tool_runner(&self) -> &ToolRunner {
+        &self.state.tools.runner
+    }
+
+    /// Serves one connection over `input` / `output` until the input ends (or a stop the
+    /// serve options enable), then finishes the requests in flight and flushes.
+    ///
+    /// # Errors
+    ///
+    /// [`McpError::Serve`] when reading or writing fails.
+    pub async fn serve<R, W>(&self, input: R, output: W) -> Result<ShutdownReport, McpError>
+    where
+        R: AsyncRead + Unpin,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        self.serve_with(input, output, self.serve_options.clone())
+            .await
+    }
+
+    /// Serves stdin / stdout, stopping gracefully on SIGTERM / SIGINT too.
+    ///
+    /// Tokio reads stdin on a thread a signal cannot interrupt: once this returns, end the
+    /// runtime with `Runtime::shutdown_background` rather than waiting for that read (see
+    /// `examples/demo_server.rs`).
+    ///
+    /// # Errors
+    ///
+    /// As [`McpServer::serve`].
+    pub async fn serve_stdio(&self) -> Result<ShutdownReport, McpError> {
+        let options = self.serve_options.clone().stop_on_signals(true);
+        self.serve_with(tokio::io::stdin(), tokio::io::stdout(), options)
+            .await
+    }
+
+    async fn serve_with<R, W>(
+        &self,
+        input: R,
+        output: W,
+        options: ServeOptions,
+    ) -> Result<ShutdownReport, McpError>
+    where
+        R: AsyncRead + Unpin,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let batches = SharedBatchPolicy::new(BatchPolicy::Reject);
+        let options = options.batch_policy(batches.clone());
+        let connection = Connection::new(Arc::clone(&self.state), batches);
+        serve(input, output, connection, options)
+            .await
+            .map_err(McpError::Serve)
+    }
+}

@@ -1,0 +1,360 @@
+//! One connection: the era gate, then dispatch on the method, then params validated with the
+//! generated validator of that method's params in that era, then decoded.
+
+use std::sync::Arc;
+
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::builder::ServerState;
+use super::era::{
+    batch_policy, negotiate_legacy, supported_versions, Era, Session, SessionState,
+    MODERN_VERSIONS, PROTOCOL_VERSION_KEY,
+};
+use super::outbound::{respond, ResultKind};
+use super::params::{
+    decode, error_with_data, internal_error, invalid_params, invalid_request, method_not_found,
+    violation, Validator,
+};
+use super::resources::ResourceSet;
+use super::tool_call::CallRequest;
+use crate::generated::mcp::protocol::{
+    validate, CallToolRequestParams, Cursor, DiscoverResult, EmptyResult, GetPromptRequestParams,
+    InitializeRequestParams, InitializeResult, LegacyCallToolRequestParams,
+    LegacyGetPromptRequestParams, LegacyPaginatedRequestParams, LegacyReadResourceRequestParams,
+    PaginatedRequestParams, PingRequestParams, ProgressToken, ReadResourceRequestParams,
+    RequestParams, ResultMeta, ResultType, UnsupportedProtocolVersionData,
+};
+use crate::jsonrpc::{ErrorCode, ErrorObject};
+use crate::server::{Handler, HandlerResult, NotificationContext, RequestContext, SharedBatchPolicy};
+
+/// The methods this server answers (anything else is `-32601`).
+const METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "prompts/list",
+    "prompts/get",
+];
+
+/// The request loop's handler for one connection.
+pub(crate) struct Connection {
+    state: Arc<ServerState>,
+    session: Session,
+    batches: SharedBatchPolicy,
+}
+
+/// What the era gate decided for a request.
+enum Route {
+    /// The `initialize` handshake (undecided session).
+    Initialize,
+    /// Serve in this era.
+    Serve(Era),
+    /// `ping` before any handshake.
+    EarlyPing,
+}
+
+impl Connection {
+    pub(crate) fn new(state: Arc<ServerState>, batches: SharedBatchPolicy) -> Self {
+        Self {
+            state,
+            session: Session::new(),
+            batches,
+        }
+    }
+
+    fn route(&self, method: &str, params: Option<&Value>) -> Result<Route, ErrorObject<'static>> {
+        let requested = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|meta| meta.get(PROTOCOL_VERSION_KEY));
+        let state = self.session.state();
+        if method == "initialize" {
+            return match state {
+                SessionState::Undecided => Ok(Route::Initialize),
+                SessionState::Legacy { .. } => Err(invalid_request(
+                    "the session is already initialized",
+                )),
+                SessionState::Modern => {
+                    let offered = params
+                        .and_then(|p| p.get("protocolVersion"))
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    Err(unsupported_version(offered))
+                }
+            };
+        }
+        match (state, requested) {
+            (SessionState::Legacy { .. }, Some(_)) => Err(invalid_request(
+                "this connection speaks a 2025 protocol version: requests carrying \
+                 io.modelcontextprotocol/protocolVersion are not accepted on it",
+            )),
+            (SessionState::Legacy { version, .. }, None) => Ok(Route::Serve(Era::Legacy(version))),
+            (SessionState::Undecided, None) if method == "ping" => Ok(Route::EarlyPing),
+            (SessionState::Undecided, None) => Err(invalid_request(
+                "the session is not initialized: send initialize (2025 versions) or carry \
+                 io.modelcontextprotocol/protocolVersion in params._meta (2026-07-28)",
+            )),
+            // Modern, or undecided with a versioned request: the version decides. A missing
+            // or malformed version is left to the params' validator (-32602).
+            (SessionState::Modern | SessionState::Undecided, requested) => {
+                if let Some(Value::String(version)) = requested {
+                    if !MODERN_VERSIONS.contains(&version.as_str()) {
+                        return Err(unsupported_version(version));
+                    }
+                    if !self.session.open_modern() {
+                        return Err(internal_error("the session changed era"));
+                    }
+                }
+                Ok(Route::Serve(Era::Modern))
+            }
+        }
+    }
+
+    async fn dispatch(
+        &self,
+        ctx: RequestContext,
+        method: &str,
+        params: Option<&Value>,
+        era: Era,
+    ) -> HandlerResult {
+        let state = &*self.state;
+        let hints = &state.hints;
+        match (method, era) {
+            ("ping", Era::Legacy(_)) => {
+                let _params: Option<PingRequestParams> =
+                    decode(method, params, validate::ping_request_params, true)?;
+                respond(ResultKind::Empty, &EmptyResult { meta: None })
+            }
+            ("ping" | "server/discover", _) => Err(method_not_found()),
+            ("tools/list", _) => {
+                paginated(method, params, era)?;
+                state.tools.list(era, hints)
+            }
+            ("resources/list", _) => {
+                paginated(method, params, era)?;
+                state.resources.list(era, hints)
+            }
+            ("resources/templates/list", _) => {
+                paginated(method, params, era)?;
+                ResourceSet::list_templates(era, hints)
+            }
+            ("prompts/list", _) => {
+                paginated(method, params, era)?;
+                state.prompts.list(era, hints)
+            }
+            ("tools/call", Era::Legacy(_)) => {
+                let p: LegacyCallToolRequestParams =
+                    decode(method, params, validate::legacy_call_tool_request_params, false)?;
+                let progress_token = p.meta.and_then(|meta| meta.progress_token);
+                self.call_tool(&ctx, era, &p.name, p.arguments, progress_token)
+                    .await
+            }
+            ("tools/call", Era::Modern) => {
+                let p: CallToolRequestParams =
+                    decode(method, params, validate::call_tool_request_params, false)?;
+                let progress_token = p.meta.progress_token;
+                self.call_tool(&ctx, era, &p.name, p.arguments, progress_token)
+                    .await
+            }
+            ("resources/read", Era::Legacy(_)) => {
+                let p: LegacyReadResourceRequestParams = decode(
+                    method,
+                    params,
+                    validate::legacy_read_resource_request_params,
+                    false,
+                )?;
+                state.resources.read(&p.uri, era, hints)
+            }
+            ("resources/read", Era::Modern) => {
+                let p: ReadResourceRequestParams =
+                    decode(method, params, validate::read_resource_request_params, false)?;
+                state.resources.read(&p.uri, era, hints)
+            }
+            ("prompts/get", Era::Legacy(_)) => {
+                let p: LegacyGetPromptRequestParams =
+                    decode(method, params, validate::legacy_get_prompt_request_params, false)?;
+                state.prompts.get(&p.name, p.arguments.map(to_json_map), era)
+            }
+            ("prompts/get", Era::Modern) => {
+                let p: GetPromptRequestParams =
+                    decode(method, params, validate::get_prompt_request_params, false)?;
+                state.prompts.get(&p.name, p.arguments.map(to_json_map), era)
+            }
+            _ => Err(method_not_found()),
+        }
+    }
+
+    async fn call_tool(
+        &self,
+        ctx: &RequestContext,
+        era: Era,
+        name: &str,
+        arguments: Option<serde_json::Map<String, Value>>,
+        progress_token: Option<ProgressToken>,
+    ) -> HandlerResult {
+        self.state
+            .tools
+            .call(CallRequest {
+                ctx,
+                era,
+                name,
+                arguments,
+                progress_token,
+            })
+            .await
+    }
+
+    fn initialize(&self, params: Option<&Value>) -> HandlerResult {
+        let p: InitializeRequestParams =
+            decode("initialize", params, validate::initialize_request_params, false)?;
+        let version = negotiate_legacy(&p.protocol_version);
+        if !self.session.open_legacy(version) {
+            return Err(invalid_request("the session is already initialized"));
+        }
+        // Batches are processed in a 2025-03-26 session only, from the next frame on.
+        self.batches.set(batch_policy(version));
+        tracing::debug!(
+            client = %p.client_info.name,
+            offered = %p.protocol_version,
+            version,
+            "legacy session opened"
+        );
+        let state = &*self.state;
+        respond(
+            ResultKind::Initialize,
+            &InitializeResult {
+                capabilities: state.capabilities.clone(),
+                instructions: state.instructions.clone(),
+                meta: None,
+                protocol_version: version.to_owned(),
+                server_info: state.info.clone(),
+            },
+        )
+    }
+
+    fn discover(&self, params: Option<&Value>) -> HandlerResult {
+        let _params: RequestParams =
+            decode("server/discover", params, validate::request_params, false)?;
+        let state = &*self.state;
+        respond(
+            ResultKind::Discover,
+            &DiscoverResult {
+                cache_scope: state.hints.scope,
+                capabilities: state.capabilities.clone(),
+                instructions: state.instructions.clone(),
+                meta: Some(ResultMeta {
+                    io_modelcontextprotocol_server_info: Some(state.info.clone()),
+                    extra: serde_json::Map::new(),
+                }),
+                result_type: ResultType::Complete,
+                supported_versions: MODERN_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
+                ttl_ms: state.hints.ttl_ms,
+            },
+        )
+    }
+}
+
+impl Handler for Connection {
+    async fn handle_request(
+        &self,
+        ctx: RequestContext,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> HandlerResult {
+        if !METHODS.contains(&method) {
+            return Err(method_not_found());
+        }
+        let params: Option<Value> = match params.map(|raw| serde_json::from_str(raw.get())) {
+            None => None,
+            Some(Ok(value)) => Some(value),
+            Some(Err(error)) => {
+                tracing::debug!(%error, "params could not be parsed");
+                return Err(invalid_params(
+                    "the params could not be parsed",
+                    vec![violation("", "type", "the params are not valid JSON")],
+                ));
+            }
+        };
+        match self.route(method, params.as_ref())? {
+            Route::Initialize => self.initialize(params.as_ref()),
+            Route::EarlyPing => {
+                let _params: Option<PingRequestParams> =
+                    decode(method, params.as_ref(), validate::ping_request_params, true)?;
+                respond(ResultKind::Empty, &EmptyResult { meta: None })
+            }
+            Route::Serve(Era::Modern) if method == "server/discover" => {
+                self.discover(params.as_ref())
+            }
+            Route::Serve(era) => self.dispatch(ctx, method, params.as_ref(), era).await,
+        }
+    }
+
+    async fn handle_notification(
+        &self,
+        _ctx: NotificationContext,
+        method: &str,
+        _params: Option<&RawValue>,
+    ) {
+        match method {
+            "notifications/initialized" => self.session.mark_initialized(),
+            other => tracing::debug!(method = other, "notification ignored"),
+        }
+    }
+}
+
+/// Validates the params of a list method; this server returns everything in one page, so
+/// any cursor is invalid.
+fn paginated(method: &str, params: Option<&Value>, era: Era) -> Result<(), ErrorObject<'static>> {
+    let cursor = match era {
+        Era::Legacy(_) => {
+            decode::<LegacyPaginatedRequestParams>(
+                method,
+                params,
+                validate::legacy_paginated_request_params as Validator,
+                true,
+            )?
+            .cursor
+        }
+        Era::Modern => {
+            decode::<PaginatedRequestParams>(
+                method,
+                params,
+                validate::paginated_request_params,
+                false,
+            )?
+            .cursor
+        }
+    };
+    match cursor {
+        None => Ok(()),
+        Some(Cursor(_)) => Err(invalid_params(
+            "invalid cursor",
+            vec![violation("/cursor", "cursor", "this server returns a single page")],
+        )),
+    }
+}
+
+fn to_json_map<T: serde::Serialize>(arguments: T) -> serde_json::Map<String, Value> {
+    match serde_json::to_value(arguments) {
+        Ok(Value::Object(map)) => map,
+        _ => serde_json::Map::new(),
+    }
+}
+
+/// `-32022` with the versions this server speaks.
+fn unsupported_version(requested: &str) -> ErrorObject<'static> {
+    let data = UnsupportedProtocolVersionData {
+        requested: requested.to_owned(),
+        supported: supported_versions(),
+    };
+    error_with_data(
+        ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+        "Unsupported protocol version".to_owned(),
+        &data,
+    )
+}

@@ -1,0 +1,97 @@
+//! The MCP server: both protocol eras on one connection type, typed tools, resources and
+//! prompts, built on the request loop ([`crate::server`]), the tool runtime
+//! ([`crate::tools`]), the result cache ([`crate::cache`]) and the generated protocol types
+//! ([`crate::generated::mcp::protocol`]).
+//!
+//! - **Eras.** A connection opened by `initialize` speaks a 2025 version (the client's when
+//!   supported, else 2025-11-25), with `ping` and, in 2025-03-26 only, JSON-RPC batches. A
+//!   connection whose first request carries `params._meta["io.modelcontextprotocol/protocolVersion"]`
+//!   speaks 2026-07-28: stateless, `server/discover`, `resultType` and cache hints on results,
+//!   `-32022` for a version it does not speak, no `ping`. See [`era`].
+//! - **Dispatch.** The method first (`-32601` if unknown), then the era, then the params:
+//!   the generated validator of the method's params runs before decoding, and its
+//!   violations (path, keyword, limit, actual) are the `data.validationErrors` of `-32602`.
+//!   Notifications are never answered.
+//! - **Tools.** [`ToolDefinition`]s with generated argument types ([`ArgumentSchema`]); the
+//!   runner applies the limits, timeouts, cancellation and the response envelope; cacheable
+//!   tools go through the result cache; a request's `progressToken` turns the handler's
+//!   progress reports into `notifications/progress`.
+//! - **Outbound validation.** Every result is checked with its generated validator before it
+//!   is written; a failure is logged and answered with `-32603` instead.
+//! - **Resources.** URIs checked (RFC 3986 and a [`UriPolicy`]) at registration and on
+//!   `resources/read`; an unknown URI is `-32002` (2025) or `-32602` (2026-07-28).
+//!
+//! ```
+//! # tokio_test::block_on(async {
+//! use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+//! use typed_mcp::mcp::McpServer;
+//!
+//! let server = McpServer::builder("example", "1.0.0").build().unwrap();
+//! let (client, server_io) = tokio::io::duplex(64 * 1024);
+//! let (input, output) = tokio::io::split(server_io);
+//! let serving = tokio::spawn(async move { server.serve(input, output).await });
+//! let (reader, mut writer) = tokio::io::split(client);
+//! writer.write_all(concat!(
+//!     r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"#,
+//!     r#""io.modelcontextprotocol/protocolVersion":"2026-07-28","#,
+//!     r#""io.modelcontextprotocol/clientCapabilities":{}}}}"#, "\n"
+//! ).as_bytes()).await.unwrap();
+//! let mut line = String::new();
+//! BufReader::new(reader).read_line(&mut line).await.unwrap();
+//! let answer: serde_json::Value = serde_json::from_str(&line).unwrap();
+//! assert_eq!(answer["result"]["supportedVersions"][0], "2026-07-28");
+//! drop(writer);
+//! serving.await.unwrap().unwrap();
+//! # });
+//! ```
+
+mod builder;
+mod dispatch;
+pub mod era;
+mod outbound;
+mod params;
+mod prompts;
+mod resources;
+mod tool_call;
+mod tools;
+
+pub use builder::{CacheHints, McpServer, McpServerBuilder, DEFAULT_TTL_MS};
+pub use prompts::{user_text, PromptArguments, PromptDefinition, PromptError, PromptRenderer};
+pub use resources::{ResourceDefinition, ResourceError, ResourceReader, UriPolicy};
+pub use tools::{ArgumentSchema, ToolDefinition};
+
+/// Errors of the MCP server layer: building a server, and serving a connection.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum McpError {
+    /// A tool's argument schema is unusable, or does not match the tool's argument type.
+    #[error("tool argument schema {definition:?}: {reason}")]
+    InvalidToolSchema {
+        /// The definition (or tool) concerned.
+        definition: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A resource's URI is invalid or refused by the URI policy.
+    #[error("resource {name:?}: {reason}")]
+    InvalidResourceUri {
+        /// The resource's name.
+        name: String,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// Two tools, resources or prompts share a name (or URI).
+    #[error("two {kind}s are called {name:?}")]
+    DuplicateName {
+        /// `tool`, `resource` or `prompt`.
+        kind: &'static str,
+        /// The shared name.
+        name: String,
+    },
+    /// The result cache could not be built from the limits.
+    #[error("building the result cache failed: {0}")]
+    Cache(#[source] crate::cache::CacheError),
+    /// Serving the connection failed.
+    #[error("serving failed: {0}")]
+    Serve(#[source] crate::server::ServerError),
+}

@@ -1,0 +1,242 @@
+//! Prompts: `prompts/list` and `prompts/get` in both eras.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::builder::CacheHints;
+use super::era::Era;
+use super::outbound::{respond, ResultKind};
+use super::params::{internal_error, invalid_params, violation};
+use super::McpError;
+use crate::generated::mcp::protocol::{
+    ContentBlock, GetPromptResult, LegacyGetPromptResult, LegacyListPromptsResult,
+    ListPromptsResult, Prompt, PromptArgument, PromptMessage, ResultType, Role, TextContent,
+    TextContentType,
+};
+use crate::server::HandlerResult;
+
+/// The arguments of a `prompts/get`, by name.
+pub type PromptArguments = HashMap<String, String>;
+
+/// How a prompt is rendered from its arguments.
+pub type PromptRenderer =
+    Arc<dyn Fn(&PromptArguments) -> Result<Vec<PromptMessage>, PromptError> + Send + Sync>;
+
+/// Why a prompt could not be rendered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PromptError {
+    /// The arguments do not fit the prompt (answered with `-32602`).
+    #[error("invalid prompt arguments: {0}")]
+    InvalidArguments(String),
+    /// Rendering failed (answered with `-32603`; the message is logged, not sent).
+    #[error("rendering the prompt failed: {0}")]
+    Failed(String),
+}
+
+/// A prompt template: what `prompts/list` publishes and how `prompts/get` renders it.
+#[derive(Clone)]
+pub struct PromptDefinition {
+    pub(crate) prompt: Prompt,
+    pub(crate) render: PromptRenderer,
+}
+
+impl std::fmt::Debug for PromptDefinition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PromptDefinition")
+            .field("prompt", &self.prompt)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PromptDefinition {
+    /// A prompt rendered by `render`. Required arguments are checked before it runs.
+    pub fn new<F>(name: impl Into<String>, description: impl Into<String>, render: F) -> Self
+    where
+        F: Fn(&PromptArguments) -> Result<Vec<PromptMessage>, PromptError> + Send + Sync + 'static,
+    {
+        Self {
+            prompt: Prompt {
+                arguments: None,
+                description: Some(description.into()),
+                icons: None,
+                meta: None,
+                name: name.into(),
+                title: None,
+            },
+            render: Arc::new(render),
+        }
+    }
+
+    /// Declares an argument.
+    #[must_use]
+    pub fn argument(
+        mut self,
+        name: impl Into<String>,
+        description: impl Into<String>,
+        required: bool,
+    ) -> Self {
+        self.prompt
+            .arguments
+            .get_or_insert_with(Vec::new)
+            .push(PromptArgument {
+                description: Some(description.into()),
+                name: name.into(),
+                required: Some(required),
+                title: None,
+            });
+        self
+    }
+
+    /// The prompt's name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.prompt.name
+    }
+}
+
+/// A user message with one text block, the usual content of a prompt.
+#[must_use]
+pub fn user_text(text: impl Into<String>) -> PromptMessage {
+    PromptMessage {
+        content: ContentBlock::TextContent(TextContent {
+            annotations: None,
+            meta: None,
+            text: text.into(),
+            type_: TextContentType::Text,
+        }),
+        role: Role::User,
+    }
+}
+
+/// The prompts of a server.
+#[derive(Debug, Default)]
+pub(crate) struct PromptSet {
+    list: Vec<Prompt>,
+    by_name: HashMap<String, PromptDefinition>,
+}
+
+impl PromptSet {
+    pub(crate) fn new(definitions: Vec<PromptDefinition>) -> Result<Self, McpError> {
+        let mut set = Self::default();
+        for definition in definitions {
+            if set.by_name.contains_key(definition.name()) {
+                return Err(McpError::DuplicateName {
+                    kind: "prompt",
+                    name: definition.name().to_owned(),
+                });
+            }
+            set.list.push(definition.prompt.clone());
+            set.by_name.insert(definition.name().to_owned(), definition);
+        }
+        Ok(set)
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// The `prompts/list` result.
+    pub(crate) fn list(&self, era: Era, hints: &CacheHints) -> HandlerResult {
+        let prompts = self.list.clone();
+        match era {
+            Era::Legacy(_) => respond(
+                ResultKind::LegacyListPrompts,
+                &LegacyListPromptsResult {
+                    meta: None,
+                    next_cursor: None,
+                    prompts,
+                },
+            ),
+            Era::Modern => respond(
+                ResultKind::ListPrompts,
+                &ListPromptsResult {
+                    cache_scope: hints.scope,
+                    meta: None,
+                    next_cursor: None,
+                    prompts,
+                    result_type: ResultType::Complete,
+                    ttl_ms: hints.ttl_ms,
+                },
+            ),
+        }
+    }
+
+    /// The `prompts/get` result.
+    pub(crate) fn get(
+        &self,
+        name: &str,
+        arguments: Option<serde_json::Map<String, serde_json::Value>>,
+        era: Era,
+    ) -> HandlerResult {
+        let Some(definition) = self.by_name.get(name) else {
+            return Err(invalid_params(
+                "unknown prompt",
+                vec![violation("/name", "enum", "no prompt of this name")],
+            ));
+        };
+        // The params' validator has checked that every value is a string.
+        let arguments: PromptArguments = arguments
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|(key, value)| match value {
+                serde_json::Value::String(text) => Some((key, text)),
+                _ => None,
+            })
+            .collect();
+        let missing: Vec<_> = definition
+            .prompt
+            .arguments
+            .iter()
+            .flatten()
+            .filter(|a| a.required == Some(true) && !arguments.contains_key(&a.name))
+            .map(|a| {
+                crate::validation::ValidationError::new(
+                    "/arguments",
+                    "",
+                    "required",
+                    serde_json::Value::from(a.name.clone()),
+                    serde_json::Value::Null,
+                    "a required prompt argument is missing",
+                )
+            })
+            .collect();
+        if !missing.is_empty() {
+            return Err(invalid_params("missing prompt arguments", missing));
+        }
+        let messages = match (definition.render)(&arguments) {
+            Ok(messages) => messages,
+            Err(PromptError::InvalidArguments(message)) => {
+                tracing::debug!(%message, "prompt arguments rejected");
+                return Err(invalid_params(
+                    "invalid prompt arguments",
+                    vec![violation("/arguments", "prompt", "rejected by the prompt")],
+                ));
+            }
+            Err(PromptError::Failed(message)) => {
+                tracing::error!(%message, "a prompt renderer failed");
+                return Err(internal_error("rendering the prompt failed"));
+            }
+        };
+        let description = definition.prompt.description.clone();
+        match era {
+            Era::Legacy(_) => respond(
+                ResultKind::LegacyGetPrompt,
+                &LegacyGetPromptResult {
+                    description,
+                    messages,
+                    meta: None,
+                },
+            ),
+            Era::Modern => respond(
+                ResultKind::GetPrompt,
+                &GetPromptResult {
+                    description,
+                    messages,
+                    meta: None,
+                    result_type: ResultType::Complete,
+                },
+            ),
+        }
+    }
+}

@@ -1,0 +1,278 @@
+//! `tools/call`: limits, the result cache for cacheable tools, progress notifications, and
+//! the result in the shape of the session's protocol version.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+use super::era::Era;
+use super::outbound::{parse_rendered, respond, respond_value, ResultKind};
+use super::params::{invalid_params, violation};
+use super::tools::ToolDefinition;
+use crate::cache::{Cache, CachePolicy, CacheSource};
+use crate::generated::mcp::protocol::{validate, ProgressNotificationParams, ProgressToken};
+use crate::server::{HandlerResult, Peer, RequestContext};
+use crate::tools::{
+    CallOptions, CallOutcome, ProgressSink, ProgressUpdate, ToolArguments, ToolCallResult,
+    ToolRunner,
+};
+
+/// Progress reports waiting to be written, per call; more are dropped (and logged).
+const PROGRESS_QUEUE: usize = 64;
+
+/// The tools of a server and what runs them.
+#[derive(Debug)]
+pub(crate) struct ToolSet {
+    pub(crate) list: Vec<crate::generated::mcp::protocol::Tool>,
+    pub(crate) by_name: HashMap<String, ToolDefinition>,
+    pub(crate) runner: ToolRunner,
+    pub(crate) cache: Option<Cache>,
+}
+
+/// One `tools/call` request, decoded.
+pub(crate) struct CallRequest<'a> {
+    pub(crate) ctx: &'a RequestContext,
+    pub(crate) era: Era,
+    pub(crate) name: &'a str,
+    pub(crate) arguments: Option<Map<String, Value>>,
+    pub(crate) progress_token: Option<ProgressToken>,
+}
+
+impl ToolSet {
+    /// Answers a `tools/call`.
+    pub(crate) async fn call(&self, request: CallRequest<'_>) -> HandlerResult {
+        let Some(definition) = self.by_name.get(request.name) else {
+            return Err(invalid_params(
+                "unknown tool",
+                vec![violation("/name", "enum", "no tool of this name")],
+            ));
+        };
+        let entry = &definition.entry;
+        let mut options = CallOptions::for_request(request.ctx.id())
+            .cancel_token(request.ctx.cancellation().clone());
+        let forwarder = request
+            .progress_token
+            .map(|token| ProgressForwarder::start(token, request.ctx.peer().clone()));
+        if let Some(forwarder) = &forwarder {
+            options = options.progress_sink(forwarder.sink());
+        }
+        let arguments = match request.arguments {
+            Some(map) => ToolArguments::Value(Value::Object(map)),
+            None => ToolArguments::Absent,
+        };
+        let outcome = match self.runner.prepare(request.name, arguments, &options) {
+            Err(rejected) => CallOutcome::Respond(*rejected),
+            Ok(prepared) => match (&self.cache, entry.cacheable) {
+                (Some(cache), true) => {
+                    let key_arguments = prepared.arguments().clone();
+                    let fallback = prepared.clone();
+                    let mut computed = None;
+                    let slot = &mut computed;
+                    let runner = &self.runner;
+                    let leader_options = options.clone();
+                    let shared = cache
+                        .get_or_compute(
+                            request.name,
+                            &key_arguments,
+                            CachePolicy::cacheable(),
+                            move || async move {
+                                let outcome = runner.execute(entry, prepared, leader_options).await;
+                                match &outcome {
+                                    CallOutcome::Respond(ToolCallResult {
+                                        cacheable_output: Some(output),
+                                        ..
+                                    }) => {
+                                        let output = output.clone();
+                                        *slot = Some(outcome);
+                                        Ok(output)
+                                    }
+                                    _ => Err(outcome),
+                                }
+                            },
+                        )
+                        .await;
+                    match shared {
+                        Ok(cached) => match (cached.source, computed) {
+                            (CacheSource::Computed | CacheSource::Uncacheable, Some(outcome)) => {
+                                outcome
+                            }
+                            (CacheSource::Computed | CacheSource::Uncacheable, None) => {
+                                CallOutcome::Respond(self.runner.render_output(
+                                    &cached.value,
+                                    false,
+                                    &options,
+                                ))
+                            }
+                            _ => CallOutcome::Respond(
+                                self.runner.render_cached(&cached.value, &options),
+                            ),
+                        },
+                        // The call this one waited for was cancelled by its own client: run.
+                        Err(CallOutcome::Cancelled) if !request.ctx.is_cancelled() => {
+                            self.runner.execute(entry, fallback, options).await
+                        }
+                        Err(outcome) => outcome,
+                    }
+                }
+                _ => self.runner.execute(entry, prepared, options).await,
+            },
+        };
+        if let Some(forwarder) = forwarder {
+            forwarder.finish().await;
+        }
+        match outcome {
+            CallOutcome::Respond(result) => render_for_era(&result, request.era),
+            // The loop sends nothing for a request its client cancelled.
+            CallOutcome::Cancelled => Err(super::params::internal_error("the call was cancelled")),
+        }
+    }
+
+    /// The `tools/list` result.
+    pub(crate) fn list(&self, era: Era, hints: &super::builder::CacheHints) -> HandlerResult {
+        let tools = self.list.clone();
+        match era {
+            Era::Legacy(_) => respond(
+                ResultKind::LegacyListTools,
+                &crate::generated::mcp::protocol::LegacyListToolsResult {
+                    meta: None,
+                    next_cursor: None,
+                    tools,
+                },
+            ),
+            Era::Modern => respond(
+                ResultKind::ListTools,
+                &crate::generated::mcp::protocol::ListToolsResult {
+                    cache_scope: hints.scope,
+                    meta: None,
+                    next_cursor: None,
+                    result_type: crate::generated::mcp::protocol::ResultType::Complete,
+                    tools,
+                    ttl_ms: hints.ttl_ms,
+                },
+            ),
+        }
+    }
+}
+
+/// The runner's `CallToolResult` in the shape of `era`: legacy results have no
+/// `resultType`, and 2025-03-26 ones no `structuredContent` either.
+fn render_for_era(result: &ToolCallResult, era: Era) -> HandlerResult {
+    let mut value = parse_rendered(&result.json)?;
+    match era {
+        Era::Modern => respond_value(ResultKind::CallTool, &value),
+        Era::Legacy(version) => {
+            if let Value::Object(map) = &mut value {
+                map.remove("resultType");
+                if version == "2025-03-26" {
+                    map.remove("structuredContent");
+                }
+            }
+            respond_value(ResultKind::LegacyCallTool, &value)
+        }
+    }
+}
+
+/// Writes a call's progress reports as `notifications/progress`, in order, and never after
+/// the call's response: [`ProgressForwarder::finish`] returns once every report made while
+/// the call ran is queued for the writer.
+struct ProgressForwarder {
+    sender: mpsc::Sender<ProgressUpdate>,
+    stop: oneshot::Sender<()>,
+    task: AbortOnDrop,
+}
+
+struct AbortOnDrop(Option<JoinHandle<()>>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if let Some(task) = self.0.take() {
+            task.abort();
+        }
+    }
+}
+
+impl ProgressForwarder {
+    fn start(token: ProgressToken, peer: Peer) -> Self {
+        let (sender, mut receiver) = mpsc::channel::<ProgressUpdate>(PROGRESS_QUEUE);
+        let (stop, mut stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    biased;
+                    update = receiver.recv() => match update {
+                        Some(update) => notify_progress(&peer, &token, update).await,
+                        None => break,
+                    },
+                    _ = &mut stopped => {
+                        while let Ok(update) = receiver.try_recv() {
+                            notify_progress(&peer, &token, update).await;
+                        }
+                        break;
+                    }
+                }
+            }
+        });
+        Self {
+            sender,
+            stop,
+            task: AbortOnDrop(Some(task)),
+        }
+    }
+
+    fn sink(&self) -> ProgressSink {
+        let sender = self.sender.clone();
+        Arc::new(move |update| {
+            if sender.try_send(update).is_err() {
+                tracing::debug!("progress report dropped: the queue is full");
+            }
+        })
+    }
+
+    /// Waits until every report made so far is written (the runner closed the reporter).
+    async fn finish(mut self) {
+        let stop_sent = self.stop.send(());
+        if stop_sent.is_err() {
+            tracing::debug!("the progress forwarder had already stopped");
+        }
+        if let Some(task) = self.task.0.take() {
+            if let Err(error) = task.await {
+                tracing::debug!(%error, "the progress forwarder ended abnormally");
+            }
+        }
+    }
+}
+
+async fn notify_progress(peer: &Peer, token: &ProgressToken, update: ProgressUpdate) {
+    let number = |value: f64| serde_json::Number::from_f64(value);
+    let Some(progress) = number(update.progress) else {
+        tracing::debug!("progress report dropped: not a finite number");
+        return;
+    };
+    let params = ProgressNotificationParams {
+        message: update.message,
+        meta: None,
+        progress,
+        progress_token: token.clone(),
+        total: update.total.and_then(number),
+    };
+    let value = match serde_json::to_value(&params) {
+        Ok(value) => value,
+        Err(error) => {
+            tracing::error!(%error, "serializing a progress notification failed");
+            return;
+        }
+    };
+    if let Err(errors) = validate::progress_notification_params(&value) {
+        tracing::error!(violations = errors.len(), "invalid progress notification not sent");
+        return;
+    }
+    let Ok(raw) = serde_json::value::to_raw_value(&value) else {
+        return;
+    };
+    if let Err(error) = peer.notify("notifications/progress", Some(raw)).await {
+        tracing::debug!(%error, "progress notification not sent: the output is closed");
+    }
+}

@@ -1,0 +1,307 @@
+//! Typed tools: a tool's arguments are a type generated from a JSON Schema definition, and
+//! the `inputSchema` published in `tools/list` is that same definition.
+//!
+//! Write the arguments of your tools as `$defs` of a schema file, generate their types in
+//! `build.rs` with `typed-mcp-codegen`, and register each tool with the file's text
+//! (`include_str!`) and the definition's name:
+//!
+//! ```ignore
+//! let schema = ArgumentSchema::from_defs(include_str!("tools.json"), "EchoArguments")?;
+//! let echo = ToolDefinition::from_async(
+//!     "echo",
+//!     "Sends the text back.",
+//!     schema,
+//!     |_ctx, args: EchoArguments| async move { Ok(serde_json::Value::String(args.text)) },
+//! )?;
+//! ```
+//!
+//! Before the handler runs, the arguments pass the request limits (see
+//! [`crate::tools`]), then the generated validator of the type (`A::validate_value`): a
+//! violation is answered with a `VALIDATION_FAILED` result listing every violation with its
+//! path, and the handler is not called. Registration checks that every `examples` entry of
+//! the definition is accepted by the type's validator, which catches a definition paired with
+//! the wrong type.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use super::McpError;
+use crate::generated::mcp::protocol::{Tool, ToolAnnotations, ToolInputSchema};
+use crate::tools::{ToolCallError, ToolContext, ToolEntry, ToolHandler, ToolResult};
+use crate::validation::SchemaValidate;
+
+/// The JSON Schema of a tool's arguments: one self-contained definition (no `$ref`) with
+/// `type: "object"`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArgumentSchema {
+    definition: Map<String, Value>,
+}
+
+impl ArgumentSchema {
+    /// The definition `name` of a schema file's `$defs`, from the file's text.
+    ///
+    /// # Errors
+    ///
+    /// [`McpError::InvalidToolSchema`] when the text is not JSON, has no such definition, or
+    /// the definition is not a self-contained object schema.
+    pub fn from_defs(file_text: &str, name: &str) -> Result<Self, McpError> {
+        let invalid = |reason: &str| McpError::InvalidToolSchema {
+            definition: name.to_owned(),
+            reason: reason.to_owned(),
+        };
+        let file: Value =
+            serde_json::from_str(file_text).map_err(|_| invalid("the schema file is not JSON"))?;
+        let definition = file
+            .get("$defs")
+            .and_then(|defs| defs.get(name))
+            .ok_or_else(|| invalid("the schema file's $defs has no such definition"))?;
+        Self::from_value(definition.clone()).map_err(|error| match error {
+            McpError::InvalidToolSchema { reason, .. } => McpError::InvalidToolSchema {
+                definition: name.to_owned(),
+                reason,
+            },
+            other => other,
+        })
+    }
+
+    /// A schema given directly as a JSON value.
+    ///
+    /// # Errors
+    ///
+    /// [`McpError::InvalidToolSchema`] unless the value is an object schema with
+    /// `type: "object"` and no `$ref` inside.
+    pub fn from_value(schema: Value) -> Result<Self, McpError> {
+        let invalid = |reason: &str| McpError::InvalidToolSchema {
+            definition: String::new(),
+            reason: reason.to_owned(),
+        };
+        let Value::Object(definition) = schema else {
+            return Err(invalid("a tool's argument schema must be a JSON object"));
+        };
+        if definition.get("type") != Some(&Value::from("object")) {
+            return Err(invalid("a tool's argument schema must have type \"object\""));
+        }
+        if contains_ref(&Value::Object(definition.clone())) {
+            return Err(invalid(
+                "a tool's argument schema must be self-contained (no $ref)",
+            ));
+        }
+        Ok(Self { definition })
+    }
+
+    /// The definition, as published.
+    #[must_use]
+    pub fn as_map(&self) -> &Map<String, Value> {
+        &self.definition
+    }
+
+    fn examples(&self) -> impl Iterator<Item = &Value> {
+        self.definition
+            .get("examples")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+    }
+
+    fn to_input_schema(&self) -> Result<ToolInputSchema, McpError> {
+        serde_json::from_value(Value::Object(self.definition.clone())).map_err(|_| {
+            McpError::InvalidToolSchema {
+                definition: String::new(),
+                reason: "the schema does not fit a tool's inputSchema".to_owned(),
+            }
+        })
+    }
+}
+
+fn contains_ref(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => map.contains_key("$ref") || map.values().any(contains_ref),
+        Value::Array(items) => items.iter().any(contains_ref),
+        _ => false,
+    }
+}
+
+/// A tool: what `tools/list` publishes about it and how the runtime runs it.
+#[derive(Debug, Clone)]
+pub struct ToolDefinition {
+    pub(crate) tool: Tool,
+    pub(crate) entry: ToolEntry,
+}
+
+impl ToolDefinition {
+    /// A tool with an async handler taking the generated argument type `A`.
+    ///
+    /// # Errors
+    ///
+    /// [`McpError::InvalidToolSchema`] when the schema does not fit a tool, or an `examples`
+    /// entry of the schema is rejected by `A`'s validator or does not decode into `A`.
+    pub fn from_async<A, F, Fut>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        schema: ArgumentSchema,
+        handler: F,
+    ) -> Result<Self, McpError>
+    where
+        A: DeserializeOwned + SchemaValidate + Send + 'static,
+        F: Fn(ToolContext, A) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ToolResult> + Send + 'static,
+    {
+        let handler = Arc::new(handler);
+        let entry = ToolEntry::new(ToolHandler::from_async(move |context, arguments| {
+            let handler = Arc::clone(&handler);
+            async move {
+                let arguments = typed_arguments::<A>(arguments)?;
+                handler(context, arguments).await
+            }
+        }));
+        Self::assemble::<A>(name.into(), description.into(), &schema, entry)
+    }
+
+    /// A tool with a synchronous handler taking the generated argument type `A`, run on the
+    /// blocking pool (it should check [`ToolContext::is_cancelled`] now and then).
+    ///
+    /// # Errors
+    ///
+    /// As [`ToolDefinition::from_async`].
+    pub fn blocking<A, F>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        schema: ArgumentSchema,
+        handler: F,
+    ) -> Result<Self, McpError>
+    where
+        A: DeserializeOwned + SchemaValidate + Send + 'static,
+        F: Fn(ToolContext, A) -> ToolResult + Send + Sync + 'static,
+    {
+        let entry = ToolEntry::new(ToolHandler::blocking(move |context, arguments| {
+            handler(context, typed_arguments::<A>(arguments)?)
+        }));
+        Self::assemble::<A>(name.into(), description.into(), &schema, entry)
+    }
+
+    fn assemble<A: DeserializeOwned + SchemaValidate>(
+        name: String,
+        description: String,
+        schema: &ArgumentSchema,
+        entry: ToolEntry,
+    ) -> Result<Self, McpError> {
+        for (index, example) in schema.examples().enumerate() {
+            let accepted = A::validate_value(example).is_ok()
+                && A::deserialize(example).is_ok();
+            if !accepted {
+                return Err(McpError::InvalidToolSchema {
+                    definition: name,
+                    reason: format!(
+                        "example {index} of the schema is rejected by the argument type: \
+                         the schema and the type do not match"
+                    ),
+                });
+            }
+        }
+        let input_schema = schema.to_input_schema().map_err(|error| match error {
+            McpError::InvalidToolSchema { reason, .. } => McpError::InvalidToolSchema {
+                definition: name.clone(),
+                reason,
+            },
+            other => other,
+        })?;
+        Ok(Self {
+            tool: Tool {
+                annotations: None,
+                description: Some(description),
+                icons: None,
+                input_schema,
+                meta: None,
+                name,
+                output_schema: None,
+                title: None,
+            },
+            entry,
+        })
+    }
+
+    /// Sets the category selecting the tool's timeout (`toolTimeouts[category]`).
+    #[must_use]
+    pub fn category(mut self, category: impl Into<String>) -> Self {
+        self.entry = self.entry.with_category(category);
+        self
+    }
+
+    /// Lets successful results be served from the result cache.
+    #[must_use]
+    pub fn cacheable(mut self, cacheable: bool) -> Self {
+        self.entry = self.entry.cacheable(cacheable);
+        self
+    }
+
+    /// Sets a human-readable title.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.tool.title = Some(title.into());
+        self
+    }
+
+    /// Sets the behaviour hints (`readOnlyHint`, ...).
+    #[must_use]
+    pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.tool.annotations = Some(annotations);
+        self
+    }
+
+    /// The tool's name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.tool.name
+    }
+
+    /// The tool as `tools/list` publishes it.
+    #[must_use]
+    pub fn tool(&self) -> &Tool {
+        &self.tool
+    }
+}
+
+/// Runs `A`'s generated validator on the arguments, then decodes them.
+fn typed_arguments<A: DeserializeOwned + SchemaValidate>(
+    arguments: Value,
+) -> Result<A, ToolCallError> {
+    A::validate_value(&arguments).map_err(ToolCallError::InvalidArguments)?;
+    serde_json::from_value(arguments).map_err(|error| {
+        tracing::warn!(%error, "tool arguments passed validation but did not decode");
+        ToolCallError::InvalidArguments(vec![crate::validation::ValidationError::new(
+            "",
+            "",
+            "type",
+            Value::Null,
+            Value::Null,
+            "the arguments do not have the expected shape",
+        )])
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_definition_is_taken_from_the_defs_of_a_file() {
+        let file = r#"{"$defs": {"A": {"type": "object", "properties": {"x": {"type": "string"}}}}}"#;
+        let schema = ArgumentSchema::from_defs(file, "A").unwrap();
+        assert_eq!(schema.as_map()["properties"]["x"]["type"], "string");
+        assert!(ArgumentSchema::from_defs(file, "B").is_err());
+    }
+
+    #[test]
+    fn schemas_must_be_self_contained_objects() {
+        assert!(ArgumentSchema::from_value(json!({"type": "array"})).is_err());
+        assert!(ArgumentSchema::from_value(
+            json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/X"}}})
+        )
+        .is_err());
+        assert!(ArgumentSchema::from_value(json!({"type": "object"})).is_ok());
+    }
+}
