@@ -184,16 +184,14 @@ impl McpServerBuilder {
             experimental: None,
             extensions: None,
             logging: None,
-            prompts: (!prompts.is_empty()).then_some(ServerCapabilitiesPrompts {
-                list_changed: None,
-            }),
+            prompts: (!prompts.is_empty())
+                .then_some(ServerCapabilitiesPrompts { list_changed: None }),
             resources: (!resources.is_empty()).then_some(ServerCapabilitiesResources {
                 list_changed: None,
                 subscribe: None,
             }),
-            tools: (!tools.list.is_empty()).then_some(ServerCapabilitiesTools {
-                list_changed: None,
-            }),
+            tools: (!tools.list.is_empty())
+                .then_some(ServerCapabilitiesTools { list_changed: None }),
         };
         let line_limit = ServeOptions::from_limits(&self.limits).max_line_bytes_value();
         Ok(McpServer {

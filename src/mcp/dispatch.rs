@@ -26,7 +26,9 @@ use crate::generated::mcp::protocol::{
     RequestParams, ResultMeta, ResultType, UnsupportedProtocolVersionData,
 };
 use crate::jsonrpc::{ErrorCode, ErrorObject};
-use crate::server::{Handler, HandlerResult, NotificationContext, RequestContext, SharedBatchPolicy};
+use crate::server::{
+    Handler, HandlerResult, NotificationContext, RequestContext, SharedBatchPolicy,
+};
 
 /// The methods this server answers (anything else is `-32601`).
 const METHODS: &[&str] = &[
@@ -76,9 +78,9 @@ impl Connection {
         if method == "initialize" {
             return match state {
                 SessionState::Undecided => Ok(Route::Initialize),
-                SessionState::Legacy { .. } => Err(invalid_request(
-                    "the session is already initialized",
-                )),
+                SessionState::Legacy { .. } => {
+                    Err(invalid_request("the session is already initialized"))
+                }
                 SessionState::Modern => {
                     let offered = params
                         .and_then(|p| p.get("protocolVersion"))
@@ -148,8 +150,12 @@ impl Connection {
                 state.prompts.list(era, hints)
             }
             ("tools/call", Era::Legacy(_)) => {
-                let p: LegacyCallToolRequestParams =
-                    decode(method, params, validate::legacy_call_tool_request_params, false)?;
+                let p: LegacyCallToolRequestParams = decode(
+                    method,
+                    params,
+                    validate::legacy_call_tool_request_params,
+                    false,
+                )?;
                 let progress_token = p.meta.and_then(|meta| meta.progress_token);
                 self.call_tool(&ctx, era, &p.name, p.arguments, progress_token)
                     .await
@@ -171,19 +177,31 @@ impl Connection {
                 state.resources.read(&p.uri, era, hints)
             }
             ("resources/read", Era::Modern) => {
-                let p: ReadResourceRequestParams =
-                    decode(method, params, validate::read_resource_request_params, false)?;
+                let p: ReadResourceRequestParams = decode(
+                    method,
+                    params,
+                    validate::read_resource_request_params,
+                    false,
+                )?;
                 state.resources.read(&p.uri, era, hints)
             }
             ("prompts/get", Era::Legacy(_)) => {
-                let p: LegacyGetPromptRequestParams =
-                    decode(method, params, validate::legacy_get_prompt_request_params, false)?;
-                state.prompts.get(&p.name, p.arguments.map(to_json_map), era)
+                let p: LegacyGetPromptRequestParams = decode(
+                    method,
+                    params,
+                    validate::legacy_get_prompt_request_params,
+                    false,
+                )?;
+                state
+                    .prompts
+                    .get(&p.name, p.arguments.map(to_json_map), era)
             }
             ("prompts/get", Era::Modern) => {
                 let p: GetPromptRequestParams =
                     decode(method, params, validate::get_prompt_request_params, false)?;
-                state.prompts.get(&p.name, p.arguments.map(to_json_map), era)
+                state
+                    .prompts
+                    .get(&p.name, p.arguments.map(to_json_map), era)
             }
             _ => Err(method_not_found()),
         }
@@ -210,8 +228,12 @@ impl Connection {
     }
 
     fn initialize(&self, params: Option<&Value>) -> HandlerResult {
-        let p: InitializeRequestParams =
-            decode("initialize", params, validate::initialize_request_params, false)?;
+        let p: InitializeRequestParams = decode(
+            "initialize",
+            params,
+            validate::initialize_request_params,
+            false,
+        )?;
         let version = negotiate_legacy(&p.protocol_version);
         if !self.session.open_legacy(version) {
             return Err(invalid_request("the session is already initialized"));
@@ -334,7 +356,11 @@ fn paginated(method: &str, params: Option<&Value>, era: Era) -> Result<(), Error
         None => Ok(()),
         Some(Cursor(_)) => Err(invalid_params(
             "invalid cursor",
-            vec![violation("/cursor", "cursor", "this server returns a single page")],
+            vec![violation(
+                "/cursor",
+                "cursor",
+                "this server returns a single page",
+            )],
         )),
     }
 }

@@ -112,7 +112,9 @@ pub(crate) fn respond_value(kind: ResultKind, value: &Value) -> HandlerResult {
 }
 
 /// Parses a result the tool runner rendered, for [`respond_value`].
-pub(crate) fn parse_rendered(raw: &RawValue) -> Result<Value, crate::jsonrpc::ErrorObject<'static>> {
+pub(crate) fn parse_rendered(
+    raw: &RawValue,
+) -> Result<Value, crate::jsonrpc::ErrorObject<'static>> {
     serde_json::from_str(raw.get()).map_err(|error| {
         tracing::error!(%error, "a rendered tool result is not valid JSON");
         internal_error("the server failed to build its result")

@@ -328,5 +328,9 @@ fn not_found(uri: &str, era: Era) -> crate::jsonrpc::ErrorObject<'static> {
         Era::Legacy(_) => ErrorCode::RESOURCE_NOT_FOUND,
         Era::Modern => ErrorCode::INVALID_PARAMS,
     };
-    error_with_data(code, "resource not found".to_owned(), &json!({ "uri": uri }))
+    error_with_data(
+        code,
+        "resource not found".to_owned(),
+        &json!({ "uri": uri }),
+    )
 }

@@ -266,7 +266,10 @@ async fn notify_progress(peer: &Peer, token: &ProgressToken, update: ProgressUpd
         }
     };
     if let Err(errors) = validate::progress_notification_params(&value) {
-        tracing::error!(violations = errors.len(), "invalid progress notification not sent");
+        tracing::error!(
+            violations = errors.len(),
+            "invalid progress notification not sent"
+        );
         return;
     }
     let Ok(raw) = serde_json::value::to_raw_value(&value) else {

@@ -82,7 +82,9 @@ impl ArgumentSchema {
             return Err(invalid("a tool's argument schema must be a JSON object"));
         };
         if definition.get("type") != Some(&Value::from("object")) {
-            return Err(invalid("a tool's argument schema must have type \"object\""));
+            return Err(invalid(
+                "a tool's argument schema must have type \"object\"",
+            ));
         }
         if contains_ref(&Value::Object(definition.clone())) {
             return Err(invalid(
@@ -189,8 +191,7 @@ impl ToolDefinition {
         entry: ToolEntry,
     ) -> Result<Self, McpError> {
         for (index, example) in schema.examples().enumerate() {
-            let accepted = A::validate_value(example).is_ok()
-                && A::deserialize(example).is_ok();
+            let accepted = A::validate_value(example).is_ok() && A::deserialize(example).is_ok();
             if !accepted {
                 return Err(McpError::InvalidToolSchema {
                     definition: name,
@@ -289,7 +290,8 @@ mod tests {
 
     #[test]
     fn a_definition_is_taken_from_the_defs_of_a_file() {
-        let file = r#"{"$defs": {"A": {"type": "object", "properties": {"x": {"type": "string"}}}}}"#;
+        let file =
+            r#"{"$defs": {"A": {"type": "object", "properties": {"x": {"type": "string"}}}}}"#;
         let schema = ArgumentSchema::from_defs(file, "A").unwrap();
         assert_eq!(schema.as_map()["properties"]["x"]["type"], "string");
         assert!(ArgumentSchema::from_defs(file, "B").is_err());

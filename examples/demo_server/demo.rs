@@ -1,0 +1,178 @@
+//! The demo server's tools, resource and prompt (shared by `examples/demo_server.rs` and the
+//! `tests/mcp_server_*.rs` tests).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Number, Value};
+use typed_mcp::generated::limits::Limits;
+use typed_mcp::mcp::{
+    user_text, ArgumentSchema, McpError, McpServer, PromptDefinition, PromptError,
+    ResourceDefinition, ToolDefinition,
+};
+use typed_mcp::tools::{ToolCallError, ToolContext, ToolResult};
+
+/// The generated argument types of `examples/demo_server/tools.json` (see `build.rs`).
+#[allow(missing_docs, unreachable_pub, dead_code)]
+pub mod arguments {
+    include!(concat!(env!("OUT_DIR"), "/demo/tools.rs"));
+}
+
+use arguments::{
+    AddArguments, BigArguments, EchoArguments, LookupArguments, SleepArguments, SpinArguments,
+    SumArguments,
+};
+
+/// The schema file the argument types were generated from; each tool publishes its
+/// definition as `inputSchema`.
+const TOOLS_SCHEMA: &str = include_str!("tools.json");
+
+/// The text of the `demo://readme` resource.
+pub(crate) const README: &str = include_str!("README.md");
+
+/// The largest text `big` produces (a guard for the server's memory, not a protocol limit).
+pub(crate) const BIG_MAX_BYTES: u64 = 64 * 1024 * 1024;
+
+/// What `big` repeats.
+const BIG_PATTERN: &[u8] = b"abcdefghijklmnopqrstuvwxyz";
+
+fn schema(definition: &str) -> Result<ArgumentSchema, McpError> {
+    ArgumentSchema::from_defs(TOOLS_SCHEMA, definition)
+}
+
+fn as_f64(number: &Number) -> f64 {
+    number.as_f64().unwrap_or(f64::NAN)
+}
+
+fn number(value: f64) -> ToolResult {
+    Number::from_f64(value)
+        .map(Value::Number)
+        .ok_or_else(|| ToolCallError::failed("the result is not a finite number"))
+}
+
+/// The demo server with `limits`.
+///
+/// # Errors
+///
+/// If a tool's schema and type disagree, or the limits do not validate.
+pub(crate) fn build(limits: Limits) -> Result<McpServer, McpError> {
+    let computations = Arc::new(AtomicU64::new(0));
+    let echo = ToolDefinition::from_async(
+        "echo",
+        "Sends the text back unchanged.",
+        schema("EchoArguments")?,
+        |_ctx: ToolContext, args: EchoArguments| async move { Ok(Value::String(args.text)) },
+    )?;
+    let add = ToolDefinition::from_async(
+        "add",
+        "Adds two numbers; answers {sum}.",
+        schema("AddArguments")?,
+        |_ctx: ToolContext, args: AddArguments| async move {
+            Ok(json!({ "sum": number(as_f64(&args.a) + as_f64(&args.b))? }))
+        },
+    )?;
+    let sleep = ToolDefinition::from_async(
+        "sleep",
+        "Waits for ms milliseconds without holding a thread (category slow).",
+        schema("SleepArguments")?,
+        |ctx: ToolContext, args: SleepArguments| async move {
+            let total = args.ms as f64;
+            ctx.progress()
+                .report(0.0, Some(total), Some("sleeping".to_owned()));
+            tokio::time::sleep(Duration::from_millis(args.ms)).await;
+            ctx.progress()
+                .report(total, Some(total), Some("awake".to_owned()));
+            Ok(json!({ "sleptMs": args.ms }))
+        },
+    )?
+    .category("slow");
+    let spin = ToolDefinition::blocking(
+        "spin",
+        "Blocks its thread for ms milliseconds (a synchronous handler).",
+        schema("SpinArguments")?,
+        |ctx: ToolContext, args: SpinArguments| {
+            let started = Instant::now();
+            let duration = Duration::from_millis(args.ms);
+            while started.elapsed() < duration {
+                if ctx.is_cancelled() {
+                    return Err(ToolCallError::Cancelled);
+                }
+                std::thread::sleep(Duration::from_millis(1).min(duration));
+            }
+            Ok(json!({ "spunMs": args.ms }))
+        },
+    )?;
+    let big = ToolDefinition::from_async(
+        "big",
+        "Produces a text of exactly `bytes` bytes.",
+        schema("BigArguments")?,
+        |_ctx: ToolContext, args: BigArguments| async move {
+            if args.bytes > BIG_MAX_BYTES {
+                return Err(ToolCallError::failed(format!(
+                    "big produces at most {BIG_MAX_BYTES} bytes"
+                )));
+            }
+            let length = usize::try_from(args.bytes)
+                .map_err(|_| ToolCallError::failed("too many bytes for this machine"))?;
+            let text: String = BIG_PATTERN
+                .iter()
+                .cycle()
+                .take(length)
+                .map(|&b| char::from(b))
+                .collect();
+            Ok(Value::String(text))
+        },
+    )?;
+    let sum = ToolDefinition::from_async(
+        "sum",
+        "Adds up an array of numbers; answers {sum}.",
+        schema("SumArguments")?,
+        |_ctx: ToolContext, args: SumArguments| async move {
+            Ok(json!({ "sum": number(args.values.iter().map(as_f64).sum())? }))
+        },
+    )?;
+    let counter = Arc::clone(&computations);
+    let lookup = ToolDefinition::from_async(
+        "lookup",
+        "Looks up the value of a key (cacheable); `computations` counts how often the lookup \
+         really ran, so a cached answer repeats it.",
+        schema("LookupArguments")?,
+        move |_ctx: ToolContext, args: LookupArguments| {
+            let counter = Arc::clone(&counter);
+            async move {
+                let computations = counter.fetch_add(1, Ordering::SeqCst) + 1;
+                let value: String = args.key.chars().rev().collect();
+                Ok(json!({ "key": args.key, "value": value, "computations": computations }))
+            }
+        },
+    )?
+    .cacheable(true);
+    let readme = ResourceDefinition::text("demo://readme", "readme", "text/markdown", README)
+        .description("What the demo server offers.");
+    let greet = PromptDefinition::new("greet", "Greets someone by name.", |args| {
+        let name = args
+            .get("name")
+            .ok_or_else(|| PromptError::InvalidArguments("name is required".to_owned()))?;
+        Ok(vec![user_text(format!(
+            "Please greet {name} warmly, in one sentence."
+        ))])
+    })
+    .argument("name", "Who to greet.", true);
+    McpServer::builder("typed-mcp-demo", env!("CARGO_PKG_VERSION"))
+        .instructions(
+            "A demo of the typed-mcp runtime: echo, add, sleep, spin, big, sum and lookup, \
+             the demo://readme resource and the greet prompt.",
+        )
+        .limits(limits)
+        .tool(echo)
+        .tool(add)
+        .tool(sleep)
+        .tool(spin)
+        .tool(big)
+        .tool(sum)
+        .tool(lookup)
+        .resource(readme)
+        .prompt(greet)
+        .build()
+}
