@@ -158,17 +158,16 @@ impl ToolSet {
 }
 
 /// The runner's `CallToolResult` in the shape of `era`: legacy results have no
-/// `resultType`, and 2025-03-26 ones no `structuredContent` either.
+/// `resultType`. `structuredContent` is kept in every version: 2025-03-26 predates it, but
+/// its results allow additional members, and the structured error (with the violations'
+/// paths) is what lets a model correct its call.
 fn render_for_era(result: &ToolCallResult, era: Era) -> HandlerResult {
     let mut value = parse_rendered(&result.json)?;
     match era {
         Era::Modern => respond_value(ResultKind::CallTool, &value),
-        Era::Legacy(version) => {
+        Era::Legacy(_) => {
             if let Value::Object(map) = &mut value {
                 map.remove("resultType");
-                if version == "2025-03-26" {
-                    map.remove("structuredContent");
-                }
             }
             respond_value(ResultKind::LegacyCallTool, &value)
         }
