@@ -1,0 +1,139 @@
+//! The built demo server binary over pipes, as the README's first command runs it: a piped
+//! `server/discover` request is answered on stdout (and nothing else is), then the server
+//! exits cleanly when its stdin closes.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+use typed_mcp::generated::mcp::protocol::validate;
+
+const DISCOVER: &str = concat!(
+    r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"#,
+    r#""io.modelcontextprotocol/protocolVersion":"2026-07-28","#,
+    r#""io.modelcontextprotocol/clientCapabilities":{}}}}"#
+);
+
+/// Builds the example with this test's profile and returns the executable's path.
+fn demo_server() -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut build = Command::new(cargo);
+    build.current_dir(env!("CARGO_MANIFEST_DIR")).args([
+        "build",
+        "-p",
+        "typed-mcp",
+        "--example",
+        "demo_server",
+    ]);
+    if !cfg!(debug_assertions) {
+        build.arg("--release");
+    }
+    let status = build.status().expect("cargo runs");
+    assert!(status.success(), "building the demo server failed");
+    // This test runs from <target>/<profile>/deps/; the example is in <target>/<profile>/examples/.
+    let exe = std::env::current_exe().expect("the test's path");
+    let profile_dir = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("<target>/<profile>");
+    let path = profile_dir
+        .join("examples")
+        .join(format!("demo_server{}", std::env::consts::EXE_SUFFIX));
+    assert!(path.exists(), "no executable at {}", path.display());
+    path
+}
+
+/// Runs the server with `args`, writes `input` to its stdin, closes it and collects the rest.
+fn run(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(demo_server())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the demo server starts");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    stdin.write_all(input.as_bytes()).expect("write stdin");
+    drop(stdin);
+    child.wait_with_output().expect("the demo server ends")
+}
+
+fn stdout_lines(output: &Output) -> Vec<Value> {
+    String::from_utf8(output.stdout.clone())
+        .expect("UTF-8 stdout")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("stdout carries JSON lines only"))
+        .collect()
+}
+
+#[test]
+fn a_piped_discover_is_answered_and_the_server_exits() {
+    let output = run(&[], &format!("{DISCOVER}\n"));
+    assert!(output.status.success(), "exit status {:?}", output.status);
+    let lines = stdout_lines(&output);
+    assert_eq!(
+        lines.len(),
+        1,
+        "one answer, nothing else on stdout: {lines:?}"
+    );
+    validate::discover_result_response(&lines[0]).expect("a valid DiscoverResultResponse");
+    assert_eq!(lines[0]["id"], 1);
+    assert_eq!(lines[0]["result"]["supportedVersions"][0], "2026-07-28");
+    let tools = &lines[0]["result"]["capabilities"]["tools"];
+    assert!(tools.is_object(), "the demo declares tools");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("demo server"),
+        "logs go to stderr: {stderr}"
+    );
+}
+
+#[test]
+fn a_piped_legacy_session_lists_the_seven_tools() {
+    let input = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    ]
+    .join("\n");
+    let output = run(&[], &format!("{input}\n"));
+    assert!(output.status.success());
+    let lines = stdout_lines(&output);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    let list = lines
+        .iter()
+        .find(|l| l["id"] == 2)
+        .expect("the tools/list answer");
+    let mut names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        ["add", "big", "echo", "lookup", "sleep", "spin", "sum"]
+    );
+}
+
+#[test]
+fn an_invalid_limits_file_is_refused_with_every_violation() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let path = dir.path().join("limits.json");
+    std::fs::write(
+        &path,
+        r#"{"response": {"maxResponseBytes": -1}, "timeouts": {"defaultTimeoutMs": "soon"}}"#,
+    )
+    .expect("write the limits");
+    let output = run(
+        &["--limits", path.to_str().unwrap()],
+        &format!("{DISCOVER}\n"),
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty(), "nothing on stdout");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("/response/maxResponseBytes"), "{stderr}");
+    assert!(stderr.contains("/timeouts/defaultTimeoutMs"), "{stderr}");
+}
