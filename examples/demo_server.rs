@@ -26,13 +26,9 @@ fn parse_limits() -> Result<Limits, String> {
         match flag.as_str() {
             "--limits" => {
                 let path = args.next().ok_or("--limits needs a file")?;
-                limits = typed_mcp::config::load_limits(&path).map_err(|error| {
-                    let mut message = error.to_string();
-                    for violation in error.violations() {
-                        message.push_str(&format!("\n  {violation}"));
-                    }
-                    message
-                })?;
+                // The error's text lists every violation with its path.
+                limits =
+                    typed_mcp::config::load_limits(&path).map_err(|error| error.to_string())?;
             }
             "--help" | "-h" => {
                 return Err("usage: demo_server [--limits FILE]".to_owned());
