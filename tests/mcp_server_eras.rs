@@ -236,6 +236,22 @@ async fn batches_are_processed_in_a_2025_03_26_session() {
     assert_eq!(ids, [10, 11]);
     let echo = answers.iter().find(|a| a["id"] == 11).unwrap();
     assert_eq!(echo["result"]["content"][0]["text"], "b");
+
+    // Invalid members are answered one by one; notification members are not answered.
+    let mixed = json!([
+        {"jsonrpc": "2.0", "id": 20, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 21},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 22, "method": "no/such/method"}
+    ]);
+    client.send_line(&mixed.to_string()).await;
+    let answer = client.next().await.expect("the batch's answer");
+    let answers = answer.as_array().expect("a batch response");
+    assert_eq!(answers.len(), 3, "{answer}");
+    let by_id = |id: i64| answers.iter().find(|a| a["id"] == id).expect("answered");
+    assert_eq!(by_id(20)["result"], json!({}));
+    assert_eq!(by_id(21)["error"]["code"], -32600);
+    assert_eq!(by_id(22)["error"]["code"], -32601);
 }
 
 #[tokio::test]

@@ -216,6 +216,19 @@ async fn progress_notifications_precede_the_response_when_a_token_is_given() {
     }
     assert_eq!(client.notifications[1]["params"]["progress"], 1.0);
 
+    // The modern era carries the token in the per-request `_meta` too.
+    let mut modern_client = TestClient::start(demo_server(Limits::default()));
+    let mut params = modern(call("sleep", json!({"ms": 1})));
+    params["_meta"]["progressToken"] = json!(42);
+    modern_client
+        .result(json!(1), "tools/call", Some(params))
+        .await;
+    assert_eq!(modern_client.notifications.len(), 2);
+    assert_eq!(
+        modern_client.notifications[0]["params"]["progressToken"],
+        42
+    );
+
     // Without a token, no progress.
     client.notifications.clear();
     client
