@@ -8,6 +8,9 @@
 //!   connection whose first request carries `params._meta["io.modelcontextprotocol/protocolVersion"]`
 //!   speaks 2026-07-28: stateless, `server/discover`, `resultType` and cache hints on results,
 //!   `-32022` for a version it does not speak, no `ping`. See [`era`].
+//! - **Batches.** Allowed from the frame after the `initialize` that negotiated 2025-03-26
+//!   has been handled (clients wait for its answer before sending more); rejected with
+//!   `-32600` in every other session.
 //! - **Dispatch.** The method first (`-32601` if unknown), then the era, then the params:
 //!   the generated validator of the method's params runs before decoding, and its
 //!   violations (path, keyword, limit, actual) are the `data.validationErrors` of `-32602`.
