@@ -48,6 +48,8 @@ fn demo_server() -> PathBuf {
 fn run(args: &[&str], input: &str) -> Output {
     let mut child = Command::new(demo_server())
         .args(args)
+        // The most verbose logging: still nothing but protocol messages on stdout.
+        .env("RUST_LOG", "trace")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
