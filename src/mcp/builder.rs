@@ -268,6 +268,20 @@ impl McpServer {
             .await
     }
 
+    /// Serves one connection over a single bidirectional stream (a socket, an in-memory
+    /// `tokio::io::duplex`), split into its read and write halves.
+    ///
+    /// # Errors
+    ///
+    /// As [`McpServer::serve`].
+    pub async fn serve_stream<S>(&self, stream: S) -> Result<ShutdownReport, McpError>
+    where
+        S: AsyncRead + AsyncWrite + Send + 'static,
+    {
+        let (input, output) = tokio::io::split(stream);
+        self.serve(input, output).await
+    }
+
     /// Serves stdin / stdout, stopping gracefully on SIGTERM / SIGINT too.
     ///
     /// Tokio reads stdin on a thread a signal cannot interrupt: once this returns, end the

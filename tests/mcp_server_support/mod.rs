@@ -60,8 +60,7 @@ impl TestClient {
     /// Serves `server` on a fresh duplex.
     pub fn start(server: McpServer) -> Self {
         let (client, server_io) = tokio::io::duplex(1 << 20);
-        let (input, output) = tokio::io::split(server_io);
-        let server = tokio::spawn(async move { server.serve(input, output).await });
+        let server = tokio::spawn(async move { server.serve_stream(server_io).await });
         let (reader, writer) = tokio::io::split(client);
         Self {
             writer: Some(writer),
