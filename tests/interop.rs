@@ -36,9 +36,9 @@ const LIMITS: &str = r#"{
   "request": {"toolArrayLimits": {"sum": 16}}
 }"#;
 
-/// Whether a missing `examples/demo_server.rs` fails the test in CI. Off while the demo server
-/// is being written (it is skipped everywhere until then); turn on once it has landed.
-const DEMO_SERVER_MISSING_FAILS_IN_CI: bool = false;
+/// Whether a missing `examples/demo_server.rs` fails the test in CI (it does: the demo server
+/// has landed, so its absence is a regression, not a work in progress).
+const DEMO_SERVER_MISSING_FAILS_IN_CI: bool = true;
 
 /// Longest a single client run may take before it is killed (a hang guard, not a measurement).
 const RUN_DEADLINE: Duration = Duration::from_secs(180);
