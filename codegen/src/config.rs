@@ -18,7 +18,8 @@ use crate::output::{render, write_if_changed};
 ///     .expect("typed-mcp code generation failed");
 /// ```
 ///
-/// and in the crate, next to a dependency on `typed-mcp`, `serde` and `serde_json`:
+/// and in the crate, which needs no dependency but `typed-mcp` (generated code reaches
+/// serde and serde_json through the runtime's `__private` module):
 ///
 /// ```ignore
 /// mod tools {

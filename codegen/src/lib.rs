@@ -16,6 +16,7 @@
 //! [`Config::runtime_path`]).
 
 mod config;
+mod crate_paths;
 mod doc;
 mod error;
 mod naming;

@@ -37,10 +37,11 @@ pub(crate) fn render(
             #validators
         }
     };
-    let file: syn::File = syn::parse2(tokens).map_err(|e| Error::GeneratedCode {
+    let mut file: syn::File = syn::parse2(tokens).map_err(|e| Error::GeneratedCode {
         file: doc.file.clone(),
         message: e.to_string(),
     })?;
+    crate::crate_paths::through_runtime(&mut file, runtime);
     let name = schema
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

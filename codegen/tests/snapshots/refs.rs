@@ -2,8 +2,8 @@
 
 ///A short label.
 #[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
+    ::typed_mcp::__private::serde::Deserialize,
+    ::typed_mcp::__private::serde::Serialize,
     Clone,
     Debug,
     Eq,
@@ -13,6 +13,7 @@
     PartialOrd
 )]
 #[serde(transparent)]
+#[serde(crate = "::typed_mcp::__private::serde")]
 pub struct Label(
     /// The `0` member.
     pub ::std::string::String,
@@ -45,8 +46,15 @@ impl ::std::str::FromStr for Label {
     }
 }
 ///A tree node.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(
+    ::typed_mcp::__private::serde::Deserialize,
+    ::typed_mcp::__private::serde::Serialize,
+    Clone,
+    Debug,
+    PartialEq
+)]
 #[serde(deny_unknown_fields)]
+#[serde(crate = "::typed_mcp::__private::serde")]
 pub struct Node {
     ///Child nodes.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -55,8 +63,15 @@ pub struct Node {
     pub label: Label,
 }
 ///A node with a timestamp, by allOf.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(
+    ::typed_mcp::__private::serde::Deserialize,
+    ::typed_mcp::__private::serde::Serialize,
+    Clone,
+    Debug,
+    PartialEq
+)]
 #[serde(deny_unknown_fields)]
+#[serde(crate = "::typed_mcp::__private::serde")]
 pub struct Stamped {
     ///When.
     pub at: ::std::string::String,
