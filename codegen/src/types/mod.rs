@@ -3,6 +3,7 @@
 
 mod annotations;
 mod docs;
+mod enum_defaults;
 mod postpass;
 mod unions;
 mod view;
@@ -122,6 +123,7 @@ pub(crate) fn emit_types(doc: &SchemaDoc, runtime: &syn::Path) -> Result<Generat
         message: e.to_string(),
     })?;
     postpass::keep_presence(&mut file);
+    enum_defaults::derive_enum_defaults(&mut file);
     docs::document(&mut file.items);
     let annotated = annotations::apply(doc, &names, &mut file)?;
     let items = quote::quote! { #file #annotated #(#union_items)* };
