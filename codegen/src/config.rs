@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::output::{render, write_if_changed};
+use crate::output::{holds, render, write_if_changed};
 
 /// Configuration of one generator run, shaped like `prost_build::Config`.
 ///
@@ -44,7 +44,8 @@ pub struct GeneratedFile {
     /// The generated Rust file (`<out_dir>/<schema file stem>.rs`).
     pub path: PathBuf,
     /// Whether the file's content changed (a file whose content is unchanged is not
-    /// rewritten, so cargo does not rebuild what depends on it).
+    /// rewritten, so cargo does not rebuild what depends on it); for [`Config::check`],
+    /// whether it is missing or stale.
     pub changed: bool,
     /// Every definition of the schema with the Rust type generated for it and the stem of
     /// its validator (`validate::<stem>`), in schema order.
@@ -157,7 +158,43 @@ impl Config {
     }
 
     /// Generates one Rust file per schema, writing only files whose content changed.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] without a schema or an output directory; otherwise the first
+    /// schema's error (naming the file and the JSON Pointer) or I/O error.
     pub fn generate(&self) -> Result<Vec<GeneratedFile>> {
+        self.run(true)
+    }
+
+    /// Generates the code of every schema and compares it with the files already in the
+    /// output directory, writing nothing: [`GeneratedFile::changed`] is `true` for each file
+    /// that is missing or whose content differs, i.e. that [`Config::generate`] would write.
+    /// This is how checked-in generated code is kept fresh (`typed-mcp-codegen generate
+    /// --check`).
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// let stale: Vec<_> = typed_mcp_codegen::Config::new()
+    ///     .schema("schema/tools.json")
+    ///     .out_dir("src/generated")
+    ///     .check()
+    ///     .unwrap()
+    ///     .into_iter()
+    ///     .filter(|file| file.changed)
+    ///     .collect();
+    /// assert!(stale.is_empty(), "regenerate: {stale:?}");
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Config::generate`].
+    pub fn check(&self) -> Result<Vec<GeneratedFile>> {
+        self.run(false)
+    }
+
+    fn run(&self, write: bool) -> Result<Vec<GeneratedFile>> {
         if self.schemas.is_empty() {
             return Err(Error::Config("no schema given".into()));
         }
@@ -185,7 +222,11 @@ impl Config {
                 .and_then(|s| s.to_str())
                 .ok_or_else(|| Error::Config(format!("{}: no file name", schema.display())))?;
             let path = out_dir.join(format!("{}.rs", crate::naming::fn_stem(stem)));
-            let changed = write_if_changed(&path, &code)?;
+            let changed = if write {
+                write_if_changed(&path, &code)?
+            } else {
+                !holds(&path, &code)
+            };
             written.push(GeneratedFile {
                 schema: schema.clone(),
                 path,

@@ -54,10 +54,15 @@ pub(crate) fn render(
     Ok((code, definitions))
 }
 
+/// Whether the file at `path` holds exactly `content`.
+pub(crate) fn holds(path: &Path, content: &str) -> bool {
+    std::fs::read(path).is_ok_and(|existing| existing == content.as_bytes())
+}
+
 /// Writes `content` to `path` unless the file already holds exactly that; returns whether
 /// it wrote.
 pub(crate) fn write_if_changed(path: &Path, content: &str) -> Result<bool> {
-    if std::fs::read(path).is_ok_and(|existing| existing == content.as_bytes()) {
+    if holds(path, content) {
         return Ok(false);
     }
     if let Some(parent) = path.parent() {
