@@ -188,6 +188,11 @@ impl<H: Handler> State<H> {
                     self.cancel_all();
                     cancelled = true;
                 }
+                else => {
+                    // Unreachable: the loop runs while a task or a queued job is left.
+                    tracing::error!("shutdown drain has nothing to wait for");
+                    break;
+                }
             }
             if self.output_closed && !cancelled {
                 self.cancel_all();
