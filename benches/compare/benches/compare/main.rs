@@ -1,0 +1,165 @@
+//! Side-by-side benchmarks of typed-mcp (see `BENCHMARKS.md` at the repository root):
+//! 1. stdio `tools/call echo` of the demo server against rmcp 3.9 (`stdio()` and
+//!    `stdio_pipes()`) and a `serde_json::Value` floor, sequential and pipelined, 16 B and
+//!    64 KiB, each run repeated;
+//! 2. generated validators against the `jsonschema` crate;
+//! 3. the runtime's cache and timeout-overshoot benches.
+//!
+//! ```sh
+//! cargo bench -p typed-mcp-bench                  # everything, 3 repetitions
+//! cargo bench -p typed-mcp-bench -- --quick       # a tenth of the requests, 1 repetition
+//! cargo bench -p typed-mcp-bench -- --only stdio  # or: validators, existing
+//! ```
+//!
+//! `--callgrind` runs each server under `valgrind --tool=callgrind` at two request counts
+//! and prints user-space instructions per request. The server binaries are built first
+//! (see [`servers::build`]).
+
+mod callgrind;
+mod driver;
+mod existing;
+mod report;
+mod servers;
+mod validators;
+
+use std::process::ExitCode;
+
+use driver::{Launcher, Mode, Workload};
+
+/// Command-line options of a bench run.
+#[derive(Debug, Clone)]
+struct Options {
+    repetitions: usize,
+    scale: f64,
+    only: Option<String>,
+    callgrind: bool,
+}
+
+fn options(args: &[String]) -> Result<Options, String> {
+    let mut options = Options {
+        repetitions: 3,
+        scale: 1.0,
+        only: None,
+        callgrind: false,
+    };
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--quick" => {
+                options.repetitions = 1;
+                options.scale = 0.1;
+            }
+            "--reps" => {
+                options.repetitions = args
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .ok_or("--reps needs a number")?;
+            }
+            "--only" => options.only = Some(args.next().ok_or("--only needs a part")?.clone()),
+            "--callgrind" => options.callgrind = true,
+            // Added by `cargo bench`; anything else is ignored the same way.
+            _ => {}
+        }
+    }
+    Ok(options)
+}
+
+/// The matrix: every mode and payload, with request counts that keep each run to seconds.
+fn workloads(scale: f64) -> Vec<Workload> {
+    let n = |count: f64| ((count * scale) as usize).max(50);
+    vec![
+        Workload {
+            mode: Mode::Pipelined,
+            payload: 16,
+            requests: n(30_000.0),
+        },
+        Workload {
+            mode: Mode::Pipelined,
+            payload: 64 * 1024,
+            requests: n(1_000.0),
+        },
+        Workload {
+            mode: Mode::Sequential,
+            payload: 16,
+            requests: n(3_000.0),
+        },
+        Workload {
+            mode: Mode::Sequential,
+            payload: 64 * 1024,
+            requests: n(300.0),
+        },
+    ]
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let options = match options(&args) {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    let wanted = |part: &str| options.only.as_deref().is_none_or(|only| only == part);
+    if options.callgrind || wanted("stdio") {
+        eprintln!("building the servers under test");
+        if let Err(message) = servers::build() {
+            eprintln!("{message}");
+            return ExitCode::FAILURE;
+        }
+    }
+    if options.callgrind {
+        return match callgrind::run() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(message) => {
+                eprintln!("callgrind: {message}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let mut failed = false;
+    report::machine();
+    if wanted("stdio") {
+        let launcher = Launcher::default();
+        let workloads = workloads(options.scale);
+        let mut runs = Vec::new();
+        for repetition in 0..options.repetitions {
+            eprintln!(
+                "stdio: repetition {} of {}",
+                repetition + 1,
+                options.repetitions
+            );
+            runs.push(report::stdio_repetition(&launcher, &workloads));
+        }
+        failed |= report::stdio(&workloads, &runs);
+    }
+    if wanted("validators") {
+        let mut runs = Vec::new();
+        for repetition in 0..options.repetitions {
+            eprintln!(
+                "validators: repetition {} of {}",
+                repetition + 1,
+                options.repetitions
+            );
+            match validators::measure() {
+                Ok(run) => runs.push(run),
+                Err(message) => {
+                    eprintln!("validators: {message}");
+                    failed = true;
+                }
+            }
+        }
+        failed |= report::validators(&runs);
+    }
+    if wanted("existing") {
+        for bench in ["cache", "timeout_overshoot"] {
+            eprintln!("running the {bench} bench");
+            report::existing(bench, existing::run(bench));
+        }
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,353 @@
+//! Prints the run as Markdown tables (pasted as they are into `BENCHMARKS.md`): every figure
+//! as the median of the repetitions with their range, every ratio computed within one
+//! repetition (servers measured side by side) and given as the range over repetitions, then
+//! each target with how many repetitions met it.
+
+use std::process::Command;
+
+use typed_mcp_bench::Range;
+
+use crate::driver::{self, Launcher, Measured, Mode, Workload};
+use crate::servers::Server;
+use crate::validators::{Row, Skipped};
+
+/// One repetition of the stdio matrix: `[workload][server]`, in `Server::ALL` order.
+pub(crate) type Repetition = Vec<Vec<Result<Measured, String>>>;
+
+/// Prints the machine, the toolchain and the date.
+pub(crate) fn machine() {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find_map(|line| line.strip_prefix("model name"))
+                .map(|rest| rest.trim_start_matches([' ', '\t', ':']).to_owned())
+        })
+        .unwrap_or_else(|| "unknown".to_owned());
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|text| text.trim().to_owned())
+        .unwrap_or_else(|_| "unknown".to_owned());
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    println!("# typed-mcp side-by-side benchmarks\n");
+    println!(
+        "- date: {}",
+        command_line("date", &["-u", "+%Y-%m-%d %H:%M UTC"])
+    );
+    println!("- machine: {cores} cores (nproc), {cpu}, Linux {kernel}");
+    println!("- toolchain: {}", command_line("rustc", &["--version"]));
+    println!("- profile: bench (release)\n");
+}
+
+fn command_line(program: &str, args: &[&str]) -> String {
+    Command::new(program)
+        .args(args)
+        .output()
+        .ok()
+        .filter(|output| output.status.success())
+        .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+        .unwrap_or_else(|| format!("({program} unavailable)"))
+}
+
+/// Runs every workload against every server once.
+pub(crate) fn stdio_repetition(launcher: &Launcher, workloads: &[Workload]) -> Repetition {
+    workloads
+        .iter()
+        .map(|&workload| {
+            Server::ALL
+                .iter()
+                .map(|&server| driver::run(launcher, server, workload))
+                .collect()
+        })
+        .collect()
+}
+
+fn rate(per_second: f64) -> String {
+    if per_second >= 1e6 {
+        format!("{:.2}M", per_second / 1e6)
+    } else if per_second >= 1e3 {
+        format!("{:.1}k", per_second / 1e3)
+    } else {
+        format!("{per_second:.0}")
+    }
+}
+
+fn micros(d: f64) -> String {
+    if d >= 10_000.0 {
+        format!("{:.1} ms", d / 1000.0)
+    } else {
+        format!("{d:.1} µs")
+    }
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// "median (min–max)" of the figures, formatted by `show`.
+fn spread(values: &[f64], show: fn(f64) -> String) -> String {
+    match Range::of(values.iter().copied()) {
+        Some(range) if values.len() > 1 => format!(
+            "{} ({}–{})",
+            show(median(values.to_vec())),
+            show(range.min),
+            show(range.max)
+        ),
+        Some(range) => show(range.min),
+        None => "—".to_owned(),
+    }
+}
+
+fn ratio_range(values: &[f64]) -> String {
+    match Range::of(values.iter().copied()) {
+        Some(range) if values.len() > 1 => format!("{:.2}–{:.2}×", range.min, range.max),
+        Some(range) => format!("{:.2}×", range.min),
+        None => "—".to_owned(),
+    }
+}
+
+fn title(workload: &Workload) -> String {
+    let mode = match workload.mode {
+        Mode::Pipelined => "pipelined",
+        Mode::Sequential => "sequential",
+    };
+    let size = if workload.payload >= 1024 {
+        format!("{} KiB", workload.payload / 1024)
+    } else {
+        format!("{} B", workload.payload)
+    };
+    format!("{mode}, {size} text, {} requests", workload.requests)
+}
+
+/// Per repetition, `pick(server) / pick(other)`; NaN where either run failed.
+fn ratios(
+    runs: &[Repetition],
+    w: usize,
+    server: usize,
+    other: usize,
+    pick: fn(&Measured) -> f64,
+) -> Vec<f64> {
+    runs.iter()
+        .filter_map(|run| match (&run[w][server], &run[w][other]) {
+            (Ok(a), Ok(b)) => Some(pick(a) / pick(b)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn index(server: Server) -> usize {
+    Server::ALL
+        .iter()
+        .position(|&s| s == server)
+        .unwrap_or_default()
+}
+
+/// Prints the stdio tables and targets; true when a run failed.
+pub(crate) fn stdio(workloads: &[Workload], runs: &[Repetition]) -> bool {
+    let mut failed = false;
+    println!(
+        "## 1. stdio `tools/call echo` ({} repetitions)\n",
+        runs.len()
+    );
+    println!(
+        "Figures: median (min–max) over repetitions. Ratios: req/s of the row's server ÷ req/s \
+         of the column's, within each repetition, as min–max. p50 ÷ floor: the row's median \
+         latency ÷ the floor's.\n"
+    );
+    let per_second: fn(&Measured) -> f64 = |m| m.per_second;
+    let p50: fn(&Measured) -> f64 = |m| m.p50.as_secs_f64();
+    for (w, workload) in workloads.iter().enumerate() {
+        println!("### {}\n", title(workload));
+        println!(
+            "| server | req/s | p50 | p99 | server CPU / req | peak RSS | ÷ rmcp stdio() | \
+             ÷ rmcp stdio_pipes() | ÷ floor | p50 ÷ floor |"
+        );
+        println!("|---|---|---|---|---|---|---|---|---|---|");
+        for (s, server) in Server::ALL.iter().enumerate() {
+            let ok: Vec<&Measured> = runs
+                .iter()
+                .filter_map(|run| run[w][s].as_ref().ok())
+                .collect();
+            for run in runs {
+                if let Err(error) = &run[w][s] {
+                    failed = true;
+                    println!("| **{} FAILED** | {error} |||||||||", server.name());
+                }
+            }
+            let column = |f: fn(&Measured) -> f64| ok.iter().map(|m| f(m)).collect::<Vec<_>>();
+            let to = |other: Server, pick| ratio_range(&ratios(runs, w, s, index(other), pick));
+            println!(
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                server.name(),
+                spread(&column(per_second), rate),
+                spread(&column(|m| m.p50.as_secs_f64() * 1e6), micros),
+                spread(&column(|m| m.p99.as_secs_f64() * 1e6), micros),
+                spread(&column(|m| m.cpu_ns_per_request / 1000.0), micros),
+                spread(&column(|m| m.peak_rss_kib as f64 / 1024.0), |mb| format!(
+                    "{mb:.1} MB"
+                )),
+                to(Server::RmcpStdio, per_second),
+                to(Server::RmcpPipes, per_second),
+                to(Server::Floor, per_second),
+                to(Server::Floor, p50),
+            );
+        }
+        println!();
+    }
+    targets(workloads, runs);
+    failed
+}
+
+/// How many repetitions met `holds`, as "k/n".
+fn met(values: &[f64], holds: impl Fn(f64) -> bool) -> String {
+    let count = values.iter().filter(|&&v| holds(v)).count();
+    let verdict = if count == values.len() && count > 0 {
+        "met"
+    } else if count == 0 {
+        "MISSED"
+    } else {
+        "mixed"
+    };
+    format!("{verdict} ({count}/{} repetitions)", values.len())
+}
+
+fn targets(workloads: &[Workload], runs: &[Repetition]) {
+    let typed = index(Server::Typed);
+    let find = |mode: Mode, payload: usize| {
+        workloads
+            .iter()
+            .position(|w| w.mode == mode && w.payload == payload)
+    };
+    let per_second: fn(&Measured) -> f64 = |m| m.per_second;
+    let p50: fn(&Measured) -> f64 = |m| m.p50.as_secs_f64();
+    println!("### Targets (typed-mcp)\n");
+    println!("| target | measured | verdict |");
+    println!("|---|---|---|");
+    if let Some(w) = find(Mode::Pipelined, 16) {
+        for (other, goal) in [(Server::RmcpStdio, 10.0), (Server::RmcpPipes, 3.0)] {
+            let r = ratios(runs, w, typed, index(other), per_second);
+            println!(
+                "| ≥ {goal}× {} req/s, pipelined 16 B | {} | {} |",
+                other.name(),
+                ratio_range(&r),
+                met(&r, |v| v >= goal)
+            );
+        }
+    }
+    for (mode, payload, label) in [
+        (Mode::Pipelined, 16, "pipelined 16 B"),
+        (Mode::Pipelined, 65536, "pipelined 64 KiB"),
+    ] {
+        if let Some(w) = find(mode, payload) {
+            let r = ratios(runs, w, typed, index(Server::Floor), per_second);
+            println!(
+                "| ≥ 0.4× floor req/s, {label} | {} | {} |",
+                ratio_range(&r),
+                met(&r, |v| v >= 0.4)
+            );
+        }
+    }
+    for (payload, label) in [(16, "16 B"), (65536, "64 KiB")] {
+        if let Some(w) = find(Mode::Sequential, payload) {
+            let r = ratios(runs, w, typed, index(Server::Floor), p50);
+            println!(
+                "| sequential p50 ≤ 2× floor, {label} | {} | {} |",
+                ratio_range(&r),
+                met(&r, |v| v <= 2.0)
+            );
+        }
+    }
+    for (payload, label) in [(16, "16 B"), (65536, "64 KiB")] {
+        if let Some(w) = find(Mode::Pipelined, payload) {
+            let mb: Vec<f64> = runs
+                .iter()
+                .filter_map(|run| run[w][typed].as_ref().ok())
+                .map(|m| m.peak_rss_kib as f64 / 1024.0)
+                .collect();
+            println!(
+                "| peak RSS ≤ 8 MB, pipelined {label} | {} | {} |",
+                spread(&mb, |v| format!("{v:.1} MB")),
+                met(&mb, |v| v <= 8.0)
+            );
+        }
+    }
+    println!();
+}
+
+/// Prints the validator table; true when a verdict differed or nothing could be measured.
+pub(crate) fn validators(runs: &[(Vec<Row>, Skipped)]) -> bool {
+    let mut failed = runs.is_empty();
+    println!(
+        "## 2. Generated validators vs `jsonschema` 0.60 ({} repetitions)\n",
+        runs.len()
+    );
+    println!(
+        "ns per validation, median (min–max). Ours always collects every violation; \
+         jsonschema is timed with `is_valid` (first violation) and `iter_errors().count()` \
+         (all). Speed-up: jsonschema ns ÷ ours, per repetition (target ≥ 3×).\n"
+    );
+    println!(
+        "| schema, instance | verdict ours / jsonschema (violations) | ours | jsonschema is_valid | \
+         jsonschema all errors | speed-up vs is_valid | speed-up vs all errors |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    let Some((first, skipped)) = runs.first() else {
+        println!("(no run succeeded)\n");
+        return true;
+    };
+    let mut speedups = Vec::new();
+    for (i, row) in first.iter().enumerate() {
+        let rows: Vec<&Row> = runs.iter().filter_map(|(rows, _)| rows.get(i)).collect();
+        let column = |f: fn(&Row) -> f64| rows.iter().map(|r| f(r)).collect::<Vec<f64>>();
+        let ns = |v: f64| format!("{v:.0} ns");
+        let vs_valid: Vec<f64> = rows.iter().map(|r| r.is_valid_ns / r.ours_ns).collect();
+        let vs_all: Vec<f64> = rows.iter().map(|r| r.all_errors_ns / r.ours_ns).collect();
+        speedups.extend(vs_valid.iter().copied());
+        let agree = rows.iter().all(|r| r.ours.0 == r.theirs.0);
+        if !agree {
+            failed = true;
+            println!("| **WARNING: VERDICTS DIFFER on {}** |||||||", row.label);
+        }
+        let verdict = |(valid, count): (bool, usize)| {
+            if valid {
+                "valid".to_owned()
+            } else {
+                format!("invalid ({count})")
+            }
+        };
+        println!(
+            "| {} | {} / {} | {} | {} | {} | {} | {} |",
+            row.label,
+            verdict(row.ours),
+            verdict(row.theirs),
+            spread(&column(|r| r.ours_ns), ns),
+            spread(&column(|r| r.is_valid_ns), ns),
+            spread(&column(|r| r.all_errors_ns), ns),
+            ratio_range(&vs_valid),
+            ratio_range(&vs_all),
+        );
+    }
+    for note in skipped {
+        println!("\n> {note}");
+    }
+    println!(
+        "\nTarget ≥ 3× faster than jsonschema `is_valid` on every row: {}\n",
+        met(&speedups, |v| v >= 3.0)
+    );
+    failed
+}
+
+/// Prints the output of one of the runtime's own benches.
+pub(crate) fn existing(name: &str, output: Result<Vec<String>, String>) {
+    println!("## 3. `cargo bench -p typed-mcp --bench {name}` (run once, from this bench)\n");
+    match output {
+        Ok(lines) => {
+            println!("```");
+            for line in lines {
+                println!("{line}");
+            }
+            println!("```\n");
+        }
+        Err(message) => println!("**not measured**: {message}\n"),
+    }
+}

@@ -1,0 +1,100 @@
+//! The servers under test, each a separate release binary run as a child process, so each
+//! is measured as what it is (its own size, its own resident set):
+//! - `typed-mcp`: the demo server itself, `examples/demo_server.rs` of the typed-mcp package
+//!   (what `cargo run --release --example demo_server` runs);
+//! - `rmcp-stdio` and `rmcp-pipes`: `examples/rmcp_echo.rs` of this package over rmcp 3.9's
+//!   `stdio()` and `stdio_pipes()` transports;
+//! - `floor`: `examples/floor_echo.rs` of this package (parse into `Value`, write a template).
+//!
+//! [`build`] compiles them first, with the cargo that runs this bench, into the same target
+//! directory (a no-op when they are up to date).
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+/// One server under test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Server {
+    /// The typed-mcp demo server.
+    Typed,
+    /// rmcp 3.9 over `stdio()`.
+    RmcpStdio,
+    /// rmcp 3.9 over `stdio_pipes()`.
+    RmcpPipes,
+    /// Parse into `Value`, write a template.
+    Floor,
+}
+
+impl Server {
+    /// Every server, in the order of the tables.
+    pub(crate) const ALL: [Server; 4] = [
+        Server::Typed,
+        Server::RmcpStdio,
+        Server::RmcpPipes,
+        Server::Floor,
+    ];
+
+    /// The row label.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Server::Typed => "typed-mcp",
+            Server::RmcpStdio => "rmcp-stdio",
+            Server::RmcpPipes => "rmcp-pipes",
+            Server::Floor => "floor",
+        }
+    }
+
+    /// The binary and its arguments.
+    pub(crate) fn command(self) -> Result<(PathBuf, &'static [&'static str]), String> {
+        let examples = release_dir()?.join("examples");
+        Ok(match self {
+            Server::Typed => (examples.join("demo_server"), &[]),
+            Server::RmcpStdio => (examples.join("rmcp_echo"), &["stdio"]),
+            Server::RmcpPipes => (examples.join("rmcp_echo"), &["pipes"]),
+            Server::Floor => (examples.join("floor_echo"), &[]),
+        })
+    }
+}
+
+/// `<target>/release`, where this bench binary (`<target>/release/deps/compare-…`) lives.
+fn release_dir() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
+    exe.parent()
+        .and_then(|deps| deps.parent())
+        .map(PathBuf::from)
+        .ok_or_else(|| format!("{} is not in <target>/release/deps", exe.display()))
+}
+
+/// Builds the server binaries in release mode.
+pub(crate) fn build() -> Result<(), String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let target = release_dir()?
+        .parent()
+        .map(PathBuf::from)
+        .ok_or("no target directory")?;
+    for args in [
+        &["-p", "typed-mcp", "--example", "demo_server"][..],
+        &[
+            "-p",
+            "typed-mcp-bench",
+            "--example",
+            "rmcp_echo",
+            "--example",
+            "floor_echo",
+        ][..],
+    ] {
+        let status = Command::new(&cargo)
+            .current_dir(&root)
+            .args(["build", "--release", "--quiet", "--target-dir"])
+            .arg(&target)
+            .args(args)
+            .stdin(Stdio::null())
+            .status()
+            .map_err(|e| format!("running cargo build: {e}"))?;
+        if !status.success() {
+            return Err(format!("cargo build {} failed ({status})", args.join(" ")));
+        }
+    }
+    Ok(())
+}
