@@ -340,6 +340,8 @@ async fn batch_members_run_concurrently_and_are_answered_together() {
             (json!(3), json!(-32600)),
         ]
     );
+    // An invalid member's error says which member it was.
+    assert_eq!(answer[3]["error"]["data"]["batchIndex"], 4);
     let (_, report) = client.finish().await;
     assert_eq!(report.duplicate_ids, 1);
 }

@@ -13,7 +13,7 @@ use tokio::time::Instant;
 use crate::framing::{spawn_writer, FrameReader, FramingError, Outbound};
 use crate::jsonrpc::{
     parse_frame, ErrorCode, ErrorObject, Frame, Id, Message, Notification, ParseError, Request,
-    Response,
+    Response, ResponsePayload,
 };
 
 use super::handler::{Handler, NotificationContext, Peer};
@@ -317,7 +317,7 @@ impl<H: Handler> State<H> {
     async fn on_batch(&mut self, members: Vec<Result<Message<'_>, ParseError>>) {
         tracing::trace!(members = members.len(), "batch received");
         let mut slots = Vec::with_capacity(members.len());
-        for member in members {
+        for (index, member) in members.into_iter().enumerate() {
             slots.push(match member {
                 Ok(Message::Request(request)) => match self.accept(request) {
                     Ok(pending) => Slot::Pending(pending),
@@ -331,7 +331,7 @@ impl<H: Handler> State<H> {
                     self.on_response(response).await;
                     Slot::Silent
                 }
-                Err(error) => Slot::Ready(self.rejected(&error)),
+                Err(error) => Slot::Ready(self.rejected_member(&error, index)),
             });
         }
         if slots.iter().any(|slot| matches!(slot, Slot::Pending(_))) {
@@ -374,6 +374,20 @@ impl<H: Handler> State<H> {
                 ))
             }
         }
+    }
+
+    /// The answer to an invalid batch member: as for a lone message, with the member's
+    /// position in `data.batchIndex` so the client can tell which member it was.
+    fn rejected_member(&self, error: &ParseError, index: usize) -> Response<'static> {
+        let mut response = self.rejected(error);
+        if let ResponsePayload::Error(object) = &mut response.payload {
+            let data = serde_json::value::to_raw_value(&serde_json::json!({ "batchIndex": index }));
+            match data {
+                Ok(raw) => object.data = Some(std::borrow::Cow::Owned(raw)),
+                Err(error) => tracing::error!(%error, "batch index not attached"),
+            }
+        }
+        response
     }
 
     fn rejected(&self, error: &ParseError) -> Response<'static> {
