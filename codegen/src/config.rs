@@ -128,7 +128,9 @@ impl Config {
     }
 
     /// The path generated code uses to reach the runtime crate (default `::typed_mcp`);
-    /// set it when the dependency is renamed or re-exported.
+    /// set it when the dependency is renamed or re-exported. Generated code names nothing
+    /// else: serde and serde_json are reached through `<path>::__private` too, so the crate
+    /// including it needs no dependency of its own on them.
     ///
     /// # Examples
     ///
