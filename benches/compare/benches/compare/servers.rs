@@ -78,6 +78,8 @@ pub(crate) fn build() -> Result<(), String> {
         &[
             "-p",
             "typed-mcp-bench",
+            "--features",
+            "servers",
             "--example",
             "rmcp_echo",
             "--example",
