@@ -16,7 +16,11 @@ struct Client {
 
 impl Client {
     fn start() -> Self {
-        let server = typed_mcp_downstream::server(Default::default()).expect("the server builds");
+        Self::with_limits(Default::default())
+    }
+
+    fn with_limits(limits: typed_mcp::generated::limits::Limits) -> Self {
+        let server = typed_mcp_downstream::server(limits).expect("the server builds");
         let (client, server_io) = tokio::io::duplex(1 << 20);
         drop(tokio::spawn(
             async move { server.serve_stream(server_io).await },
@@ -164,4 +168,22 @@ fn the_generated_validators_and_types_are_usable_directly() {
     RoundArguments::validate_value(&value).expect("valid");
     let decoded: RoundArguments = serde_json::from_value(value).expect("decodes");
     assert_eq!(decoded.mode, RoundArgumentsMode::Nearest);
+}
+
+#[tokio::test]
+async fn the_limits_file_applies_per_tool_array_limits() {
+    let limits =
+        typed_mcp::config::load_limits(concat!(env!("CARGO_MANIFEST_DIR"), "/limits.json"))
+            .expect("limits.json is valid");
+    let mut client = Client::with_limits(limits);
+    let values: Vec<u32> = (0..60).collect();
+    let refused = client.call("mean", json!({ "values": values })).await;
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert_eq!(
+        refused["structuredContent"]["error"]["code"], "ARRAY_TOO_LARGE",
+        "{refused}"
+    );
+    let values: Vec<u32> = (0..50).collect();
+    let accepted = client.call("mean", json!({ "values": values })).await;
+    assert_eq!(data(&accepted)["mean"], 24.5);
 }
