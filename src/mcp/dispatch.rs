@@ -281,6 +281,9 @@ impl Connection {
     }
 }
 
+/// How long a request that selects no era waits for a concurrent `initialize` to finish.
+const HANDSHAKE_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
 impl Handler for Connection {
     async fn handle_request(
         &self,
@@ -302,6 +305,17 @@ impl Handler for Connection {
                 ));
             }
         };
+        let versioned = params
+            .as_ref()
+            .and_then(|p| p.get("_meta"))
+            .is_some_and(|meta| meta.get(PROTOCOL_VERSION_KEY).is_some());
+        if !versioned
+            && !matches!(method, "initialize" | "ping")
+            && self.session.state() == SessionState::Undecided
+        {
+            // A handshake written just before this request may still be running.
+            self.session.settle(HANDSHAKE_WAIT).await;
+        }
         match self.route(method, params.as_ref())? {
             Route::Initialize => self.initialize(params.as_ref()),
             Route::EarlyPing => {

@@ -9,6 +9,9 @@
 //! `initialize`.
 
 use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use tokio::sync::Notify;
 
 use crate::jsonrpc::BatchPolicy;
 
@@ -93,12 +96,30 @@ pub(crate) enum SessionState {
 #[derive(Debug)]
 pub(crate) struct Session {
     state: Mutex<SessionState>,
+    /// Woken when the era is chosen.
+    decided: Notify,
 }
 
 impl Session {
     pub(crate) fn new() -> Self {
         Self {
             state: Mutex::new(SessionState::Undecided),
+            decided: Notify::new(),
+        }
+    }
+
+    /// Waits (at most `limit`) for an era to be chosen. Requests run concurrently, so a
+    /// client that writes `initialize` and its first requests without waiting for the
+    /// answer would otherwise race its own handshake.
+    pub(crate) async fn settle(&self, limit: Duration) {
+        let notified = self.decided.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        if self.state() != SessionState::Undecided {
+            return;
+        }
+        if tokio::time::timeout(limit, notified).await.is_err() {
+            tracing::debug!(?limit, "no era chosen while the request waited");
         }
     }
 
@@ -116,6 +137,7 @@ impl Session {
             version,
             initialized: false,
         };
+        self.decided.notify_waiters();
         true
     }
 
@@ -125,6 +147,7 @@ impl Session {
         match *state {
             SessionState::Undecided | SessionState::Modern => {
                 *state = SessionState::Modern;
+                self.decided.notify_waiters();
                 true
             }
             SessionState::Legacy { .. } => false,
