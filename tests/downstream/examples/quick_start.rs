@@ -1,4 +1,4 @@
-//! The README's quick start (docs/downstream.md), compiled: one tool over stdio.
+//! The README's quick start ("Using typed-mcp in your own crate"), compiled: one tool over stdio.
 
 use typed_mcp::mcp::{ArgumentSchema, McpServer, ToolDefinition};
 use typed_mcp::tools::ToolContext;
