@@ -24,7 +24,20 @@ mod tool {
     include!(concat!(env!("OUT_DIR"), "/tool/search_arguments.rs"));
 }
 
+/// The same schema without the `pattern` of `tags` (see build.rs).
+#[allow(dead_code, missing_docs, unreachable_pub)]
+mod tool_plain {
+    include!(concat!(
+        env!("OUT_DIR"),
+        "/tool_plain/search_arguments_no_pattern.rs"
+    ));
+}
+
 const TOOL_SCHEMA: &str = include_str!("../../schema/search_arguments.json");
+const TOOL_SCHEMA_NO_PATTERN: &str = include_str!(concat!(
+    env!("OUT_DIR"),
+    "/search_arguments_no_pattern.json"
+));
 
 type Ours = fn(&Value) -> Result<(), Vec<ValidationError>>;
 
@@ -159,6 +172,16 @@ pub(crate) fn measure() -> Result<(Vec<Row>, Skipped), String> {
         ours,
         &tool_validator,
         &invalid,
+    ));
+    let plain_doc: Value =
+        serde_json::from_str(TOOL_SCHEMA_NO_PATTERN).map_err(|e| e.to_string())?;
+    let plain_validator = compile(&plain_doc, "SearchArguments")?;
+    let ours: Ours = tool_plain::validate::search_arguments;
+    rows.push(row(
+        "same tool input without the `pattern`, valid".into(),
+        ours,
+        &plain_validator,
+        &valid,
     ));
 
     let schema = spec_dir().join("schema.json");
