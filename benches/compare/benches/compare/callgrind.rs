@@ -1,7 +1,8 @@
 //! Instructions per request (user space, every thread), counted by
-//! `valgrind --tool=callgrind`: each server answers the pipelined 16 B workload at two request
-//! counts and the difference of the totals is divided by the difference of the counts, which
-//! cancels start-up, handshake and warm-up. Counts are exact and repeatable, unlike time.
+//! `valgrind --tool=callgrind`: each server answers the pipelined workload (16 B, then 64 KiB)
+//! at two request counts and the difference of the totals is divided by the difference of the
+//! counts, which cancels start-up, handshake and warm-up. Counts are exact and repeatable,
+//! unlike time.
 //! The output files stay in `$TMPDIR/typed-mcp-bench-callgrind/` for `callgrind_annotate`.
 
 use std::path::{Path, PathBuf};
@@ -9,8 +10,8 @@ use std::path::{Path, PathBuf};
 use crate::driver::{self, Launcher, Mode, Workload};
 use crate::servers::Server;
 
-const FEW: usize = 2_000;
-const MANY: usize = 6_000;
+/// (text bytes, fewer requests, more requests).
+const RUNS: [(usize, usize, usize); 2] = [(16, 2_000, 6_000), (64 * 1024, 100, 300)];
 
 fn total_instructions(file: &Path) -> Result<u64, String> {
     let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
@@ -24,8 +25,13 @@ fn total_instructions(file: &Path) -> Result<u64, String> {
         .ok_or_else(|| format!("{} has no summary line", file.display()))
 }
 
-fn counted(dir: &Path, server: Server, requests: usize) -> Result<(u64, PathBuf), String> {
-    let file = dir.join(format!("{}-{requests}.out", server.name()));
+fn counted(
+    dir: &Path,
+    server: Server,
+    payload: usize,
+    requests: usize,
+) -> Result<(u64, PathBuf), String> {
+    let file = dir.join(format!("{}-{payload}B-{requests}.out", server.name()));
     let launcher = Launcher {
         wrapper: vec![
             "valgrind".to_owned(),
@@ -36,7 +42,7 @@ fn counted(dir: &Path, server: Server, requests: usize) -> Result<(u64, PathBuf)
     };
     let workload = Workload {
         mode: Mode::Pipelined,
-        payload: 16,
+        payload,
         requests,
     };
     driver::run(&launcher, server, workload)?;
@@ -47,34 +53,39 @@ fn counted(dir: &Path, server: Server, requests: usize) -> Result<(u64, PathBuf)
 pub(crate) fn run() -> Result<(), String> {
     let dir = std::env::temp_dir().join("typed-mcp-bench-callgrind");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    println!("## Instructions per request (callgrind, pipelined 16 B, {MANY} − {FEW} requests)\n");
-    println!("| server | instructions / request | ÷ floor | profile |");
-    println!("|---|---|---|---|");
-    let mut floor = None;
-    let mut rows = Vec::new();
-    for server in [
-        Server::Floor,
-        Server::Typed,
-        Server::RmcpPipes,
-        Server::RmcpStdio,
-    ] {
-        eprintln!("callgrind: {}", server.name());
-        let (few, _) = counted(&dir, server, FEW)?;
-        let (many, file) = counted(&dir, server, MANY)?;
-        let per_request = many.saturating_sub(few) as f64 / (MANY - FEW) as f64;
-        if server == Server::Floor {
-            floor = Some(per_request);
-        }
-        rows.push((server, per_request, file));
-    }
-    for (server, per_request, file) in rows {
-        let ratio = floor.map_or(f64::NAN, |f| per_request / f);
+    for (payload, few, many) in RUNS {
         println!(
-            "| {} | {per_request:.0} | {ratio:.1}× | `{}` |",
-            server.name(),
-            file.display()
+            "## Instructions per request (callgrind, pipelined, {payload} B text, \
+             {many} − {few} requests)\n"
         );
+        println!("| server | instructions / request | ÷ floor | profile |");
+        println!("|---|---|---|---|");
+        let mut floor = None;
+        let mut rows = Vec::new();
+        for server in [
+            Server::Floor,
+            Server::Typed,
+            Server::RmcpPipes,
+            Server::RmcpStdio,
+        ] {
+            eprintln!("callgrind: {} at {payload} B", server.name());
+            let (fewer, _) = counted(&dir, server, payload, few)?;
+            let (more, file) = counted(&dir, server, payload, many)?;
+            let per_request = more.saturating_sub(fewer) as f64 / (many - few) as f64;
+            if server == Server::Floor {
+                floor = Some(per_request);
+            }
+            rows.push((server, per_request, file));
+        }
+        for (server, per_request, file) in rows {
+            let ratio = floor.map_or(f64::NAN, |f| per_request / f);
+            println!(
+                "| {} | {per_request:.0} | {ratio:.1}× | `{}` |",
+                server.name(),
+                file.display()
+            );
+        }
+        println!();
     }
-    println!();
     Ok(())
 }
