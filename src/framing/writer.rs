@@ -9,7 +9,11 @@ use crate::jsonrpc::{encode_batch_line, Message, Notification, Request, Response
 use super::FramingError;
 
 /// Default number of messages that may wait for the writer before senders are held back.
-pub const DEFAULT_WRITER_QUEUE: usize = 1024;
+///
+/// The queue is bounded by count, so its memory is this many times the largest answer: 64
+/// matches the request loop's default in-flight bound (a larger queue only holds more
+/// finished answers in memory; with 1,024, 64 KiB answers held ~134 MB).
+pub const DEFAULT_WRITER_QUEUE: usize = 64;
 
 /// Write in pieces of about this size when many messages are queued.
 const WRITE_THRESHOLD_BYTES: usize = 64 * 1024;

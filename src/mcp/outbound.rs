@@ -93,6 +93,26 @@ pub(crate) fn respond<T: Serialize>(kind: ResultKind, result: &T) -> HandlerResu
 
 /// Validates an already built result value as `kind` and returns it as raw JSON.
 pub(crate) fn respond_value(kind: ResultKind, value: &Value) -> HandlerResult {
+    respond_value_checked(kind, value)?;
+    serde_json::value::to_raw_value(value).map_err(|error| {
+        tracing::error!(result = kind.type_name(), %error, "serializing a result failed");
+        internal_error("the server failed to build its result")
+    })
+}
+
+/// Validates a result the tool runner already rendered as compact JSON, and sends that text
+/// as it is: parsing it once for the validator is needed, serializing it again is not.
+pub(crate) fn respond_rendered(kind: ResultKind, rendered: Box<RawValue>) -> HandlerResult {
+    let value = parse_rendered(&rendered)?;
+    respond_value_checked(kind, &value)?;
+    Ok(rendered)
+}
+
+/// The validation half of [`respond_value`].
+fn respond_value_checked(
+    kind: ResultKind,
+    value: &Value,
+) -> Result<(), crate::jsonrpc::ErrorObject<'static>> {
     if let Err(errors) = (kind.validator())(value) {
         let listed: Vec<String> = errors.iter().map(ToString::to_string).collect();
         tracing::error!(
@@ -105,10 +125,7 @@ pub(crate) fn respond_value(kind: ResultKind, value: &Value) -> HandlerResult {
             "the server produced an invalid result; it was not sent",
         ));
     }
-    serde_json::value::to_raw_value(value).map_err(|error| {
-        tracing::error!(result = kind.type_name(), %error, "serializing a result failed");
-        internal_error("the server failed to build its result")
-    })
+    Ok(())
 }
 
 /// Parses a result the tool runner rendered, for [`respond_value`].

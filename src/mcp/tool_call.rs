@@ -4,12 +4,13 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::era::Era;
-use super::outbound::{parse_rendered, respond, respond_value, ResultKind};
+use super::outbound::{parse_rendered, respond, respond_rendered, respond_value, ResultKind};
 use super::params::{invalid_params, violation};
 use super::tools::ToolDefinition;
 use crate::cache::{Cache, CachePolicy, CacheSource};
@@ -162,17 +163,32 @@ impl ToolSet {
 /// its results allow additional members, and the structured error (with the violations'
 /// paths) is what lets a model correct its call.
 fn render_for_era(result: &ToolCallResult, era: Era) -> HandlerResult {
-    let mut value = parse_rendered(&result.json)?;
     match era {
-        Era::Modern => respond_value(ResultKind::CallTool, &value),
+        Era::Modern => respond_rendered(ResultKind::CallTool, result.json.clone()),
         Era::Legacy(_) => {
-            if let Value::Object(map) = &mut value {
-                map.remove("resultType");
+            // The runner always renders `resultType` first: cut it from the text rather
+            // than re-serializing the whole result (which may hold a large text twice).
+            let legacy = result
+                .json
+                .get()
+                .strip_prefix(MODERN_RESULT_PREFIX)
+                .map(|rest| RawValue::from_string(format!("{{{rest}")));
+            match legacy {
+                Some(Ok(raw)) => respond_rendered(ResultKind::LegacyCallTool, raw),
+                _ => {
+                    let mut value = parse_rendered(&result.json)?;
+                    if let Value::Object(map) = &mut value {
+                        map.remove("resultType");
+                    }
+                    respond_value(ResultKind::LegacyCallTool, &value)
+                }
             }
-            respond_value(ResultKind::LegacyCallTool, &value)
         }
     }
 }
+
+/// How every result the tool runner renders begins.
+const MODERN_RESULT_PREFIX: &str = r#"{"resultType":"complete","#;
 
 /// Writes a call's progress reports as `notifications/progress`, in order, and never after
 /// the call's response: [`ProgressForwarder::finish`] returns once every report made while
