@@ -6,10 +6,12 @@
 //!   a [`LineBuffer`] filled by hand.
 //! - [`spawn_writer`] starts the one task that owns the output; everything else sends
 //!   through a [`WriterHandle`], so messages never interleave.
+//! - [`stdio()`] gives this process's stdin/stdout, as non-blocking pipes when they are pipes.
 
 mod buffer;
 mod decoder;
 mod reader;
+mod stdio;
 mod writer;
 
 use std::borrow::Cow;
@@ -21,6 +23,7 @@ use crate::jsonrpc::{ErrorCode, ErrorObject, Response};
 pub use buffer::LineBuffer;
 pub use decoder::LineDecoder;
 pub use reader::{FrameReader, DEFAULT_READ_CHUNK_BYTES};
+pub use stdio::{stdio, StdinReader, StdioKind, StdoutWriter};
 pub use writer::{spawn_writer, Outbound, WriterHandle, WriterTask, DEFAULT_WRITER_QUEUE};
 
 /// Default longest accepted line: 16 MiB.

@@ -284,8 +284,10 @@ impl McpServer {
 
     /// Serves stdin / stdout, stopping gracefully on SIGTERM / SIGINT too.
     ///
-    /// Tokio reads stdin on a thread a signal cannot interrupt: once this returns, end the
-    /// runtime with `Runtime::shutdown_background` rather than waiting for that read (see
+    /// When both are pipes (as when a client spawns the server) they are driven as
+    /// non-blocking FIFOs (see [`crate::framing::stdio()`]). Otherwise tokio reads stdin on a
+    /// thread a signal cannot interrupt: once this returns, end the runtime with
+    /// `Runtime::shutdown_background` rather than waiting for that read (see
     /// `examples/demo_server.rs`).
     ///
     /// # Errors
@@ -293,8 +295,9 @@ impl McpServer {
     /// As [`McpServer::serve`].
     pub async fn serve_stdio(&self) -> Result<ShutdownReport, McpError> {
         let options = self.serve_options.clone().stop_on_signals(true);
-        self.serve_with(tokio::io::stdin(), tokio::io::stdout(), options)
-            .await
+        let (input, output, kind) = crate::framing::stdio();
+        tracing::debug!(?kind, "serving stdio");
+        self.serve_with(input, output, options).await
     }
 
     async fn serve_with<R, W>(
