@@ -338,13 +338,7 @@ impl<H: Handler> State<H> {
             self.submit(Job::Batch(slots));
             return;
         }
-        let responses: Vec<Response<'static>> = slots
-            .into_iter()
-            .filter_map(|slot| match slot {
-                Slot::Ready(response) => Some(response),
-                Slot::Pending(_) | Slot::Silent => None,
-            })
-            .collect();
+        let responses = Slot::answers(slots);
         if !responses.is_empty() {
             self.send(Outbound::Batch(responses)).await;
         }

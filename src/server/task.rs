@@ -43,6 +43,20 @@ pub(crate) enum Slot {
     Silent,
 }
 
+impl Slot {
+    /// The answers of a finished batch, in input order (requests still pending and silent
+    /// members give none).
+    pub(crate) fn answers(slots: Vec<Slot>) -> Vec<Response<'static>> {
+        slots
+            .into_iter()
+            .filter_map(|slot| match slot {
+                Slot::Ready(response) => Some(response),
+                Slot::Pending(_) | Slot::Silent => None,
+            })
+            .collect()
+    }
+}
+
 /// Work waiting for a free slot.
 #[derive(Debug)]
 pub(crate) enum Job {
@@ -212,13 +226,7 @@ pub(crate) async fn batch_task<H: Handler>(
             slots[*index] = Slot::Ready(response);
         }
     }
-    let responses: Vec<Response<'static>> = slots
-        .into_iter()
-        .filter_map(|slot| match slot {
-            Slot::Ready(response) => Some(response),
-            Slot::Pending(_) | Slot::Silent => None,
-        })
-        .collect();
+    let responses = Slot::answers(slots);
     let outbound = (!responses.is_empty()).then_some(Outbound::Batch(responses));
     let outcome = send(&shared, outbound).await;
     drop(permits);
