@@ -12,6 +12,8 @@ pub mod cache;
 pub mod config;
 pub mod framing;
 pub mod generated;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod jsonrpc;
 pub mod logging;
 pub mod mcp;

@@ -144,10 +144,18 @@ async fn an_unsupported_modern_version_is_32022_with_the_supported_list() {
         .iter()
         .map(|v| v.as_str().unwrap())
         .collect();
-    assert_eq!(
-        supported,
-        ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]
-    );
+    // The same list as server/discover's supportedVersions: the versions a request may name.
+    let discover = client
+        .result(json!(9), "server/discover", Some(modern(json!({}))))
+        .await;
+    let listed: Vec<&str> = discover["supportedVersions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(supported, listed);
+    assert_eq!(supported, ["2026-07-28"]);
     // The probe chose no era: the client may still fall back to the handshake.
     let init = client
         .result(

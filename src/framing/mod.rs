@@ -24,7 +24,10 @@ pub use buffer::LineBuffer;
 pub use decoder::LineDecoder;
 pub use reader::{FrameReader, DEFAULT_READ_CHUNK_BYTES};
 pub use stdio::{stdio, StdinReader, StdioKind, StdoutWriter};
-pub use writer::{spawn_writer, Outbound, WriterHandle, WriterTask, DEFAULT_WRITER_QUEUE};
+pub use writer::{
+    message_channel, spawn_writer, MessageReceiver, Outbound, WriterHandle, WriterTask,
+    DEFAULT_WRITER_QUEUE,
+};
 
 /// Default longest accepted line: 16 MiB.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 16 * 1024 * 1024;

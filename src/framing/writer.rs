@@ -87,6 +87,60 @@ impl WriterHandle {
     }
 }
 
+/// The receiving end of [`message_channel`]: the messages handlers send, for a transport
+/// that frames them itself (each HTTP response, each event stream).
+pub struct MessageReceiver {
+    receiver: mpsc::Receiver<Command>,
+}
+
+impl std::fmt::Debug for MessageReceiver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MessageReceiver")
+            .field("queued", &self.receiver.len())
+            .finish()
+    }
+}
+
+impl MessageReceiver {
+    /// The next message, or `None` once every [`WriterHandle`] of the channel is gone.
+    pub async fn recv(&mut self) -> Option<Outbound> {
+        loop {
+            match self.receiver.recv().await? {
+                Command::Write(outbound) => return Some(outbound),
+                Command::Shutdown => self.receiver.close(),
+            }
+        }
+    }
+
+    /// Stops accepting messages; those already queued can still be received.
+    pub fn close(&mut self) {
+        self.receiver.close();
+    }
+}
+
+/// A bounded queue of outbound messages with no writer task behind it: handlers send
+/// through the [`WriterHandle`] as usual, and the caller takes the messages from the
+/// [`MessageReceiver`] and frames them for its transport. `capacity` is at least 1.
+///
+/// ```
+/// use std::borrow::Cow;
+/// use typed_mcp::framing::{message_channel, Outbound};
+/// use typed_mcp::jsonrpc::Notification;
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let (handle, mut receiver) = message_channel(4);
+/// handle.send(Notification::new("notifications/progress", None)).await.unwrap();
+/// drop(handle);
+/// assert!(matches!(receiver.recv().await, Some(Outbound::Message(_))));
+/// assert!(receiver.recv().await.is_none());
+/// # });
+/// ```
+#[must_use]
+pub fn message_channel(capacity: usize) -> (WriterHandle, MessageReceiver) {
+    let (sender, receiver) = mpsc::channel(capacity.max(1));
+    (WriterHandle { sender }, MessageReceiver { receiver })
+}
+
 /// The running writer task; [`shutdown`](Self::shutdown) stops it and returns the output.
 ///
 /// Dropping it without shutting down leaves the task running until every

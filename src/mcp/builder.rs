@@ -194,7 +194,11 @@ impl McpServerBuilder {
                 .then_some(ServerCapabilitiesTools { list_changed: None }),
         };
         let line_limit = ServeOptions::from_limits(&self.limits).max_line_bytes_value();
+        #[cfg(feature = "http")]
+        let http_options = crate::http::HttpOptions::from_limits(&self.limits);
         Ok(McpServer {
+            #[cfg(feature = "http")]
+            http_options,
             state: Arc::new(ServerState {
                 info: self.info,
                 instructions: self.instructions,
@@ -227,6 +231,8 @@ pub(crate) struct ServerState {
 pub struct McpServer {
     state: Arc<ServerState>,
     serve_options: ServeOptions,
+    #[cfg(feature = "http")]
+    http_options: crate::http::HttpOptions,
 }
 
 impl McpServer {
@@ -298,6 +304,51 @@ impl McpServer {
         let (input, output, kind) = crate::framing::stdio();
         tracing::debug!(?kind, "serving stdio");
         self.serve_with(input, output, options).await
+    }
+
+    /// The HTTP options derived from the server's limits (loopback only): the starting
+    /// point for [`http_service`](Self::http_service).
+    #[cfg(feature = "http")]
+    pub fn http_options(&self) -> crate::http::HttpOptions {
+        self.http_options.clone()
+    }
+
+    /// This server as a `tower::Service` of HTTP requests, to mount in an axum `Router` at
+    /// any path (see [`crate::http`]). Every call makes a service with its own sessions;
+    /// tools, cache and limits are shared with every other way this server serves.
+    #[cfg(feature = "http")]
+    pub fn http_service(&self, options: crate::http::HttpOptions) -> crate::http::McpHttpService {
+        crate::http::McpHttpService::new(Arc::clone(&self.state), options)
+    }
+
+    /// Listens on `addr` and serves Streamable HTTP at `http://ADDR/mcp`, with the HTTP
+    /// options of the server's limits; `Host`/`Origin` are restricted to the loopback forms
+    /// when `addr` is a loopback address. Returns once listening.
+    ///
+    /// # Errors
+    ///
+    /// [`HttpError::Bind`](crate::http::HttpError::Bind) when the address cannot be bound.
+    #[cfg(feature = "http")]
+    pub async fn serve_http(
+        &self,
+        addr: std::net::SocketAddr,
+    ) -> Result<crate::http::RunningHttpServer, crate::http::HttpError> {
+        let options = self.http_options().bound_to(addr);
+        self.serve_http_with(addr, options).await
+    }
+
+    /// [`serve_http`](Self::serve_http) with explicit options.
+    ///
+    /// # Errors
+    ///
+    /// As [`serve_http`](Self::serve_http).
+    #[cfg(feature = "http")]
+    pub async fn serve_http_with(
+        &self,
+        addr: std::net::SocketAddr,
+        options: crate::http::HttpOptions,
+    ) -> Result<crate::http::RunningHttpServer, crate::http::HttpError> {
+        crate::http::start(addr, self.http_service(options)).await
     }
 
     async fn serve_with<R, W>(

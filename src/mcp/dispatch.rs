@@ -49,6 +49,8 @@ pub(crate) struct Connection {
     state: Arc<ServerState>,
     session: Session,
     batches: SharedBatchPolicy,
+    /// One request of the stateless HTTP transport: 2026-07-28 only, no handshake.
+    stateless: bool,
 }
 
 /// What the era gate decided for a request.
@@ -67,7 +69,46 @@ impl Connection {
             state,
             session: Session::new(),
             batches,
+            stateless: false,
         }
+    }
+
+    /// A connection for one stateless (2026-07-28) HTTP request: `initialize` and `ping` do
+    /// not exist there (`-32601`).
+    #[cfg(feature = "http")]
+    pub(crate) fn stateless(state: Arc<ServerState>) -> Self {
+        let mut connection = Self::new(
+            state,
+            SharedBatchPolicy::new(crate::jsonrpc::BatchPolicy::Reject),
+        );
+        connection.stateless = true;
+        connection
+    }
+
+    /// The version `initialize` negotiated, once it has.
+    #[cfg(feature = "http")]
+    pub(crate) fn legacy_version(&self) -> Option<&'static str> {
+        match self.session.state() {
+            SessionState::Legacy { version, .. } => Some(version),
+            SessionState::Undecided | SessionState::Modern => None,
+        }
+    }
+
+    /// Passes a notification on, as the request loop would.
+    #[cfg(feature = "http")]
+    pub(crate) async fn deliver_notification(
+        &self,
+        ctx: NotificationContext,
+        method: &str,
+        params: Option<&RawValue>,
+    ) {
+        self.handle_notification(ctx, method, params).await;
+    }
+
+    /// Passes a response from the client on, as the request loop would.
+    #[cfg(feature = "http")]
+    pub(crate) async fn deliver_response(&self, response: crate::jsonrpc::Response<'static>) {
+        self.handle_response(response).await;
     }
 
     fn route(&self, method: &str, params: Option<&Value>) -> Result<Route, ErrorObject<'static>> {
@@ -75,6 +116,10 @@ impl Connection {
             .and_then(|p| p.get("_meta"))
             .and_then(|meta| meta.get(PROTOCOL_VERSION_KEY));
         let state = self.session.state();
+        if self.stateless && matches!(method, "initialize" | "ping") {
+            // Removed in 2026-07-28.
+            return Err(method_not_found());
+        }
         if method == "initialize" {
             return match state {
                 SessionState::Undecided => Ok(Route::Initialize),
@@ -97,6 +142,11 @@ impl Connection {
             )),
             (SessionState::Legacy { version, .. }, None) => Ok(Route::Serve(Era::Legacy(version))),
             (SessionState::Undecided, None) if method == "ping" => Ok(Route::EarlyPing),
+            // server/discover exists in 2026-07-28 only: without its version it is a params
+            // error there (-32602), not a missing handshake.
+            (SessionState::Undecided, None) if method == "server/discover" || self.stateless => {
+                Ok(Route::Serve(Era::Modern))
+            }
             (SessionState::Undecided, None) => Err(invalid_request(
                 "the session is not initialized: send initialize (2025 versions) or carry \
                  io.modelcontextprotocol/protocolVersion in params._meta (2026-07-28)",
@@ -274,7 +324,7 @@ impl Connection {
                     extra: serde_json::Map::new(),
                 }),
                 result_type: ResultType::Complete,
-                supported_versions: MODERN_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
+                supported_versions: supported_versions(),
                 ttl_ms: state.hints.ttl_ms,
             },
         )

@@ -30,14 +30,12 @@ pub const LATEST_LEGACY_VERSION: &str = "2025-11-25";
 /// The `_meta` key naming a modern request's protocol version.
 pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 
-/// Every version this server speaks, modern first (the `supported` list of `-32022`).
+/// The versions a request may name in `params._meta`: the `supportedVersions` of
+/// `server/discover` and the `data.supported` of `-32022`, which are the same list (the 2025
+/// versions are not named per request: `initialize` negotiates them).
 #[must_use]
 pub fn supported_versions() -> Vec<String> {
-    MODERN_VERSIONS
-        .iter()
-        .chain(LEGACY_VERSIONS)
-        .map(|v| (*v).to_owned())
-        .collect()
+    MODERN_VERSIONS.iter().map(|v| (*v).to_owned()).collect()
 }
 
 /// The version a legacy server answers `initialize` with, given the client's offer.

@@ -58,7 +58,11 @@ mod resources;
 mod tool_call;
 mod tools;
 
+#[cfg(feature = "http")]
+pub(crate) use builder::ServerState;
 pub use builder::{CacheHints, McpServer, McpServerBuilder, DEFAULT_TTL_MS};
+#[cfg(feature = "http")]
+pub(crate) use dispatch::Connection;
 pub use prompts::{user_text, PromptArguments, PromptDefinition, PromptError, PromptRenderer};
 pub use resources::{ResourceDefinition, ResourceError, ResourceReader, UriPolicy};
 pub use tools::{ArgumentSchema, ToolDefinition};

@@ -55,6 +55,8 @@ mod task;
 use crate::framing::FramingError;
 
 pub use handler::{Handler, HandlerResult, NotificationContext, Peer, RequestContext};
+#[cfg(feature = "http")]
+pub(crate) use in_flight::{InFlight, Ticket};
 pub use options::{
     ServeOptions, SharedBatchPolicy, DEFAULT_GRACE_PERIOD, DEFAULT_MAX_IN_FLIGHT,
     DEFAULT_MAX_QUEUED,

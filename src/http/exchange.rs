@@ -1,0 +1,284 @@
+//! One JSON-RPC request over HTTP: the handler runs on its own task; its answer goes out as
+//! `application/json`, or as an event stream when notifications come first.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use futures_util::stream;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::framing::{message_channel, MessageReceiver, Outbound};
+use crate::jsonrpc::{ErrorCode, ErrorObject, Request, Response};
+use crate::mcp::Connection;
+use crate::server::{Handler, HandlerResult, Peer, RequestContext};
+
+use super::headers::accepts;
+use super::sessions::SessionTicket;
+use super::sse::{event, outbound_json};
+
+/// How an answer may go out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Delivery {
+    /// JSON only (the client does not accept event streams): notifications are dropped.
+    JsonOnly,
+    /// JSON, unless a notification comes before the response.
+    Auto,
+    /// An event stream from the start (the client asked for progress).
+    Stream,
+}
+
+impl Delivery {
+    /// What a request's `Accept` header allows.
+    pub(crate) fn for_accept(headers: &axum::http::HeaderMap) -> Self {
+        if accepts(headers, "text/event-stream") {
+            Self::Auto
+        } else {
+            Self::JsonOnly
+        }
+    }
+
+    /// A stream from the start when the request asked for progress and streams are allowed.
+    pub(crate) fn with_progress(self, wants_progress: bool) -> Self {
+        match self {
+            Self::Auto if wants_progress => Self::Stream,
+            other => other,
+        }
+    }
+
+    /// JSON whatever comes.
+    pub(crate) fn json_only(self) -> Self {
+        Self::JsonOnly
+    }
+}
+
+/// Notifications a request's handler may queue before it is held back.
+const NOTIFICATION_QUEUE: usize = 64;
+
+/// How the answer to a request goes out.
+pub(crate) enum Answer {
+    /// The response alone.
+    Json(Response<'static>),
+    /// An event stream: its notifications, then the response.
+    Stream(Streaming),
+    /// The request was cancelled: nothing is answered.
+    Cancelled,
+}
+
+/// A request whose handler is still running, answered as an event stream.
+pub(crate) struct Streaming {
+    first: VecDeque<Outbound>,
+    running: Running,
+}
+
+/// A handler task and the notifications it sends.
+struct Running {
+    task: Task,
+    receiver: MessageReceiver,
+}
+
+/// A handler task: cancelled and aborted when dropped before it finished (the client went
+/// away, or cancelled the request).
+struct Task {
+    handle: Option<JoinHandle<HandlerResult>>,
+    token: CancellationToken,
+    request: Request<'static>,
+    /// The session's record of the request, settled when it is answered.
+    ticket: Option<SessionTicket>,
+}
+
+impl Drop for Task {
+    fn drop(&mut self) {
+        if let Some(handle) = self.handle.take() {
+            self.token.cancel();
+            handle.abort();
+            tracing::debug!(id = %self.request.id.as_json(), "request abandoned: the HTTP client left");
+        }
+    }
+}
+
+/// What a finished handler task produced.
+enum Finished {
+    Response(Response<'static>),
+    Cancelled,
+}
+
+impl Running {
+    fn start(
+        connection: Arc<Connection>,
+        request: Request<'static>,
+        token: CancellationToken,
+        ticket: Option<SessionTicket>,
+    ) -> Self {
+        let (writer, receiver) = message_channel(NOTIFICATION_QUEUE);
+        let ctx = RequestContext::new(request.id.clone(), token.clone(), Peer::new(writer));
+        let method = request.method.clone();
+        let params = request.params.clone();
+        let handle = tokio::spawn(async move {
+            connection
+                .handle_request(ctx, &method, params.as_deref())
+                .await
+        });
+        Self {
+            task: Task {
+                handle: Some(handle),
+                token,
+                request,
+                ticket,
+            },
+            receiver,
+        }
+    }
+}
+
+impl Task {
+    /// Waits for the handler (not for its notifications).
+    async fn finish(&mut self) -> Finished {
+        let Some(handle) = self.handle.as_mut() else {
+            return Finished::Cancelled;
+        };
+        let cancelled = self.token.clone();
+        let joined = tokio::select! {
+            joined = handle => joined,
+            () = cancelled.cancelled() => {
+                // The client cancelled it (notifications/cancelled): no answer.
+                if let Some(handle) = self.handle.take() {
+                    handle.abort();
+                }
+                return Finished::Cancelled;
+            }
+        };
+        self.handle = None;
+        if let Some(ticket) = self.ticket.as_mut() {
+            if !ticket.settle() {
+                // Cancelled by the client just before it finished: no answer.
+                return Finished::Cancelled;
+            }
+        }
+        let id = self.request.id.clone();
+        Finished::Response(match joined {
+            Ok(Ok(result)) => Response::result(id, std::borrow::Cow::Owned(result)),
+            Ok(Err(error)) => Response::error(Some(id), error),
+            Err(join_error) => {
+                tracing::error!(%join_error, method = %self.request.method, "request handler failed");
+                Response::error(
+                    Some(id),
+                    ErrorObject::new(ErrorCode::INTERNAL_ERROR, "the request handler failed"),
+                )
+            }
+        })
+    }
+}
+
+/// Runs `request` on `connection` and answers as `delivery` allows.
+pub(crate) async fn run(
+    connection: Arc<Connection>,
+    request: Request<'static>,
+    token: CancellationToken,
+    delivery: Delivery,
+    ticket: Option<SessionTicket>,
+) -> Answer {
+    let mut running = Running::start(connection, request, token, ticket);
+    match delivery {
+        Delivery::Stream => {
+            return Answer::Stream(Streaming {
+                first: VecDeque::new(),
+                running,
+            })
+        }
+        Delivery::JsonOnly => {
+            let finished = running.task.finish().await;
+            running.receiver.close();
+            let mut dropped = 0_usize;
+            while running.receiver.recv().await.is_some() {
+                dropped += 1;
+            }
+            if dropped > 0 {
+                tracing::debug!(
+                    dropped,
+                    "notifications dropped: the client accepts JSON only"
+                );
+            }
+            return match finished {
+                Finished::Response(response) => Answer::Json(response),
+                Finished::Cancelled => Answer::Cancelled,
+            };
+        }
+        Delivery::Auto => {}
+    }
+    let first = tokio::select! {
+        biased;
+        Some(notification) = running.receiver.recv() => notification,
+        finished = running.task.finish() => {
+            let Finished::Response(response) = finished else {
+                return Answer::Cancelled;
+            };
+            // Anything the handler queued went out before its answer: keep the order.
+            running.receiver.close();
+            let mut queued = VecDeque::new();
+            while let Some(outbound) = running.receiver.recv().await {
+                queued.push_back(outbound);
+            }
+            if queued.is_empty() {
+                return Answer::Json(response);
+            }
+            queued.push_back(Outbound::from(response));
+            return Answer::Stream(Streaming { first: queued, running });
+        }
+    };
+    Answer::Stream(Streaming {
+        first: VecDeque::from([first]),
+        running,
+    })
+}
+
+/// The state of an answer's event stream.
+enum Phase {
+    /// Forwarding notifications until the handler answers.
+    Running,
+    /// The response is out (or the request was cancelled): drain what is queued, then end.
+    Draining,
+}
+
+impl Streaming {
+    /// The events of this answer: queued messages first, notifications as they come, the
+    /// response last. Dropping the stream before its end cancels the request.
+    pub(crate) fn into_events(self) -> impl futures_util::Stream<Item = Bytes> + Send {
+        let state = (self, Phase::Running);
+        stream::unfold(state, |(mut this, mut phase)| async move {
+            loop {
+                if let Some(outbound) = this.first.pop_front() {
+                    let bytes = event(None, &outbound_json(&outbound));
+                    return Some((bytes, (this, phase)));
+                }
+                match phase {
+                    Phase::Draining => return None,
+                    Phase::Running => {
+                        let running = &mut this.running;
+                        if running.task.handle.is_none() {
+                            phase = Phase::Draining;
+                            continue;
+                        }
+                        tokio::select! {
+                            biased;
+                            Some(outbound) = running.receiver.recv() => {
+                                this.first.push_back(outbound);
+                            }
+                            finished = running.task.finish() => {
+                                running.receiver.close();
+                                while let Some(outbound) = running.receiver.recv().await {
+                                    this.first.push_back(outbound);
+                                }
+                                if let Finished::Response(response) = finished {
+                                    this.first.push_back(Outbound::from(response));
+                                }
+                                phase = Phase::Draining;
+                            }
+                        }
+                    }
+                }
+            }
+        })
+    }
+}

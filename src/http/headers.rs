@@ -1,0 +1,88 @@
+//! The MCP header names, and reading a header as text.
+
+use axum::http::{HeaderMap, HeaderName};
+
+/// The session id a 2025-era server assigns in its `initialize` answer.
+pub const MCP_SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+/// The protocol version of the request (from 2025-06-18 on).
+pub const MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+/// The JSON-RPC method of a 2026-07-28 request.
+pub const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+/// The tool or prompt name, or the resource URI, of a 2026-07-28 request.
+pub const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
+/// The last event a client resuming an event stream received.
+pub const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+
+/// A header's value as text: `Ok(None)` when absent, `Err(())` when present more than once
+/// or not visible ASCII.
+pub(crate) fn single<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Result<Option<&'h str>, ()> {
+    let mut values = headers.get_all(name).iter();
+    let Some(first) = values.next() else {
+        return Ok(None);
+    };
+    if values.next().is_some() {
+        return Err(());
+    }
+    first.to_str().map(|text| Some(text.trim())).map_err(|_| ())
+}
+
+/// Whether a comma-separated `Accept` header lists `media` (or a wildcard covering it).
+pub(crate) fn accepts(headers: &HeaderMap, media: &str) -> bool {
+    let (kind, _) = media.split_once('/').unwrap_or((media, ""));
+    headers
+        .get_all(axum::http::header::ACCEPT)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .map(|item| item.split(';').next().unwrap_or("").trim())
+        .any(|item| {
+            item.eq_ignore_ascii_case(media)
+                || item == "*/*"
+                || item
+                    .strip_suffix("/*")
+                    .is_some_and(|prefix| prefix.eq_ignore_ascii_case(kind))
+        })
+}
+
+/// Whether `Content-Type` is `application/json` (parameters such as `charset` allowed).
+pub(crate) fn is_json_content(headers: &HeaderMap) -> bool {
+    headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    #[test]
+    fn accept_lists_and_wildcards() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            axum::http::header::ACCEPT,
+            HeaderValue::from_static("application/json;q=0.9, text/event-stream"),
+        );
+        assert!(accepts(&headers, "application/json"));
+        assert!(accepts(&headers, "text/event-stream"));
+        assert!(!accepts(&headers, "text/html"));
+        headers.insert(
+            axum::http::header::ACCEPT,
+            HeaderValue::from_static("text/*"),
+        );
+        assert!(accepts(&headers, "text/event-stream"));
+        assert!(!accepts(&headers, "application/json"));
+    }
+
+    #[test]
+    fn a_repeated_header_is_refused() {
+        let mut headers = HeaderMap::new();
+        headers.append(MCP_METHOD, HeaderValue::from_static("a"));
+        assert_eq!(single(&headers, &MCP_METHOD), Ok(Some("a")));
+        headers.append(MCP_METHOD, HeaderValue::from_static("b"));
+        assert_eq!(single(&headers, &MCP_METHOD), Err(()));
+        assert_eq!(single(&headers, &MCP_NAME), Ok(None));
+    }
+}

@@ -1,0 +1,159 @@
+//! `serve_http`: a listener that serves an [`McpHttpService`] at [`MCP_PATH`] with hyper,
+//! with header read timeouts and graceful shutdown.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use tokio::net::TcpListener;
+use tokio::task::{JoinHandle, JoinSet};
+use tokio_util::sync::CancellationToken;
+
+use super::{HttpError, McpHttpService, MCP_PATH};
+
+/// How long open connections get to finish after shutdown was asked for.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// A running HTTP server: its address, and the handle that stops it.
+#[derive(Debug)]
+pub struct RunningHttpServer {
+    local_addr: SocketAddr,
+    stop: CancellationToken,
+    task: JoinHandle<Result<(), HttpError>>,
+}
+
+impl RunningHttpServer {
+    /// The address bound (with the port the OS chose for port 0).
+    #[must_use]
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The endpoint URL, `http://ADDR/mcp`.
+    #[must_use]
+    pub fn url(&self) -> String {
+        format!("http://{}{MCP_PATH}", self.local_addr)
+    }
+
+    /// A token that stops the server when cancelled (e.g. from a signal handler).
+    #[must_use]
+    pub fn stop_token(&self) -> CancellationToken {
+        self.stop.clone()
+    }
+
+    /// Stops accepting, lets open connections finish (a few seconds at most), and waits.
+    ///
+    /// # Errors
+    ///
+    /// As [`wait`](Self::wait).
+    pub async fn shutdown(self) -> Result<(), HttpError> {
+        self.stop.cancel();
+        self.wait().await
+    }
+
+    /// Waits until the server stops (after [`stop_token`](Self::stop_token) is cancelled,
+    /// or a fatal accept error).
+    ///
+    /// # Errors
+    ///
+    /// [`HttpError::Accept`] when accepting failed for good, [`HttpError::ListenerFailed`]
+    /// when the listener task panicked.
+    pub async fn wait(self) -> Result<(), HttpError> {
+        match self.task.await {
+            Ok(result) => result,
+            Err(error) => {
+                tracing::error!(%error, "the HTTP listener task failed");
+                Err(HttpError::ListenerFailed)
+            }
+        }
+    }
+}
+
+/// Binds `addr` and serves `service` at [`MCP_PATH`] (other paths: 404).
+pub(crate) async fn start(
+    addr: SocketAddr,
+    service: McpHttpService,
+) -> Result<RunningHttpServer, HttpError> {
+    let listener = TcpListener::bind(addr)
+        .await
+        .map_err(|source| HttpError::Bind { addr, source })?;
+    let local_addr = listener
+        .local_addr()
+        .map_err(|source| HttpError::Bind { addr, source })?;
+    let header_timeout = service.options().header_read_timeout();
+    let router = axum::Router::new().route_service(MCP_PATH, service);
+    let stop = CancellationToken::new();
+    let task = tokio::spawn(accept_loop(listener, router, header_timeout, stop.clone()));
+    tracing::info!(%local_addr, "serving MCP over HTTP");
+    Ok(RunningHttpServer {
+        local_addr,
+        stop,
+        task,
+    })
+}
+
+async fn accept_loop(
+    listener: TcpListener,
+    router: axum::Router,
+    header_timeout: Duration,
+    stop: CancellationToken,
+) -> Result<(), HttpError> {
+    let mut connections = JoinSet::new();
+    let mut consecutive_errors = 0_u32;
+    loop {
+        let accepted = tokio::select! {
+            () = stop.cancelled() => break,
+            Some(_finished) = connections.join_next(), if !connections.is_empty() => continue,
+            accepted = listener.accept() => accepted,
+        };
+        let (socket, peer) = match accepted {
+            Ok(accepted) => {
+                consecutive_errors = 0;
+                accepted
+            }
+            Err(error) => {
+                // Out of file descriptors and the like: back off, give up if it persists.
+                consecutive_errors += 1;
+                tracing::warn!(%error, "accepting a connection failed");
+                if consecutive_errors > 100 {
+                    return Err(HttpError::Accept(error));
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        if let Err(error) = socket.set_nodelay(true) {
+            tracing::debug!(%error, "TCP_NODELAY not set");
+        }
+        let service = TowerToHyperService::new(router.clone());
+        let stop = stop.clone();
+        let _abort = connections.spawn(async move {
+            let connection = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(header_timeout)
+                .keep_alive(true)
+                .serve_connection(TokioIo::new(socket), service);
+            tokio::pin!(connection);
+            tokio::select! {
+                result = connection.as_mut() => {
+                    if let Err(error) = result {
+                        tracing::debug!(%error, %peer, "HTTP connection ended with an error");
+                    }
+                }
+                () = stop.cancelled() => {
+                    connection.as_mut().graceful_shutdown();
+                    match tokio::time::timeout(SHUTDOWN_GRACE, connection).await {
+                        Ok(Ok(())) => {}
+                        Ok(Err(error)) => tracing::debug!(%error, %peer, "HTTP connection ended with an error"),
+                        Err(_elapsed) => tracing::debug!(%peer, "HTTP connection cut at shutdown"),
+                    }
+                }
+            }
+        });
+    }
+    drop(listener);
+    while connections.join_next().await.is_some() {}
+    tracing::info!("HTTP server stopped");
+    Ok(())
+}

@@ -1,0 +1,103 @@
+//! What the HTTP transport is configured with: the `http` section of the limits, the body
+//! bound, and whether the server listens on loopback only.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use crate::generated::limits::{HttpLimits, Limits};
+
+/// Options of the HTTP transport. Built from the limits ([`HttpOptions::from_limits`]);
+/// [`McpServer::serve_http`](crate::mcp::McpServer::serve_http) derives them from the
+/// server's own limits and the address it binds.
+///
+/// ```
+/// use typed_mcp::config::parse_limits;
+/// use typed_mcp::http::HttpOptions;
+///
+/// let limits = parse_limits(r#"{"http": {"maxSessions": 8}}"#).unwrap();
+/// let options = HttpOptions::from_limits(&limits).loopback_only(false);
+/// assert_eq!(options.max_sessions(), 8);
+/// ```
+#[derive(Clone, Debug)]
+#[must_use]
+pub struct HttpOptions {
+    pub(crate) limits: HttpLimits,
+    pub(crate) max_body_bytes: usize,
+    pub(crate) loopback_only: bool,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self::from_limits(&Limits::default())
+    }
+}
+
+impl HttpOptions {
+    /// The `http` section of `limits`, with the body bounded by `request.maxLineBytes`.
+    /// Loopback only until told otherwise.
+    pub fn from_limits(limits: &Limits) -> Self {
+        Self {
+            limits: limits.http.clone(),
+            max_body_bytes: usize::try_from(limits.request.max_line_bytes).unwrap_or(usize::MAX),
+            loopback_only: true,
+        }
+    }
+
+    /// Whether the server is reachable on loopback only. Then, unless the limits list
+    /// `allowedHosts` / `allowedOrigins`, only the loopback forms of `Host` (`localhost`,
+    /// `127.0.0.1`, `[::1]`, any port) and `Origin` (`http(s)://` one of those) are accepted,
+    /// which defeats DNS rebinding. When `false` and the lists are empty, any `Host` is
+    /// accepted and every request carrying an `Origin` is refused.
+    pub fn loopback_only(mut self, loopback_only: bool) -> Self {
+        self.loopback_only = loopback_only;
+        self
+    }
+
+    /// [`loopback_only`](Self::loopback_only) as the address `addr` implies.
+    pub fn bound_to(self, addr: SocketAddr) -> Self {
+        self.loopback_only(addr.ip().is_loopback())
+    }
+
+    /// Largest number of open 2025-era sessions.
+    #[must_use]
+    pub fn max_sessions(&self) -> usize {
+        to_usize(u64::from(self.limits.max_sessions))
+    }
+
+    pub(crate) fn max_concurrent_requests(&self) -> usize {
+        to_usize(u64::from(self.limits.max_concurrent_requests))
+    }
+
+    pub(crate) fn retry_after_seconds(&self) -> u64 {
+        u64::from(self.limits.retry_after_seconds)
+    }
+
+    pub(crate) fn session_idle_timeout(&self) -> Duration {
+        Duration::from_millis(non_negative(self.limits.session_idle_timeout_ms))
+    }
+
+    pub(crate) fn header_read_timeout(&self) -> Duration {
+        Duration::from_millis(u64::from(self.limits.header_read_timeout_ms))
+    }
+
+    pub(crate) fn body_read_timeout(&self) -> Duration {
+        Duration::from_millis(u64::from(self.limits.body_read_timeout_ms))
+    }
+
+    pub(crate) fn sse_replay_events(&self) -> usize {
+        to_usize(self.limits.sse_replay_events)
+    }
+
+    pub(crate) fn sse_keep_alive(&self) -> Duration {
+        Duration::from_millis(non_negative(self.limits.sse_keep_alive_ms))
+    }
+}
+
+/// A bound the validator already kept positive, as `u64`.
+fn non_negative(value: i64) -> u64 {
+    u64::try_from(value).unwrap_or(0)
+}
+
+fn to_usize(value: u64) -> usize {
+    usize::try_from(value).unwrap_or(usize::MAX)
+}

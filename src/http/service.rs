@@ -1,0 +1,500 @@
+//! The tower service: Host/Origin checks, routing by HTTP method, the bound on concurrent
+//! POSTs, and each POST handed to its era.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use axum::body::Body;
+use axum::http::{HeaderMap, HeaderValue, Method, Request, StatusCode};
+use axum::response::Response as HttpResponse;
+use bytes::Bytes;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio_util::sync::CancellationToken;
+
+use crate::jsonrpc::{
+    encode_batch_line, parse_frame, BatchPolicy, ErrorCode, Frame, Message, ParseError,
+    Request as RpcRequest, Response,
+};
+use crate::mcp::era::LEGACY_VERSIONS;
+use crate::mcp::{Connection, ServerState};
+use crate::server::SharedBatchPolicy;
+
+use super::body::{declared_length, read, BodyError};
+use super::exchange::{self, Answer, Delivery};
+use super::guard;
+use super::headers::{accepts, is_json_content, single, MCP_PROTOCOL_VERSION, MCP_SESSION_ID};
+use super::modern::{check_headers, is_modern, ParamsProbe};
+use super::options::HttpOptions;
+use super::reply;
+use super::sessions::{HttpSession, OpenError, SessionStore, SessionTicket};
+use super::sse;
+use super::stream;
+
+/// An [`McpServer`](crate::mcp::McpServer) as a `tower::Service` of HTTP requests: mount it
+/// at any path of an axum `Router` (`route_service`), or serve it with hyper directly.
+/// Cheap to clone; clones share the sessions and the concurrency bound.
+#[derive(Clone, Debug)]
+pub struct McpHttpService {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    state: Arc<ServerState>,
+    options: HttpOptions,
+    sessions: SessionStore,
+    permits: Arc<Semaphore>,
+}
+
+impl McpHttpService {
+    pub(crate) fn new(state: Arc<ServerState>, options: HttpOptions) -> Self {
+        let sessions = SessionStore::new(
+            options.max_sessions(),
+            options.session_idle_timeout(),
+            options.sse_replay_events(),
+        );
+        let permits = Arc::new(Semaphore::new(options.max_concurrent_requests()));
+        Self {
+            inner: Arc::new(Inner {
+                state,
+                options,
+                sessions,
+                permits,
+            }),
+        }
+    }
+
+    /// How many 2025-era sessions are open.
+    #[must_use]
+    pub fn session_count(&self) -> usize {
+        self.inner.sessions.len()
+    }
+
+    /// The options this service runs with.
+    pub fn options(&self) -> &HttpOptions {
+        &self.inner.options
+    }
+}
+
+impl<B> tower::Service<Request<B>> for McpHttpService
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
+{
+    type Response = HttpResponse;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<HttpResponse, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let inner = Arc::clone(&self.inner);
+        Box::pin(async move { Ok(inner.handle(request.map(Body::new)).await) })
+    }
+}
+
+/// A 400 JSON-RPC error naming no request.
+fn bad_request(message: &'static str) -> HttpResponse {
+    reply::error(
+        StatusCode::BAD_REQUEST,
+        None,
+        ErrorCode::INVALID_REQUEST,
+        message,
+    )
+}
+
+/// Why the session a request names cannot be used.
+#[derive(Debug, Clone, Copy)]
+enum NoSession {
+    /// The header is malformed or repeated (400).
+    Malformed,
+    /// No live session has this id (404).
+    Unknown,
+}
+
+impl NoSession {
+    fn answer(self) -> HttpResponse {
+        match self {
+            Self::Malformed => bad_request("the Mcp-Session-Id header is malformed or repeated"),
+            Self::Unknown => reply::error(
+                StatusCode::NOT_FOUND,
+                None,
+                ErrorCode::INVALID_REQUEST,
+                "the session does not exist or has expired: initialize a new one",
+            ),
+        }
+    }
+}
+
+impl Inner {
+    async fn handle(self: Arc<Self>, request: Request<Body>) -> HttpResponse {
+        if let Err(refusal) = guard::check(request.headers(), &self.options) {
+            tracing::warn!(?refusal, "request refused: Host or Origin not allowed");
+            return reply::error(
+                StatusCode::FORBIDDEN,
+                None,
+                ErrorCode::INVALID_REQUEST,
+                refusal.message(),
+            );
+        }
+        match *request.method() {
+            Method::POST => self.post(request).await,
+            Method::GET => self.get(request.headers()),
+            Method::DELETE => self.delete(request.headers()),
+            _ => reply::method_not_allowed("GET, POST, DELETE"),
+        }
+    }
+
+    /// The session a request names: `Ok(None)` without the header.
+    fn session(&self, headers: &HeaderMap) -> Result<Option<Arc<HttpSession>>, NoSession> {
+        match single(headers, &MCP_SESSION_ID) {
+            Err(()) => Err(NoSession::Malformed),
+            Ok(None) => Ok(None),
+            Ok(Some(id)) => self.sessions.get(id).map(Some).ok_or(NoSession::Unknown),
+        }
+    }
+
+    async fn post(self: Arc<Self>, request: Request<Body>) -> HttpResponse {
+        let Ok(permit) = Arc::clone(&self.permits).try_acquire_owned() else {
+            tracing::warn!("request refused: too many requests in progress");
+            return reply::busy(
+                self.options.retry_after_seconds(),
+                "too many requests in progress: retry later",
+            );
+        };
+        let (parts, body) = request.into_parts();
+        let headers = &parts.headers;
+        if !accepts(headers, "application/json") && !accepts(headers, "text/event-stream") {
+            return reply::error(
+                StatusCode::NOT_ACCEPTABLE,
+                None,
+                ErrorCode::INVALID_REQUEST,
+                "the Accept header must allow application/json or text/event-stream",
+            );
+        }
+        if !is_json_content(headers) {
+            return reply::error(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                None,
+                ErrorCode::INVALID_REQUEST,
+                "the Content-Type must be application/json",
+            );
+        }
+        let session = match self.session(headers) {
+            Ok(session) => session,
+            Err(refusal) => return refusal.answer(),
+        };
+        let limit = self.options.max_body_bytes;
+        let timeout = self.options.body_read_timeout();
+        let bytes = match read(body, declared_length(headers), limit, timeout).await {
+            Ok(bytes) => bytes,
+            Err(error) => return body_error(&error),
+        };
+        let delivery = Delivery::for_accept(headers);
+        match session {
+            Some(session) => {
+                self.session_post(&session, headers, &bytes, delivery, permit)
+                    .await
+            }
+            None => {
+                self.sessionless_post(headers, &bytes, delivery, permit)
+                    .await
+            }
+        }
+    }
+
+    /// A POST without a session: a 2026-07-28 request, or a 2025 `initialize`.
+    async fn sessionless_post(
+        &self,
+        headers: &HeaderMap,
+        bytes: &[u8],
+        delivery: Delivery,
+        permit: OwnedSemaphorePermit,
+    ) -> HttpResponse {
+        let request = match parse_frame(bytes, BatchPolicy::Reject) {
+            Frame::Single(Ok(Message::Request(request))) => request.into_owned(),
+            // Stateless notifications and responses have nothing to act on.
+            Frame::Single(Ok(Message::Notification(_) | Message::Response(_))) => {
+                return reply::accepted()
+            }
+            Frame::Single(Err(error)) => return parse_failure(&error),
+            Frame::Batch(_) => return bad_request("batches are not accepted here"),
+        };
+        let probe = ParamsProbe::read(request.params.as_deref());
+        if is_modern(headers, &request.method, &probe) {
+            if let Err(error) = check_headers(headers, &request.method, &probe) {
+                let response = Response::error(Some(request.id), error);
+                return reply::message(StatusCode::BAD_REQUEST, &response);
+            }
+            let connection = Arc::new(Connection::stateless(Arc::clone(&self.state)));
+            let delivery = delivery.with_progress(probe.wants_progress);
+            let answer = exchange::run(
+                connection,
+                request,
+                CancellationToken::new(),
+                delivery,
+                None,
+            )
+            .await;
+            return respond(answer, true, permit);
+        }
+        if request.method == "initialize" {
+            return self.initialize(request, delivery, permit).await;
+        }
+        reply::error(
+            StatusCode::BAD_REQUEST,
+            Some(request.id),
+            ErrorCode::INVALID_REQUEST,
+            "the Mcp-Session-Id header is required: send initialize first (2025 versions), or \
+             name the version in params._meta (2026-07-28)",
+        )
+    }
+
+    /// `initialize`: a session is opened when it succeeds.
+    async fn initialize(
+        &self,
+        request: RpcRequest<'static>,
+        delivery: Delivery,
+        permit: OwnedSemaphorePermit,
+    ) -> HttpResponse {
+        let batches = SharedBatchPolicy::new(BatchPolicy::Reject);
+        let connection = Arc::new(Connection::new(Arc::clone(&self.state), batches.clone()));
+        let answer = exchange::run(
+            Arc::clone(&connection),
+            request,
+            CancellationToken::new(),
+            delivery.json_only(),
+            None,
+        )
+        .await;
+        let Answer::Json(response) = answer else {
+            return respond(answer, false, permit);
+        };
+        let Some(version) = connection.legacy_version().filter(|_| !response.is_error()) else {
+            return reply::message(StatusCode::OK, &response);
+        };
+        match self.sessions.open(connection, batches, version) {
+            Ok(session) => {
+                tracing::debug!(version, "HTTP session opened");
+                let mut answer = reply::message(StatusCode::OK, &response);
+                if let Ok(value) = HeaderValue::from_str(&session.id) {
+                    let _previous = answer.headers_mut().insert(MCP_SESSION_ID, value);
+                }
+                answer
+            }
+            Err(OpenError::Full) => {
+                tracing::warn!("initialize refused: the session limit is reached");
+                reply::busy(
+                    self.options.retry_after_seconds(),
+                    "too many open sessions: retry later",
+                )
+            }
+            Err(OpenError::NoRandomness) => reply::error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                None,
+                ErrorCode::INTERNAL_ERROR,
+                "no session id could be generated",
+            ),
+        }
+    }
+
+    /// A POST in a session.
+    async fn session_post(
+        &self,
+        session: &Arc<HttpSession>,
+        headers: &HeaderMap,
+        bytes: &[u8],
+        delivery: Delivery,
+        permit: OwnedSemaphorePermit,
+    ) -> HttpResponse {
+        match single(headers, &MCP_PROTOCOL_VERSION) {
+            Err(()) => {
+                return bad_request("the MCP-Protocol-Version header is malformed or repeated")
+            }
+            Ok(Some(version)) if !LEGACY_VERSIONS.contains(&version) => {
+                return bad_request(
+                    "the MCP-Protocol-Version header names a version this session does not speak",
+                )
+            }
+            Ok(_) => {}
+        }
+        match parse_frame(bytes, session.batches.get()) {
+            Frame::Single(Err(error)) => parse_failure(&error),
+            Frame::Single(Ok(Message::Request(request))) => {
+                let request = request.into_owned();
+                let probe = ParamsProbe::read(request.params.as_deref());
+                let delivery = delivery.with_progress(probe.wants_progress);
+                let answer = session_request(session, request, delivery).await;
+                respond(answer, false, permit)
+            }
+            Frame::Single(Ok(Message::Notification(notification))) => {
+                stream::session_notification(session, &notification).await;
+                reply::accepted()
+            }
+            Frame::Single(Ok(Message::Response(response))) => {
+                session
+                    .connection
+                    .deliver_response(response.into_owned())
+                    .await;
+                reply::accepted()
+            }
+            Frame::Batch(members) => {
+                let mut running = Vec::new();
+                let mut answers = Vec::new();
+                for member in members {
+                    match member {
+                        Err(error) => answers.push(error.to_error_response()),
+                        Ok(Message::Request(request)) => running.push(session_request(
+                            session,
+                            request.into_owned(),
+                            Delivery::JsonOnly,
+                        )),
+                        Ok(Message::Notification(notification)) => {
+                            stream::session_notification(session, &notification).await;
+                        }
+                        Ok(Message::Response(response)) => {
+                            session
+                                .connection
+                                .deliver_response(response.into_owned())
+                                .await;
+                        }
+                    }
+                }
+                for answer in futures_util::future::join_all(running).await {
+                    if let Answer::Json(response) = answer {
+                        answers.push(response);
+                    }
+                }
+                drop(permit);
+                let mut body = Vec::new();
+                if encode_batch_line(&answers, &mut body) {
+                    reply::json(StatusCode::OK, body)
+                } else {
+                    reply::accepted()
+                }
+            }
+        }
+    }
+
+    /// GET: the session's server-to-client event stream.
+    fn get(&self, headers: &HeaderMap) -> HttpResponse {
+        if !accepts(headers, "text/event-stream") {
+            return reply::error(
+                StatusCode::NOT_ACCEPTABLE,
+                None,
+                ErrorCode::INVALID_REQUEST,
+                "the Accept header must allow text/event-stream",
+            );
+        }
+        match self.session(headers) {
+            Err(refusal) => refusal.answer(),
+            // Stateless: there is no stream to open.
+            Ok(None) => reply::method_not_allowed("POST"),
+            Ok(Some(session)) => stream::open(session, headers, self.options.sse_keep_alive()),
+        }
+    }
+
+    /// DELETE: ends a session.
+    fn delete(&self, headers: &HeaderMap) -> HttpResponse {
+        match single(headers, &MCP_SESSION_ID) {
+            Err(()) => bad_request("the Mcp-Session-Id header is malformed or repeated"),
+            Ok(None) => reply::method_not_allowed("POST"),
+            Ok(Some(id)) if self.sessions.close(id) => {
+                tracing::debug!("HTTP session closed by the client");
+                let mut answer = HttpResponse::new(Body::empty());
+                *answer.status_mut() = StatusCode::OK;
+                answer
+            }
+            Ok(Some(_)) => reply::error(
+                StatusCode::NOT_FOUND,
+                None,
+                ErrorCode::INVALID_REQUEST,
+                "the session does not exist or has expired",
+            ),
+        }
+    }
+}
+
+/// Runs a request of a session: registered in flight (duplicate ids refused, cancellable by
+/// `notifications/cancelled`), answered unless cancelled.
+async fn session_request(
+    session: &Arc<HttpSession>,
+    request: RpcRequest<'static>,
+    delivery: Delivery,
+) -> Answer {
+    let Some(ticket) = session.register(&request.id) else {
+        let error = crate::jsonrpc::ErrorObject::new(
+            ErrorCode::INVALID_REQUEST,
+            "a request with this id is already in flight",
+        );
+        return Answer::Json(Response::error(Some(request.id), error));
+    };
+    let token = ticket.token.clone();
+    let ticket = SessionTicket::new(Arc::clone(session), ticket);
+    exchange::run(
+        Arc::clone(&session.connection),
+        request,
+        token,
+        delivery,
+        Some(ticket),
+    )
+    .await
+}
+
+/// The HTTP answer to a request's [`Answer`]. `modern`: errors carry the 2026-07-28 status.
+fn respond(answer: Answer, modern: bool, permit: OwnedSemaphorePermit) -> HttpResponse {
+    match answer {
+        Answer::Json(response) => {
+            let status = if modern {
+                reply::modern_response_status(&response)
+            } else {
+                StatusCode::OK
+            };
+            reply::message(status, &response)
+        }
+        Answer::Stream(streaming) => {
+            use futures_util::StreamExt as _;
+            // The permit is held until the stream ends.
+            let events = streaming.into_events().map(move |event| {
+                let _held = &permit;
+                event
+            });
+            sse::response(events)
+        }
+        // The client cancelled the request: it gets no answer, only the end of the exchange.
+        Answer::Cancelled => reply::accepted(),
+    }
+}
+
+/// A frame that is not a JSON-RPC message: 400 with the JSON-RPC layer's error.
+fn parse_failure(error: &ParseError) -> HttpResponse {
+    tracing::debug!(%error, "request body refused");
+    reply::message(StatusCode::BAD_REQUEST, &error.to_error_response())
+}
+
+fn body_error(error: &BodyError) -> HttpResponse {
+    match error {
+        BodyError::TooLarge { limit } => {
+            tracing::warn!(limit, "request body over the limit");
+            let message = format!("the request body exceeds the limit of {limit} bytes");
+            reply::error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                None,
+                ErrorCode::INVALID_REQUEST,
+                message,
+            )
+        }
+        BodyError::Timeout => reply::error(
+            StatusCode::REQUEST_TIMEOUT,
+            None,
+            ErrorCode::INVALID_REQUEST,
+            "the request body did not arrive in time",
+        ),
+        BodyError::Read => bad_request("the request body could not be read"),
+    }
+}

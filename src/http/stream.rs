@@ -1,0 +1,162 @@
+//! A session's server-to-client side: the GET event stream (with resumption) and the
+//! notifications a client POSTs into its session.
+
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response as HttpResponse;
+use bytes::Bytes;
+use futures_util::stream;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::jsonrpc::{ErrorCode, Id, Notification};
+use crate::server::{NotificationContext, CANCELLED_NOTIFICATION};
+
+use super::headers::{single, LAST_EVENT_ID};
+use super::reply;
+use super::sessions::HttpSession;
+use super::sse::{self, KEEP_ALIVE};
+
+/// Handles a notification POSTed into a session: `notifications/cancelled` cancels the
+/// request it names; others go to the MCP connection.
+pub(crate) async fn session_notification(
+    session: &Arc<HttpSession>,
+    notification: &Notification<'_>,
+) {
+    if notification.method == CANCELLED_NOTIFICATION {
+        #[derive(Deserialize)]
+        struct Cancelled<'a> {
+            #[serde(borrow, rename = "requestId")]
+            request_id: &'a RawValue,
+        }
+        let id = notification
+            .params
+            .as_deref()
+            .and_then(|params| serde_json::from_str::<Cancelled<'_>>(params.get()).ok())
+            .and_then(|cancelled| Id::from_raw(cancelled.request_id));
+        match id {
+            Some(id) if session.in_flight.cancel(&id) => {
+                tracing::debug!(id = %id.as_json(), "request cancelled by the client");
+            }
+            _ => tracing::debug!("cancellation ignored: no such request in flight"),
+        }
+        return;
+    }
+    let ctx = NotificationContext::new(session.standalone.clone());
+    session
+        .connection
+        .deliver_notification(ctx, &notification.method, notification.params.as_deref())
+        .await;
+}
+
+/// Marks the session's GET stream as open for as long as it lives.
+struct OpenStream {
+    session: Arc<HttpSession>,
+}
+
+impl Drop for OpenStream {
+    fn drop(&mut self) {
+        self.session.stream_open.store(false, Ordering::Release);
+    }
+}
+
+/// Opens the session's GET stream, replaying what a resuming client (`Last-Event-ID`)
+/// missed. One stream at a time: a message is never sent on two streams.
+pub(crate) fn open(
+    session: Arc<HttpSession>,
+    headers: &HeaderMap,
+    keep_alive: Duration,
+) -> HttpResponse {
+    let cursor = match single(headers, &LAST_EVENT_ID) {
+        Err(()) => None,
+        Ok(None) => Some(session.log.latest()),
+        Ok(Some(text)) => text.parse::<u64>().ok(),
+    };
+    let Some(cursor) = cursor else {
+        return reply::error(
+            StatusCode::BAD_REQUEST,
+            None,
+            ErrorCode::INVALID_REQUEST,
+            "the Last-Event-ID header does not name an event of this server",
+        );
+    };
+    if session
+        .stream_open
+        .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+        .is_err()
+    {
+        return reply::error(
+            StatusCode::CONFLICT,
+            None,
+            ErrorCode::INVALID_REQUEST,
+            "this session already has an open event stream",
+        );
+    }
+    let (replay, gap) = session.log.since(cursor);
+    if let Some(gap) = gap {
+        tracing::warn!(
+            lost = gap.lost,
+            "a resuming client missed events no longer kept"
+        );
+    }
+    let updates = session.log.subscribe();
+    let closed = session.closed.clone();
+    // The first keep-alive one interval from now, not at once.
+    let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let state = GetStream {
+        open: OpenStream { session },
+        cursor,
+        pending: replay.into_iter().collect(),
+        updates,
+        closed,
+        ticker,
+    };
+    let events = stream::unfold(state, |mut state| async move {
+        let next = state.next().await?;
+        Some((next, state))
+    });
+    sse::response(events)
+}
+
+struct GetStream {
+    open: OpenStream,
+    cursor: u64,
+    pending: VecDeque<(u64, Bytes)>,
+    updates: tokio::sync::watch::Receiver<u64>,
+    closed: tokio_util::sync::CancellationToken,
+    ticker: tokio::time::Interval,
+}
+
+impl GetStream {
+    async fn next(&mut self) -> Option<Bytes> {
+        loop {
+            if let Some((id, event)) = self.pending.pop_front() {
+                self.cursor = id;
+                return Some(event);
+            }
+            tokio::select! {
+                biased;
+                () = self.closed.cancelled() => return None,
+                changed = self.updates.changed() => {
+                    if changed.is_err() {
+                        return None;
+                    }
+                    let (events, gap) = self.open.session.log.since(self.cursor);
+                    if let Some(gap) = gap {
+                        tracing::warn!(lost = gap.lost, "a slow event stream missed events");
+                    }
+                    self.pending.extend(events);
+                }
+                _ = self.ticker.tick() => {
+                    self.open.session.touch();
+                    return Some(Bytes::from_static(KEEP_ALIVE));
+                }
+            }
+        }
+    }
+}
