@@ -13,6 +13,8 @@
 #   CONFORMANCE_RESULTS  where the results go (wiped first). Default: a new directory
 #                        tests/conformance/results/run-DATE-PID, so runs at the same time do not mix
 #   CONFORMANCE_TIMEOUT  seconds one scenario may take before it is killed (default 180)
+#   CONFORMANCE_SCENARIOS, CONFORMANCE_EXPECTED  other scenario / expected-failures files than
+#                        tests/conformance/scenarios.txt / expected-failures.txt (self-tests)
 # Needs tests/conformance/setup.sh to have run (it installs the suite and Node 22).
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -31,6 +33,8 @@ if [ ! -x "$node" ] || [ ! -f "$here/node_modules/conformance-0.1/dist/index.js"
 fi
 
 limit="${CONFORMANCE_TIMEOUT:-180}"
+scenarios="${CONFORMANCE_SCENARIOS:-$here/scenarios.txt}"
+expected="${CONFORMANCE_EXPECTED:-$here/expected-failures.txt}"
 if [ -n "${CONFORMANCE_RESULTS:-}" ]; then
   results="$CONFORMANCE_RESULTS"
   rm -rf "$results"
@@ -48,7 +52,7 @@ while read -r package scenario spec rest <&3; do
   case "$package" in
     0.1.16) cli="$here/node_modules/conformance-0.1/dist/index.js" ;;
     0.2.0) cli="$here/node_modules/conformance-0.2/dist/index.js" ;;
-    *) echo "conformance: scenarios.txt: unknown package '$package'" >&2; exit 2 ;;
+    *) echo "conformance: $scenarios: unknown package '$package'" >&2; exit 2 ;;
   esac
   label="$scenario@$package${spec:+/$spec}"
   if [ -n "$filter" ] && ! [[ "$label" =~ $filter ]]; then
@@ -67,11 +71,11 @@ while read -r package scenario spec rest <&3; do
   echo "exit $rc${checks:+, checks.json written}" >&2
   printf '%s\t%s\t%s\t%s\t%s\n' "$label" "$scenario" "$rc" "$checks" "$dir/cli.log" >> "$manifest"
   ran=$((ran + 1))
-done 3< "$here/scenarios.txt"
+done 3< "$scenarios"
 
 if [ "$ran" -eq 0 ]; then
   echo "conformance: no scenario matched '${filter}'" >&2
   exit 2
 fi
 echo >&2
-"$node" "$here/report.mjs" "$manifest" "$here/expected-failures.txt"
+"$node" "$here/report.mjs" "$manifest" "$expected"
