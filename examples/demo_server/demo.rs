@@ -20,8 +20,8 @@ pub mod arguments {
 }
 
 use arguments::{
-    AddArguments, BigArguments, EchoArguments, LookupArguments, SleepArguments, SpinArguments,
-    SumArguments,
+    AddArguments, BigArguments, EchoArguments, LookupArguments, RouteArguments, SleepArguments,
+    SpinArguments, SumArguments,
 };
 
 /// The schema file the argument types were generated from; each tool publishes its
@@ -148,6 +148,13 @@ pub(crate) fn build(limits: Limits) -> Result<McpServer, McpError> {
         },
     )?
     .cacheable(true);
+    let route = ToolDefinition::from_async(
+        "route",
+        "Sends back the routing key; over Streamable HTTP the key is mirrored in the \
+         Mcp-Param-Route header, which the server checks against the body.",
+        schema("RouteArguments")?,
+        |_ctx: ToolContext, args: RouteArguments| async move { Ok(json!({ "routedTo": args.key })) },
+    )?;
     let readme = ResourceDefinition::text("demo://readme", "readme", "text/markdown", README)
         .description("What the demo server offers.");
     let greet = PromptDefinition::new("greet", "Greets someone by name.", |args| {
@@ -161,7 +168,7 @@ pub(crate) fn build(limits: Limits) -> Result<McpServer, McpError> {
     .argument("name", "Who to greet.", true);
     McpServer::builder("typed-mcp-demo", env!("CARGO_PKG_VERSION"))
         .instructions(
-            "A demo of the typed-mcp runtime: echo, add, sleep, spin, big, sum and lookup, \
+            "A demo of the typed-mcp runtime: echo, add, sleep, spin, big, sum, lookup and route, \
              the demo://readme resource and the greet prompt.",
         )
         .limits(limits)
@@ -172,6 +179,7 @@ pub(crate) fn build(limits: Limits) -> Result<McpServer, McpError> {
         .tool(big)
         .tool(sum)
         .tool(lookup)
+        .tool(route)
         .resource(readme)
         .prompt(greet)
         .build()

@@ -53,6 +53,7 @@ mod headers;
 mod listen;
 mod modern;
 mod options;
+mod params;
 mod reply;
 mod service;
 mod sessions;

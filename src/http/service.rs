@@ -28,6 +28,7 @@ use super::guard;
 use super::headers::{accepts, is_json_content, single, MCP_PROTOCOL_VERSION, MCP_SESSION_ID};
 use super::modern::{check_headers, is_modern, ParamsProbe};
 use super::options::HttpOptions;
+use super::params::ParamHeaders;
 use super::reply;
 use super::sessions::{HttpSession, OpenError, SessionStore, SessionTicket};
 use super::sse;
@@ -44,6 +45,8 @@ pub struct McpHttpService {
 #[derive(Debug)]
 struct Inner {
     state: Arc<ServerState>,
+    /// The tools' `x-mcp-header` arguments.
+    param_headers: ParamHeaders,
     options: HttpOptions,
     sessions: SessionStore,
     permits: Arc<Semaphore>,
@@ -59,6 +62,7 @@ impl McpHttpService {
         let permits = Arc::new(Semaphore::new(options.max_concurrent_requests()));
         Self {
             inner: Arc::new(Inner {
+                param_headers: ParamHeaders::from_tools(&state.tools.list),
                 state,
                 options,
                 sessions,
@@ -227,7 +231,9 @@ impl Inner {
         };
         let probe = ParamsProbe::read(request.params.as_deref());
         if is_modern(headers, &request.method, &probe) {
-            if let Err(error) = check_headers(headers, &request.method, &probe) {
+            if let Err(error) = check_headers(headers, &request.method, &probe)
+                .and_then(|()| self.check_param_headers(headers, &request, &probe))
+            {
                 let response = Response::error(Some(request.id), error);
                 return reply::message(StatusCode::BAD_REQUEST, &response);
             }
@@ -253,6 +259,31 @@ impl Inner {
             "the Mcp-Session-Id header is required: send initialize first (2025 versions), or \
              name the version in params._meta (2026-07-28)",
         )
+    }
+
+    /// The `Mcp-Param-*` headers of a `tools/call` whose tool mirrors arguments.
+    fn check_param_headers(
+        &self,
+        headers: &HeaderMap,
+        request: &RpcRequest<'_>,
+        probe: &ParamsProbe,
+    ) -> Result<(), crate::jsonrpc::ErrorObject<'static>> {
+        let Some(tool) = probe.name.as_deref() else {
+            return Ok(());
+        };
+        if request.method != "tools/call" || !self.param_headers.has(tool) {
+            return Ok(());
+        }
+        #[derive(serde::Deserialize)]
+        struct Arguments {
+            arguments: Option<serde_json::Map<String, serde_json::Value>>,
+        }
+        let arguments = request
+            .params
+            .as_deref()
+            .and_then(|params| serde_json::from_str::<Arguments>(params.get()).ok())
+            .and_then(|parsed| parsed.arguments);
+        self.param_headers.check(tool, arguments.as_ref(), headers)
     }
 
     /// `initialize`: a session is opened when it succeeds.
