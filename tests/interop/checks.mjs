@@ -3,7 +3,8 @@
 // py_client.py implements the same checks for the Python SDK; keep the three in step.
 //
 // Usage of a client script:
-//   node ts_client.mjs --mode MODE --limits FILE -- SERVER_COMMAND [ARG...]
+//   node ts_client.mjs --mode MODE --limits FILE -- SERVER_COMMAND [ARG...]   (spawns the server, stdio)
+//   node ts_client.mjs --mode MODE --limits FILE --http URL                   (Streamable HTTP)
 // Prints ONE JSON report line on stdout; logs go to stderr. Exit status: 0 when connected (the
 // verdicts are in the report), 2 when the connection failed, 64 on bad usage.
 
@@ -27,12 +28,16 @@ function expect(condition, detail) {
     if (!condition) throw new CheckFailed(typeof detail === 'string' ? detail : JSON.stringify(detail).slice(0, 500));
 }
 
-/** Parses `--mode M --limits F -- server argv...`; exits 64 on bad usage. */
+/**
+ * Parses `--mode M --limits F (--http URL | -- server argv...)`; exits 64 on bad usage.
+ * `http` is the URL (or undefined), `server` the command line (empty with `--http`).
+ */
 export function parseArgs(argv, modes) {
-    const options = { mode: undefined, limits: undefined, server: [] };
+    const options = { mode: undefined, limits: undefined, http: undefined, server: [] };
     for (let i = 0; i < argv.length; i += 1) {
         if (argv[i] === '--mode') options.mode = argv[++i];
         else if (argv[i] === '--limits') options.limits = argv[++i];
+        else if (argv[i] === '--http') options.http = argv[++i];
         else if (argv[i] === '--') {
             options.server = argv.slice(i + 1);
             break;
@@ -41,11 +46,18 @@ export function parseArgs(argv, modes) {
             break;
         }
     }
-    if (!modes.includes(options.mode) || !options.limits || options.server.length === 0) {
-        log(`usage: --mode (${modes.join('|')}) --limits FILE -- SERVER_COMMAND [ARG...]`);
+    let url;
+    try {
+        url = options.http === undefined ? undefined : new URL(options.http);
+    } catch {
+        url = null;
+    }
+    const oneTarget = (options.http === undefined) !== (options.server.length === 0);
+    if (!modes.includes(options.mode) || !options.limits || !oneTarget || url === null) {
+        log(`usage: --mode (${modes.join('|')}) --limits FILE (--http URL | -- SERVER_COMMAND [ARG...])`);
         process.exit(64);
     }
-    return options;
+    return { ...options, http: url };
 }
 
 /** How big each probe must be to cross the limits the server runs with. */
@@ -281,8 +293,9 @@ export async function runChecks(client, mode, negotiatedVersion, sizes) {
 }
 
 /**
- * Connects with `connect({mode, server})` (which resolves to `{client, negotiatedVersion}`),
- * runs the checks, prints the report and exits.
+ * Connects with `connect({mode, server, http})` (which resolves to `{client, negotiatedVersion}`
+ * and optionally `end`, run before the client closes), runs the checks, prints the report and
+ * exits. `http` is a `URL` for Streamable HTTP (then `server` is empty), else undefined.
  */
 export async function main({ clientName, clientVersion, modes, connect }) {
     const options = parseArgs(process.argv.slice(2), modes);
@@ -290,7 +303,7 @@ export async function main({ clientName, clientVersion, modes, connect }) {
     const report = { client: clientName, clientVersion, mode: options.mode };
     let connection;
     try {
-        connection = await connect({ mode: options.mode, server: options.server });
+        connection = await connect({ mode: options.mode, server: options.server, http: options.http });
     } catch (error) {
         log('connection failed:', error);
         report.negotiatedVersion = null;
@@ -300,6 +313,11 @@ export async function main({ clientName, clientVersion, modes, connect }) {
     }
     report.negotiatedVersion = connection.negotiatedVersion ?? null;
     report.checks = await runChecks(connection.client, options.mode, connection.negotiatedVersion, sizes);
+    try {
+        await connection.end?.();
+    } catch (error) {
+        log('ending the session failed:', error);
+    }
     try {
         await connection.client.close();
     } catch (error) {

@@ -1,13 +1,16 @@
-"""Interop client: the official Python MCP SDK (PyPI `mcp`) against a stdio server.
+"""Interop client: the official Python MCP SDK (PyPI `mcp`) against a stdio or Streamable HTTP server.
 
-    python py_client.py --mode MODE --limits FILE -- SERVER_COMMAND [ARG...]
+    python py_client.py --mode MODE --limits FILE -- SERVER_COMMAND [ARG...]   # spawns, stdio
+    python py_client.py --mode MODE --limits FILE --http URL                   # Streamable HTTP
 
 MODE is one of:
   legacy-2025-11-25, legacy-2025-06-18, legacy-2025-03-26   initialize handshake at that version
   auto                                                       Client(mode="auto"): server/discover, else initialize
   2026-07-28                                                 Client(mode="2026-07-28"): adopt the modern era
 
-The limits FILE is the one the server was started with; it sizes the probes (timeouts, array
+Over HTTP the same modes apply: the legacy ones open a session (`initialize`, `Mcp-Session-Id`),
+`auto` probes `server/discover` with a 2026-07-28 POST, `2026-07-28` sends stateless modern
+requests only. The limits FILE is the one the server was started with; it sizes the probes (timeouts, array
 and response limits). Prints ONE JSON report line on stdout; logs go to stderr. Exit status: 0
 when connected (the checks' verdicts are in the report), 2 when the connection failed, 64 on
 bad usage. The checks mirror tests/interop/checks.mjs; see tests/interop/README.md.
@@ -272,7 +275,8 @@ async def run_checks(client: Any, mode: str, sizes: dict[str, int]) -> dict[str,
 # ---------------------------------------------------------------- connecting
 
 
-def make_client(mode: str, server_argv: list[str]) -> Any:
+def make_client(mode: str, server: list[str] | str) -> Any:
+    """A `Client` for `server`: a command line (spawned, stdio) or a URL (Streamable HTTP)."""
     import mcp.client.session as session_module
     from mcp import Client, StdioServerParameters
     from mcp_types import Implementation
@@ -285,18 +289,22 @@ def make_client(mode: str, server_argv: list[str]) -> Any:
         sdk_mode = "legacy"
     else:
         sdk_mode = mode
-    params = StdioServerParameters(command=server_argv[0], args=server_argv[1:], env=dict(os.environ))
+    if isinstance(server, str):
+        # A URL string: the SDK's `streamable_http_client` transport.
+        target: Any = server
+    else:
+        target = StdioServerParameters(command=server[0], args=server[1:], env=dict(os.environ))
     info = Implementation(name="typed-mcp-interop-py", version=package_version("mcp"))
     # 60 s per request, like the TypeScript SDKs' default, so a hung call fails its check only.
-    return Client(params, mode=sdk_mode, client_info=info, read_timeout_seconds=60)
+    return Client(target, mode=sdk_mode, client_info=info, read_timeout_seconds=60)
 
 
-async def run(mode: str, limits_path: str, server_argv: list[str]) -> int:
+async def run(mode: str, limits_path: str, server: list[str] | str) -> int:
     with open(limits_path, encoding="utf-8") as handle:
         sizes = probe_sizes(json.load(handle))
     report: dict[str, Any] = {"client": "python-mcp", "clientVersion": package_version("mcp"), "mode": mode}
     try:
-        client = make_client(mode, server_argv)
+        client = make_client(mode, server)
         async with client:
             report["negotiatedVersion"] = client.protocol_version
             report["checks"] = await run_checks(client, mode, sizes)
@@ -318,13 +326,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description="MCP interop client (official Python SDK).")
     parser.add_argument("--mode", required=True, choices=MODES)
     parser.add_argument("--limits", required=True, help="the limits JSON the server runs with")
-    parser.add_argument("server", nargs=argparse.REMAINDER, help="-- SERVER_COMMAND [ARG...]")
+    parser.add_argument("--http", metavar="URL", help="connect to URL over Streamable HTTP instead of spawning")
+    parser.add_argument("server", nargs=argparse.REMAINDER, help="-- SERVER_COMMAND [ARG...] (without --http)")
     options = parser.parse_args()
     server_argv = options.server[1:] if options.server[:1] == ["--"] else options.server
-    if not server_argv:
+    if (options.http is None) == (not server_argv):
         parser.print_usage(sys.stderr)
+        log.error("give either --http URL or -- SERVER_COMMAND [ARG...]")
         return 64
-    return anyio.run(run, options.mode, options.limits, server_argv)
+    server: list[str] | str = options.http if options.http is not None else server_argv
+    return anyio.run(run, options.mode, options.limits, server)
 
 
 if __name__ == "__main__":

@@ -1,13 +1,20 @@
-"""Reference MCP stdio server for developing and self-testing the interop harness.
+"""Reference MCP server (stdio or Streamable HTTP) for developing and self-testing the interop harness.
 
 Built on the official Python SDK's low-level `Server` (which serves both protocol eras over
-stdio), it mimics the typed-mcp demo server closely enough for the client scripts' checks: the
+stdio, and over Streamable HTTP: 2025 sessions plus stateless 2026-07-28), it mimics the typed-mcp demo server closely enough for the client scripts' checks: the
 same tool names and argument schemas, the `{ok, data | error, meta}` envelope in
 `structuredContent`, the metadata under `_meta["io.typed-mcp/meta"]`, and the subset of
 `schema/limits.json` the checks rely on (timeouts, array limits, response size).
 
-It is NOT the system under test: `tests/interop.rs` drives `examples/demo_server.rs`. Run it
-as `python reference_server.py [--limits FILE]`; logs go to stderr only.
+It is NOT the system under test: `tests/interop.rs` and `tests/interop_http.rs` drive
+`examples/demo_server.rs`. Run it as
+
+    python reference_server.py [--limits FILE]                                  # stdio
+    python reference_server.py --http HOST:PORT [--json-response] [--limits FILE]   # http://HOST:PORT/mcp
+
+With `--http` (PORT may be 0: the OS picks a free port) it prints ONE line to stderr,
+`listening on http://HOST:PORT/mcp` with the real port, once it accepts connections, and serves
+until killed. Logs go to stderr only; nothing is written to stdout.
 """
 
 from __future__ import annotations
@@ -311,11 +318,53 @@ def build_server(limits: Limits) -> Server[Any]:
     )
 
 
+def parse_address(address: str) -> tuple[str, int]:
+    """`HOST:PORT` (an IPv6 host in brackets) → (host, port); raises ValueError."""
+    host, colon, port = address.rpartition(":")
+    if not colon or not host or not port.isdigit() or int(port) > 65535:
+        raise ValueError(f"expected HOST:PORT, got {address!r}")
+    return host.removeprefix("[").removesuffix("]"), int(port)
+
+
+async def serve_http(server: Server[Any], host: str, port: int, json_response: bool) -> None:
+    """Streamable HTTP at http://HOST:PORT/mcp with the SDK's own app (sessions for the 2025
+    versions, the stateless modern path for requests whose MCP-Protocol-Version is 2026-07-28)."""
+    import uvicorn
+
+    # `host` also selects the SDK's DNS-rebinding defaults (Host/Origin allow-list of the
+    # localhost forms when bound to loopback).
+    app = server.streamable_http_app(host=host, json_response=json_response)
+
+    class AnnouncingServer(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started:
+                bound_host, bound_port = self.servers[0].sockets[0].getsockname()[:2]
+                shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+                print(f"listening on http://{shown}:{bound_port}/mcp", file=sys.stderr, flush=True)
+
+    # log_config=None: uvicorn keeps the logging set up below (stderr); no access log (uvicorn's
+    # default access handler writes to stdout).
+    config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False, lifespan="on")
+    await AnnouncingServer(config).serve()
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limits", help="limits JSON file (schema/limits.json)")
+    parser.add_argument("--http", metavar="HOST:PORT", help="serve Streamable HTTP at http://HOST:PORT/mcp")
+    parser.add_argument(
+        "--json-response", action="store_true", help="with --http: answer POSTs with application/json, not SSE"
+    )
     options = parser.parse_args()
     server = build_server(Limits.load(options.limits))
+    if options.http is not None:
+        try:
+            host, port = parse_address(options.http)
+        except ValueError as error:
+            parser.error(str(error))
+        await serve_http(server, host, port, options.json_response)
+        return
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 

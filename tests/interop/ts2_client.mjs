@@ -1,7 +1,8 @@
 // Interop client: the official TypeScript client 2.x (npm `@modelcontextprotocol/client`,
-// pinned in package.json) against a stdio server, in both protocol eras.
+// pinned in package.json) against a stdio or Streamable HTTP server, in both protocol eras.
 //
-//   node ts2_client.mjs --mode MODE --limits FILE -- SERVER_COMMAND [ARG...]
+//   node ts2_client.mjs --mode MODE --limits FILE -- SERVER_COMMAND [ARG...]   (spawns, stdio)
+//   node ts2_client.mjs --mode MODE --limits FILE --http URL                   (Streamable HTTP)
 //
 // MODE and the client options it maps to (facts: README.md):
 //   legacy-2025-11-25   no options: the default `versionNegotiation` mode 'legacy', offering 2025-11-25
@@ -13,7 +14,7 @@
 
 import { readFileSync } from 'node:fs';
 
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 import { LEGACY_MODES, main } from './checks.mjs';
@@ -28,16 +29,21 @@ function clientOptions(mode) {
     return { versionNegotiation: { mode: { pin: mode } } };
 }
 
-async function connect({ mode, server }) {
-    const transport = new StdioClientTransport({
-        command: server[0],
-        args: server.slice(1),
-        env: { ...process.env },
-        stderr: 'inherit'
-    });
+async function connect({ mode, server, http }) {
+    const transport = http
+        ? new StreamableHTTPClientTransport(http)
+        : new StdioClientTransport({
+              command: server[0],
+              args: server.slice(1),
+              env: { ...process.env },
+              stderr: 'inherit'
+          });
     const client = new Client({ name: 'typed-mcp-interop-ts2', version }, clientOptions(mode));
     await client.connect(transport);
-    return { client, negotiatedVersion: client.getNegotiatedProtocolVersion() };
+    // Over HTTP, end a session with DELETE (`close()` alone only drops the connection); a
+    // stateless 2026-07-28 connection has no session to end.
+    const end = http && transport.sessionId ? () => transport.terminateSession() : undefined;
+    return { client, negotiatedVersion: client.getNegotiatedProtocolVersion(), end };
 }
 
 await main({
