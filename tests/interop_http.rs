@@ -202,7 +202,6 @@ fn collect_stderr(pipe: impl std::io::Read, buffer: &Mutex<String>, found: &mpsc
 }
 
 #[test]
-#[ignore = "until the demo server speaks HTTP"]
 fn official_clients_pass_every_check_in_every_era_over_http() {
     let Some(server) = server_or_skip() else {
         return;
