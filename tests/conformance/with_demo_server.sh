@@ -3,8 +3,10 @@
 # runs the conformance suite against it (run.sh), stops the server and exits with run.sh's code.
 #
 # Usage: tests/conformance/with_demo_server.sh [LABEL-REGEX]     (LABEL-REGEX: see run.sh)
-# The server is started as `cargo run --release --example demo_server -- --http 127.0.0.1:0` and must
-# print one line matching `listening on (http://\S+)` to stderr (e.g.
+# The server is what `cargo run --release --example demo_server -- --http 127.0.0.1:0` runs (built
+# first, then its executable is started directly: a `cargo run` could sit waiting for the build
+# directory's lock while other cargo commands run, and would then be killed instead of the
+# server). It must print one line matching `listening on (http://\S+)` to stderr (e.g.
 # `listening on http://127.0.0.1:43123/mcp`). Its stderr is kept in the results' log file
 # (printed on failure to start). Environment: CONFORMANCE_START_TIMEOUT (seconds to wait for the
 # listening line once built, default 60), plus everything run.sh reads.
@@ -15,14 +17,19 @@ root="$(cd "$here/../.." && pwd)"
 cd "$root"
 
 echo "conformance: building the demo server (cargo build --release --example demo_server)" >&2
-if ! cargo build --release --example demo_server; then
+artifacts="$(cargo build --release --example demo_server --message-format=json-render-diagnostics)" || {
   echo "conformance: the demo server does not build" >&2
+  exit 1
+}
+binary="$(printf '%s\n' "$artifacts" | grep '"reason":"compiler-artifact"' \
+  | grep -o '"executable":"[^"]*/demo_server"' | tail -n 1 | sed 's/^"executable":"//; s/"$//')"
+if [ -z "$binary" ] || [ ! -x "$binary" ]; then
+  echo "conformance: cargo did not report the demo_server executable" >&2
   exit 1
 fi
 
 log="$(mktemp "${TMPDIR:-/tmp}/demo_server.XXXXXX.log")"
-cargo run --quiet --release --example demo_server -- --http 127.0.0.1:0 \
-  < /dev/null > "$log.stdout" 2> "$log" &
+"$binary" --http 127.0.0.1:0 < /dev/null > "$log.stdout" 2> "$log" &
 server=$!
 
 stop_server() {
