@@ -174,8 +174,9 @@ async fn raw_exchange(addr: std::net::SocketAddr, bytes: &[u8], wait: Duration) 
 #[tokio::test]
 async fn a_client_trickling_its_body_is_cut_off_with_408() {
     let h = start(limits(r#"{"http": {"bodyReadTimeoutMs": 300}}"#)).await;
-    let head = format!(
-        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json\r\ncontent-length: 100\r\n\r\n{{\"jsonrpc\""
+    let head = concat!(
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n",
+        "accept: application/json\r\ncontent-length: 100\r\n\r\n{\"jsonrpc\""
     );
     let answer = raw_exchange(
         h.running.local_addr(),

