@@ -223,6 +223,21 @@ fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
         .expect("no stack overflow, no panic")
 }
 
+/// Regression (issue 13): a run of `{` with no key reached the depth limit and sliced an
+/// empty key range, panicking inside the public `ToolRunner::call`.
+#[test]
+fn malformed_nested_objects_at_the_depth_limit_are_a_clean_error() {
+    for count in [62_usize, 63, 64, 65, 200] {
+        let raw = "{".repeat(count);
+        let runner = ToolRunner::new(&limits(json!({})));
+        let (entry, calls) = counting();
+        let json = call(&runner, "t", &entry, ToolArguments::Raw(raw.as_bytes()));
+        let error = error_of(&json);
+        assert_eq!(error["code"], "VALIDATION_FAILED", "{count}");
+        assert_eq!(calls.load(Ordering::SeqCst), 0);
+    }
+}
+
 #[test]
 fn inv_limit_depth_100k_nested_arrays_clean_error() {
     let depth = 100_000;

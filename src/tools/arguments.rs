@@ -134,10 +134,14 @@ fn raw_pointer(bytes: &[u8], stack: &[RawFrame]) -> String {
         match frame {
             RawFrame::Array { items } => pointer.push_str(&items.saturating_sub(1).to_string()),
             RawFrame::Object { key: (start, end) } => {
-                let raw = &bytes[*start..*end];
-                let key = serde_json::from_slice::<String>(raw).unwrap_or_else(|_| {
-                    String::from_utf8_lossy(&raw[1..raw.len().saturating_sub(1)]).into_owned()
-                });
+                // An object whose first key has not been read yet (malformed input such
+                // as `{{`) has the empty range: its token is empty.
+                let raw = bytes.get(*start..*end).unwrap_or_default();
+                let key = match raw {
+                    [b'"', inner @ .., b'"'] => serde_json::from_slice::<String>(raw)
+                        .unwrap_or_else(|_| String::from_utf8_lossy(inner).into_owned()),
+                    _ => String::new(),
+                };
                 push_token(&mut pointer, &key);
             }
         }
