@@ -97,7 +97,7 @@ fn a_piped_discover_is_answered_and_the_server_exits() {
 }
 
 #[test]
-fn a_piped_legacy_session_lists_the_seven_tools() {
+fn a_piped_legacy_session_lists_the_demo_tools() {
     let input = [
         r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}"#,
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
@@ -121,7 +121,7 @@ fn a_piped_legacy_session_lists_the_seven_tools() {
     names.sort_unstable();
     assert_eq!(
         names,
-        ["add", "big", "echo", "lookup", "sleep", "spin", "sum"]
+        ["add", "big", "echo", "lookup", "route", "sleep", "spin", "sum"]
     );
 }
 

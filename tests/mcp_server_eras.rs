@@ -144,8 +144,10 @@ async fn an_unsupported_modern_version_is_32022_with_the_supported_list() {
         .iter()
         .map(|v| v.as_str().unwrap())
         .collect();
-    // The same list as server/discover's supportedVersions: the versions a request may name.
-    let discover = client
+    // The same list as server/discover's supportedVersions: the versions a request may name
+    // (asked on another connection: a served discover chooses the modern era).
+    let mut other = TestClient::start(demo_server(Limits::default()));
+    let discover = other
         .result(json!(9), "server/discover", Some(modern(json!({}))))
         .await;
     let listed: Vec<&str> = discover["supportedVersions"]
@@ -223,6 +225,33 @@ async fn the_era_is_fixed_by_how_the_connection_opens() {
     assert_eq!(client.result(json!(8), "ping", None).await, json!({}));
     let early = client.error(json!(9), "tools/list", None).await;
     assert_eq!(early["code"], -32600);
+    // server/discover exists in 2026-07-28 only: without `_meta`, or without its version,
+    // it is a params error there, not a missing handshake.
+    let no_meta = client
+        .error(json!(10), "server/discover", Some(json!({})))
+        .await;
+    assert_eq!(no_meta["code"], -32602);
+    let no_version = client
+        .error(
+            json!(11),
+            "server/discover",
+            Some(json!({"_meta": {"io.modelcontextprotocol/clientCapabilities": {}}})),
+        )
+        .await;
+    assert_eq!(no_version["code"], -32602);
+    // ... and it chose no era: the handshake is still open.
+    let init = client
+        .result(
+            json!(12),
+            "initialize",
+            Some(json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "c", "version": "1"}
+            })),
+        )
+        .await;
+    assert_eq!(init["protocolVersion"], "2025-11-25");
 }
 
 fn batch_of_two() -> String {

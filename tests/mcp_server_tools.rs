@@ -101,6 +101,7 @@ async fn tools_list_publishes_the_schema_the_arguments_were_generated_from() {
         ("big", "BigArguments"),
         ("sum", "SumArguments"),
         ("lookup", "LookupArguments"),
+        ("route", "RouteArguments"),
     ];
     let tools = list["tools"].as_array().unwrap();
     assert_eq!(tools.len(), expected.len());

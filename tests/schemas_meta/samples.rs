@@ -387,6 +387,23 @@ fn limits_samples() -> Vec<Samples> {
                 json!({"toolArrayLimits": {"t": -1}}),
             ],
         ),
+        samples(
+            "limits.json",
+            "HttpLimits",
+            vec![
+                json!({}),
+                json!({"maxSessions": 1, "sessionIdleTimeoutMs": 1000, "sseReplayEvents": 0,
+                       "allowedHosts": ["mcp.example:443"], "allowedOrigins": ["https://app.example"]}),
+            ],
+            vec![
+                json!({"maxConcurrentRequests": 0}),
+                json!({"sessionIdleTimeoutMs": 999}),
+                json!({"sseKeepAliveMs": 99}),
+                json!({"allowedHosts": [""]}),
+                json!({"retryAfterSeconds": 3601}),
+                json!({"unknown": 1}),
+            ],
+        ),
     ]
 }
 
