@@ -7,6 +7,7 @@ mod number_defaults;
 mod enum_defaults;
 pub(crate) mod own_enums;
 mod postpass;
+mod struct_defaults;
 mod unions;
 mod view;
 
@@ -159,6 +160,7 @@ fn emit_view(
     })?;
     number_defaults::without_unwrap(&mut file);
     postpass::keep_presence(&mut file);
+    struct_defaults::implement(&mut file);
     enum_defaults::derive_enum_defaults(&mut file);
     docs::document(&mut file.items);
     let annotated = annotations::apply(doc, &names, &mut file)?;

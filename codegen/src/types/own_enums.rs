@@ -92,7 +92,7 @@ fn variant_name(value: &str) -> String {
     match name.chars().next() {
         None => "Empty".to_string(),
         Some(c) if c.is_ascii_digit() => format!("V{name}"),
-        Some(_) if name == "Self" => "Self_".to_string(),
+        Some(_) if name == "Self" => "SelfValue".to_string(),
         Some(_) => name,
     }
 }
