@@ -127,7 +127,10 @@ fn rewrite_dependencies(map: &mut Map<String, Value>) {
             schemas.insert(name, dependency);
         }
     }
-    for (keyword, entries) in [("dependentRequired", required), ("dependentSchemas", schemas)] {
+    for (keyword, entries) in [
+        ("dependentRequired", required),
+        ("dependentSchemas", schemas),
+    ] {
         if entries.is_empty() {
             continue;
         }
@@ -248,7 +251,10 @@ mod tests {
             "properties": {"p": {"definitions": {"B": {"type": "integer"}}}}
         });
         let taken = take_nested_defs(&mut schema, "/$defs/T");
-        let names: Vec<_> = taken.iter().map(|(p, n, _)| (p.as_str(), n.as_str())).collect();
+        let names: Vec<_> = taken
+            .iter()
+            .map(|(p, n, _)| (p.as_str(), n.as_str()))
+            .collect();
         assert_eq!(
             names,
             [

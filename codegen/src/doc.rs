@@ -173,6 +173,7 @@ impl SchemaDoc {
             check_schema(&doc.file, &def.pointer, &def.schema, true)?;
         }
         doc.normalize_refs()?;
+        doc.refuse_ref_cycles()?;
         doc.hoist_unions(&crate::types::own_enums::typify_refuses);
         Ok(doc)
     }
@@ -180,6 +181,48 @@ impl SchemaDoc {
     /// The definition called `name`.
     pub(crate) fn get(&self, name: &str) -> Option<&Definition> {
         self.defs.iter().find(|d| d.name == name)
+    }
+
+    /// Refuses a definition that is, through `$ref`s and `allOf` members alone (no object
+    /// member or array item in between), a reference to itself: no value can be built for it
+    /// and typify recurses on it until the stack overflows.
+    fn refuse_ref_cycles(&self) -> Result<()> {
+        fn direct_refs(schema: &Value, out: &mut Vec<String>) {
+            if let Some(target) = schema
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(ref_target)
+            {
+                out.push(target);
+            }
+            for keyword in ["allOf", "anyOf", "oneOf"] {
+                if let Some(Value::Array(members)) = schema.get(keyword) {
+                    members.iter().for_each(|m| direct_refs(m, out));
+                }
+            }
+        }
+        for def in &self.defs {
+            let mut seen = vec![def.name.clone()];
+            let mut stack = Vec::new();
+            direct_refs(&def.schema, &mut stack);
+            while let Some(name) = stack.pop() {
+                if name == def.name {
+                    return Err(invalid(
+                        &self.file,
+                        &def.pointer,
+                        "the definition refers to itself through `$ref`/`allOf`/`anyOf`/`oneOf` alone",
+                    ));
+                }
+                if seen.contains(&name) {
+                    continue;
+                }
+                if let Some(target) = self.get(&name) {
+                    direct_refs(&target.schema, &mut stack);
+                }
+                seen.push(name);
+            }
+        }
+        Ok(())
     }
 
     /// Rewrites `#/definitions/X` to `#/$defs/X` and checks every reference resolves.

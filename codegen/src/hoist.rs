@@ -53,9 +53,9 @@ impl SchemaDoc {
                     let Some(Value::String(target)) = map.get("$ref") else {
                         return Ok(());
                     };
-                    let name = by_pointer.get(target).or_else(|| {
-                        ref_target(target).and_then(|local| by_name.get(&local))
-                    });
+                    let name = by_pointer
+                        .get(target)
+                        .or_else(|| ref_target(target).and_then(|local| by_name.get(&local)));
                     if let Some(name) = name {
                         let reference = format!("#/$defs/{}", escape_pointer(name));
                         map.insert("$ref".into(), Value::String(reference));
@@ -82,7 +82,14 @@ impl SchemaDoc {
             let mut hoisted = Vec::new();
             let def = &mut self.defs[index];
             let (name, pointer) = (def.name.clone(), def.pointer.clone());
-            hoist_below(&mut def.schema, &name, &pointer, true, own_enum, &mut hoisted);
+            hoist_below(
+                &mut def.schema,
+                &name,
+                &pointer,
+                true,
+                own_enum,
+                &mut hoisted,
+            );
             for (wanted, at, schema) in hoisted {
                 let name = self.fresh_name(&wanted);
                 // Patch the placeholder left by `hoist_below`.
@@ -97,7 +104,6 @@ impl SchemaDoc {
             index += 1;
         }
     }
-
 }
 
 /// Marker key left where a union was hoisted, until the final name is known.
@@ -182,4 +188,3 @@ fn replace_placeholder(schema: &mut Value, wanted: &str, name: &str) {
     });
     debug_assert!(outcome.is_ok(), "the visitor above never fails");
 }
-

@@ -3,8 +3,8 @@
 
 mod annotations;
 mod docs;
-mod number_defaults;
 mod enum_defaults;
+mod number_defaults;
 pub(crate) mod own_enums;
 mod postpass;
 mod struct_defaults;
@@ -153,7 +153,8 @@ fn emit_view(
     }
 
     // Rendering runs typify's code too (defaults are rendered here): it is guarded as well.
-    let stream = guarded(|| Ok(space.to_stream())).map_err(|message| type_error(doc, "", message))?;
+    let stream =
+        guarded(|| Ok(space.to_stream())).map_err(|message| type_error(doc, "", message))?;
     let mut file: syn::File = syn::parse2(stream).map_err(|e| Error::GeneratedCode {
         file: doc.file.clone(),
         message: e.to_string(),

@@ -166,7 +166,11 @@ mod tests {
         let refused = |v: Value| typify_refuses(v.as_array().unwrap());
         assert!(refused(json!(["+", "-"])));
         assert!(refused(json!([".", ","])));
-        assert!(refused(json!(["reactions-+1", "reactions--1", "reactions_+1"])));
+        assert!(refused(json!([
+            "reactions-+1",
+            "reactions--1",
+            "reactions_+1"
+        ])));
         assert!(!refused(json!(["text", "image", "resource_link"])));
         assert!(!refused(json!(["2025-06-18", "2026-07-28"])));
         assert!(!refused(json!(["+1", "-1", "laugh"])));
@@ -175,8 +179,23 @@ mod tests {
     #[test]
     fn every_value_gets_a_distinct_identifier() {
         let values = [
-            ".", ",", "'", "", "+1", "-1", "reactions-+1", "reactions--1", "laugh", "Laugh",
-            "foo\nbar", "foo bar", "self", "Self", "type", "2x", "é",
+            ".",
+            ",",
+            "'",
+            "",
+            "+1",
+            "-1",
+            "reactions-+1",
+            "reactions--1",
+            "laugh",
+            "Laugh",
+            "foo\nbar",
+            "foo bar",
+            "self",
+            "Self",
+            "type",
+            "2x",
+            "é",
         ];
         let names = variant_names(&values);
         assert_eq!(names.iter().collect::<BTreeSet<_>>().len(), values.len());

@@ -122,12 +122,15 @@ fn rewrite(map: &mut Map<String, Value>) {
     if map.remove("prefixItems").is_some() {
         map.insert("items".into(), Value::Object(Map::new()));
     }
-    let is_object = map.get("type").and_then(Value::as_str) == Some("object")
-        || map.contains_key("properties");
+    let is_object =
+        map.get("type").and_then(Value::as_str) == Some("object") || map.contains_key("properties");
     if is_object && !map.contains_key("additionalProperties") {
         map.insert("additionalProperties".into(), Value::Object(Map::new()));
     }
-    if map.get("default").is_some_and(|default| !keep_default(map, default)) {
+    if map
+        .get("default")
+        .is_some_and(|default| !keep_default(map, default))
+    {
         map.remove("default");
     }
     if map.get("type").and_then(Value::as_str) == Some("number") {
