@@ -26,9 +26,15 @@ fn accepted<T: SchemaValidate + Serialize + DeserializeOwned>(value: Value) -> T
 /// An invalid instance: the validator refuses it (and when `shape` says the fault is one of
 /// shape, the type refuses it too).
 fn refused<T: SchemaValidate + DeserializeOwned>(value: Value, shape: bool) {
-    assert!(T::validate_value(&value).is_err(), "validator accepted {value}");
+    assert!(
+        T::validate_value(&value).is_err(),
+        "validator accepted {value}"
+    );
     if shape {
-        assert!(serde_json::from_value::<T>(value.clone()).is_err(), "type accepted {value}");
+        assert!(
+            serde_json::from_value::<T>(value.clone()).is_err(),
+            "type accepted {value}"
+        );
     }
 }
 
@@ -73,8 +79,21 @@ fn any_enum_string_is_a_variant() {
         assert_eq!(serde_json::to_value(typed).unwrap(), json!(value));
     }
     for value in [
-        "reactions-+1", "reactions--1", "reactions_+1", "+1", "-1", "laugh", "Laugh", "LAUGH",
-        "foo\nbar", "foo bar", "self", "Self", "type", "2x", "é",
+        "reactions-+1",
+        "reactions--1",
+        "reactions_+1",
+        "+1",
+        "-1",
+        "laugh",
+        "Laugh",
+        "LAUGH",
+        "foo\nbar",
+        "foo bar",
+        "self",
+        "Self",
+        "type",
+        "2x",
+        "é",
     ] {
         accepted::<Reaction>(json!(value));
     }
@@ -92,7 +111,10 @@ fn property_names_are_checked_by_the_validator() {
     accepted::<property_names::Request>(
         json!({"url": "u", "headers": {"content-type": "text/plain"}}),
     );
-    refused::<property_names::Request>(json!({"url": "u", "headers": {"Content-Type": "x"}}), false);
+    refused::<property_names::Request>(
+        json!({"url": "u", "headers": {"Content-Type": "x"}}),
+        false,
+    );
     refused::<property_names::Request>(
         json!({"url": "u", "headers": {"a-very-long-header-name-indeed": "x"}}),
         false,
@@ -127,7 +149,10 @@ fn a_pasted_draft07_schema_keeps_its_meaning() {
         "pair": ["a", 3], "speed": 10, "unit": "m", "scale": 2, "label": "l", "color": "red"});
     accepted::<pasted_draft07::MoveArgs>(ok);
     // `items: [..]` + `additionalItems: false`: a tuple of two.
-    refused::<pasted_draft07::MoveArgs>(json!({"target": {"x": 1, "y": 2}, "pair": ["a", 3, 4]}), false);
+    refused::<pasted_draft07::MoveArgs>(
+        json!({"target": {"x": 1, "y": 2}, "pair": ["a", 3, 4]}),
+        false,
+    );
     refused::<pasted_draft07::MoveArgs>(json!({"target": {"x": 1, "y": 2}, "pair": [1]}), false);
     // `exclusiveMinimum: true` next to `minimum: 0`; `exclusiveMaximum: false`.
     refused::<pasted_draft07::MoveArgs>(json!({"target": {"x": 1, "y": 2}, "speed": 0}), false);
