@@ -6,6 +6,8 @@
 //! member default of `{}` relies on it), so this pass writes the impl typify would have
 //! written: each field from its `#[serde(default = "..")]` function, or
 //! `Default::default()` for an `Option`, a bare `#[serde(default)]` or the flattened map.
+//! When every field is `Default::default()`, `Default` is derived instead (clippy's
+//! `derivable_impls` rejects the hand-written impl in every crate including the code).
 
 use syn::punctuated::Punctuated;
 use syn::{parse_quote, Item, Meta, Token};
@@ -18,7 +20,8 @@ pub(crate) fn implement(file: &mut syn::File) {
             && matches!(&*imp.self_ty, syn::Type::Path(t) if t.path.is_ident(name))))
     };
     let mut added = Vec::new();
-    for item in &file.items {
+    let mut derived = Vec::new();
+    for (index, item) in file.items.iter().enumerate() {
         let Item::Struct(s) = item else { continue };
         let syn::Fields::Named(fields) = &s.fields else {
             continue;
@@ -27,6 +30,7 @@ pub(crate) fn implement(file: &mut syn::File) {
             continue;
         }
         let mut flattened = false;
+        let mut all_plain = true;
         let mut inits = Vec::new();
         for field in &fields.named {
             let options = serde_options(&field.attrs);
@@ -47,6 +51,7 @@ pub(crate) fn implement(file: &mut syn::File) {
                 .any(|m| matches!(m, Meta::Path(p) if p.is_ident("default")));
             flattened |= is_flatten;
             if let Some(path) = default_fn {
+                all_plain = false;
                 inits.push(quote::quote!(#ident: #path()));
             } else if is_flatten || bare_default || is_option(&field.ty) {
                 inits.push(quote::quote!(#ident: ::std::default::Default::default()));
@@ -59,6 +64,10 @@ pub(crate) fn implement(file: &mut syn::File) {
         if !flattened {
             continue;
         }
+        if all_plain {
+            derived.push(index);
+            continue;
+        }
         let name = &s.ident;
         added.push(parse_quote! {
             impl ::std::default::Default for #name {
@@ -67,6 +76,19 @@ pub(crate) fn implement(file: &mut syn::File) {
                 }
             }
         });
+    }
+    for index in derived {
+        let Item::Struct(s) = &mut file.items[index] else {
+            continue;
+        };
+        if let Some(attr) = s.attrs.iter_mut().find(|a| a.path().is_ident("derive")) {
+            if let Ok(mut paths) =
+                attr.parse_args_with(Punctuated::<syn::Path, Token![,]>::parse_terminated)
+            {
+                paths.push(parse_quote!(Default));
+                *attr = parse_quote!(#[derive(#paths)]);
+            }
+        }
     }
     file.items.extend(added);
 }

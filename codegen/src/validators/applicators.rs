@@ -34,8 +34,13 @@ impl Emitter<'_> {
                 &quote!(#iat),
             )?;
             if !inner.is_empty() {
+                let item = if index == 0 {
+                    quote!(#items.first())
+                } else {
+                    quote!(#items.get(#index))
+                };
                 out.extend(quote! {
-                    if let ::core::option::Option::Some(#iv) = #items.get(#index) {
+                    if let ::core::option::Option::Some(#iv) = #item {
                         let #iat = &#at.index(#index);
                         #inner
                     }
@@ -92,13 +97,11 @@ impl Emitter<'_> {
                     continue;
                 }
                 out.extend(quote! {
-                    if #obj.contains_key(#name) {
-                        #(
-                            if !#obj.contains_key(#needed) {
-                                errors.missing(#at, #schema_path, #needed);
-                            }
-                        )*
-                    }
+                    #(
+                        if #obj.contains_key(#name) && !#obj.contains_key(#needed) {
+                            errors.missing(#at, #schema_path, #needed);
+                        }
+                    )*
                 });
             }
         }

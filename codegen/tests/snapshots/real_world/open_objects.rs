@@ -20,7 +20,8 @@ pub struct Closed {
     ::typed_mcp::__private::serde::Serialize,
     Clone,
     Debug,
-    PartialEq
+    PartialEq,
+    Default
 )]
 #[serde(crate = "::typed_mcp::__private::serde")]
 pub struct Extended {
@@ -65,7 +66,8 @@ pub struct Open {
     ::typed_mcp::__private::serde::Serialize,
     Clone,
     Debug,
-    PartialEq
+    PartialEq,
+    Default
 )]
 #[serde(crate = "::typed_mcp::__private::serde")]
 pub struct OpenInner {
@@ -85,7 +87,8 @@ pub struct OpenInner {
     ::typed_mcp::__private::serde::Serialize,
     Clone,
     Debug,
-    PartialEq
+    PartialEq,
+    Default
 )]
 #[serde(crate = "::typed_mcp::__private::serde")]
 pub struct Typed {
@@ -131,30 +134,6 @@ pub mod error {
     impl From<String> for ConversionError {
         fn from(value: String) -> Self {
             Self(value.into())
-        }
-    }
-}
-impl ::std::default::Default for Extended {
-    fn default() -> Self {
-        Self {
-            extra: ::std::default::Default::default(),
-            additional_properties: ::std::default::Default::default(),
-        }
-    }
-}
-impl ::std::default::Default for OpenInner {
-    fn default() -> Self {
-        Self {
-            level: ::std::default::Default::default(),
-            extra: ::std::default::Default::default(),
-        }
-    }
-}
-impl ::std::default::Default for Typed {
-    fn default() -> Self {
-        Self {
-            label: ::std::default::Default::default(),
-            extra: ::std::default::Default::default(),
         }
     }
 }

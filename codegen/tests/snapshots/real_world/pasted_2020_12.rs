@@ -284,8 +284,7 @@ pub mod validate {
                                 );
                         }
                         if let __rt::Value::Array(items_18) = v_1 {
-                            if let ::core::option::Option::Some(v_19) = items_18
-                                .get(0usize)
+                            if let ::core::option::Option::Some(v_19) = items_18.first()
                             {
                                 let at_19 = &at_16.index(0usize);
                                 if !(matches!(

@@ -170,8 +170,7 @@ pub mod validate {
                                 );
                         }
                         if let __rt::Value::Array(items_14) = v_1 {
-                            if let ::core::option::Option::Some(v_15) = items_14
-                                .get(0usize)
+                            if let ::core::option::Option::Some(v_15) = items_14.first()
                             {
                                 let at_15 = &at_12.index(0usize);
                                 if !(v_15.is_string()) {
@@ -328,11 +327,8 @@ pub mod validate {
             if (seen_1 & 1u64) == 0 {
                 errors.missing(at, "/$defs/MoveArgs/required", "target");
             }
-            if map_1.contains_key("unit") {
-                if !map_1.contains_key("scale") {
-                    errors
-                        .missing(at, "/$defs/MoveArgs/dependentRequired/unit", "scale");
-                }
+            if map_1.contains_key("unit") && !map_1.contains_key("scale") {
+                errors.missing(at, "/$defs/MoveArgs/dependentRequired/unit", "scale");
             }
             if map_1.contains_key("label") {
                 if let __rt::Value::Object(map_57) = value {
