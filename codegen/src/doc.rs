@@ -60,6 +60,10 @@ const SUPPORTED_KEYWORDS: &[&str] = &[
     "minProperties",
     "maxProperties",
     "format",
+    "prefixItems",
+    "propertyNames",
+    "dependentRequired",
+    "dependentSchemas",
     // annotations
     "default",
     "description",
@@ -69,14 +73,17 @@ const SUPPORTED_KEYWORDS: &[&str] = &[
     "deprecated",
     "readOnly",
     "writeOnly",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
 ];
 
 /// Keywords accepted only at the root of a file.
 const ROOT_KEYWORDS: &[&str] = &["$schema", "$id", "$defs", "definitions"];
 
-/// The `format` values the validators check.
-pub(crate) const SUPPORTED_FORMATS: &[&str] =
-    &["uri", "byte", "uri-template", "date-time", "email"];
+// `format`: any string. The validators check `uri`, `byte`, `uri-template`, `date-time` and
+// `email`; any other format is an annotation (as 2020-12 says of formats an implementation
+// does not know): accepted, never checked.
 
 impl SchemaDoc {
     /// Reads and checks a schema file.
@@ -152,18 +159,70 @@ impl SchemaDoc {
                 "no definitions: expected `$defs` (or a titled root schema)",
             ));
         }
+        let dialect = root
+            .get("$schema")
+            .and_then(Value::as_str)
+            .and_then(crate::dialect::Dialect::from_uri)
+            .unwrap_or(crate::dialect::Dialect::Current);
+        for def in &mut defs {
+            crate::dialect::normalize(&mut def.schema, dialect);
+        }
         let mut doc = SchemaDoc { file, defs };
+        doc.lift_nested_defs();
         for def in &doc.defs {
             check_schema(&doc.file, &def.pointer, &def.schema, true)?;
         }
         doc.normalize_refs()?;
-        doc.hoist_unions();
+        doc.refuse_ref_cycles()?;
+        doc.hoist_unions(&crate::types::own_enums::typify_refuses);
         Ok(doc)
     }
 
     /// The definition called `name`.
     pub(crate) fn get(&self, name: &str) -> Option<&Definition> {
         self.defs.iter().find(|d| d.name == name)
+    }
+
+    /// Refuses a definition that is, through `$ref`s and `allOf` members alone (no object
+    /// member or array item in between), a reference to itself: no value can be built for it
+    /// and typify recurses on it until the stack overflows.
+    fn refuse_ref_cycles(&self) -> Result<()> {
+        fn direct_refs(schema: &Value, out: &mut Vec<String>) {
+            if let Some(target) = schema
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(ref_target)
+            {
+                out.push(target);
+            }
+            for keyword in ["allOf", "anyOf", "oneOf"] {
+                if let Some(Value::Array(members)) = schema.get(keyword) {
+                    members.iter().for_each(|m| direct_refs(m, out));
+                }
+            }
+        }
+        for def in &self.defs {
+            let mut seen = vec![def.name.clone()];
+            let mut stack = Vec::new();
+            direct_refs(&def.schema, &mut stack);
+            while let Some(name) = stack.pop() {
+                if name == def.name {
+                    return Err(invalid(
+                        &self.file,
+                        &def.pointer,
+                        "the definition refers to itself through `$ref`/`allOf`/`anyOf`/`oneOf` alone",
+                    ));
+                }
+                if seen.contains(&name) {
+                    continue;
+                }
+                if let Some(target) = self.get(&name) {
+                    direct_refs(&target.schema, &mut stack);
+                }
+                seen.push(name);
+            }
+        }
+        Ok(())
     }
 
     /// Rewrites `#/definitions/X` to `#/$defs/X` and checks every reference resolves.
@@ -195,31 +254,7 @@ impl SchemaDoc {
         Ok(())
     }
 
-    /// Moves every `anyOf` / `oneOf` found below a definition's root into a new definition,
-    /// leaving a `$ref` (with the original annotations) in its place.
-    fn hoist_unions(&mut self) {
-        let mut index = 0;
-        while index < self.defs.len() {
-            let mut hoisted = Vec::new();
-            let def = &mut self.defs[index];
-            let (name, pointer) = (def.name.clone(), def.pointer.clone());
-            hoist_below(&mut def.schema, &name, &pointer, true, &mut hoisted);
-            for (wanted, at, schema) in hoisted {
-                let name = self.fresh_name(&wanted);
-                // Patch the placeholder left by `hoist_below`.
-                let def = &mut self.defs[index];
-                replace_placeholder(&mut def.schema, &wanted, &name);
-                self.defs.push(Definition {
-                    name,
-                    pointer: at,
-                    schema,
-                });
-            }
-            index += 1;
-        }
-    }
-
-    fn fresh_name(&self, wanted: &str) -> String {
+    pub(crate) fn fresh_name(&self, wanted: &str) -> String {
         if self.get(wanted).is_none() {
             return wanted.to_string();
         }
@@ -288,15 +323,23 @@ fn check_schema(file: &Path, at: &str, schema: &Value, _is_def_root: bool) -> Re
                 }
             }
             "additionalProperties" => check_schema(file, &here, value, false)?,
-            "items" => {
-                if value.is_array() {
-                    return Err(Error::Unsupported {
-                        file: file.to_path_buf(),
-                        pointer: at.to_string(),
-                        keyword: "items (array form)".into(),
-                    });
+            "items" | "propertyNames" => check_schema(file, &here, value, false)?,
+            "dependentSchemas" => {
+                let Value::Object(subs) = value else {
+                    return Err(invalid(file, &here, "`dependentSchemas` must be an object"));
+                };
+                for (name, sub) in subs {
+                    let p = format!("{here}/{}", escape_pointer(name));
+                    check_schema(file, &p, sub, false)?;
                 }
-                check_schema(file, &here, value, false)?;
+            }
+            "prefixItems" => {
+                let Value::Array(items) = value else {
+                    return Err(invalid(file, &here, "`prefixItems` must be an array"));
+                };
+                for (i, sub) in items.iter().enumerate() {
+                    check_schema(file, &format!("{here}/{i}"), sub, false)?;
+                }
             }
             "anyOf" | "oneOf" | "allOf" => {
                 let Value::Array(branches) = value else {
@@ -310,13 +353,8 @@ fn check_schema(file: &Path, at: &str, schema: &Value, _is_def_root: bool) -> Re
                 }
             }
             "format" => {
-                let name = value.as_str().unwrap_or_default();
-                if !SUPPORTED_FORMATS.contains(&name) {
-                    return Err(Error::Unsupported {
-                        file: file.to_path_buf(),
-                        pointer: at.to_string(),
-                        keyword: format!("format: {value}"),
-                    });
+                if !value.is_string() {
+                    return Err(invalid(file, &here, "`format` must be a string"));
                 }
             }
             "pattern" => {
@@ -375,6 +413,16 @@ fn malformed_value(keyword: &str, value: &Value) -> Option<&'static str> {
             (value.as_u64().is_some(), "a non-negative integer")
         }
         "uniqueItems" => (value.is_boolean(), "a boolean"),
+        "dependentRequired" => (
+            value.as_object().is_some_and(|deps| {
+                deps.values().all(|names| {
+                    names
+                        .as_array()
+                        .is_some_and(|names| names.iter().all(Value::is_string))
+                })
+            }),
+            "an object of arrays of strings",
+        ),
         _ => (true, ""),
     };
     (!ok).then_some(expected)
@@ -404,8 +452,18 @@ pub(crate) fn visit_schemas_mut(
                     }
                 }
             }
-            "additionalProperties" | "items" => visit_schemas_mut(value, &here, visit)?,
-            "anyOf" | "oneOf" | "allOf" => {
+            "additionalProperties" | "items" | "propertyNames" => {
+                visit_schemas_mut(value, &here, visit)?
+            }
+            "dependentSchemas" => {
+                if let Value::Object(subs) = value {
+                    for (name, sub) in subs.iter_mut() {
+                        let p = format!("{here}/{}", escape_pointer(name));
+                        visit_schemas_mut(sub, &p, visit)?;
+                    }
+                }
+            }
+            "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
                 if let Value::Array(branches) = value {
                     for (i, sub) in branches.iter_mut().enumerate() {
                         visit_schemas_mut(sub, &format!("{here}/{i}"), visit)?;
@@ -416,77 +474,6 @@ pub(crate) fn visit_schemas_mut(
         }
     }
     Ok(())
-}
-
-/// Marker key left where a union was hoisted, until the final name is known.
-const PLACEHOLDER: &str = "x-typed-mcp-hoisted";
-
-fn hoist_below(
-    schema: &mut Value,
-    name: &str,
-    at: &str,
-    is_root: bool,
-    out: &mut Vec<(String, String, Value)>,
-) {
-    let Value::Object(map) = schema else {
-        return;
-    };
-    if !is_root && (map.contains_key("anyOf") || map.contains_key("oneOf")) {
-        let moved = std::mem::take(map);
-        let mut stub = Map::new();
-        for annotation in ["description", "title"] {
-            if let Some(v) = moved.get(annotation) {
-                stub.insert(annotation.into(), v.clone());
-            }
-        }
-        stub.insert(PLACEHOLDER.into(), Value::String(name.to_string()));
-        *map = stub;
-        // The hoisted union's own nested unions are hoisted when its turn comes.
-        out.push((name.to_string(), at.to_string(), Value::Object(moved)));
-        return;
-    }
-    let keys: Vec<String> = map.keys().cloned().collect();
-    for key in keys {
-        let here = format!("{at}/{}", escape_pointer(&key));
-        let Some(value) = map.get_mut(&key) else {
-            continue;
-        };
-        match key.as_str() {
-            "properties" => {
-                if let Value::Object(props) = value {
-                    for (prop, sub) in props.iter_mut() {
-                        let child = format!("{name}{}", pascal(prop));
-                        let p = format!("{here}/{}", escape_pointer(prop));
-                        hoist_below(sub, &child, &p, false, out);
-                    }
-                }
-            }
-            "additionalProperties" => {
-                hoist_below(value, &format!("{name}Value"), &here, false, out)
-            }
-            "items" => hoist_below(value, &format!("{name}Item"), &here, false, out),
-            "anyOf" | "oneOf" | "allOf" => {
-                if let Value::Array(branches) = value {
-                    for (i, sub) in branches.iter_mut().enumerate() {
-                        let child = format!("{name}Variant{i}");
-                        hoist_below(sub, &child, &format!("{here}/{i}"), false, out);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-fn replace_placeholder(schema: &mut Value, wanted: &str, name: &str) {
-    let outcome = visit_schemas_mut(schema, "", &mut |map, _| {
-        if map.get(PLACEHOLDER).and_then(Value::as_str) == Some(wanted) {
-            map.remove(PLACEHOLDER);
-            map.insert("$ref".into(), Value::String(format!("#/$defs/{name}")));
-        }
-        Ok(())
-    });
-    debug_assert!(outcome.is_ok(), "the visitor above never fails");
 }
 
 /// `camelCase` / `snake_case` / `with-dash` → `PascalCase`.

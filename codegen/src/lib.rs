@@ -25,8 +25,10 @@
 
 mod config;
 mod crate_paths;
+mod dialect;
 mod doc;
 mod error;
+mod hoist;
 mod naming;
 mod output;
 mod types;

@@ -9,7 +9,32 @@ use crate::doc::SchemaDoc;
 use crate::error::{Error, Result};
 
 /// Generates the formatted Rust source for the schema at `schema`.
+///
+/// Never panics: the typify calls are guarded where they happen (so the error names the
+/// definition), and the whole pipeline once more here (formatting included), so any panic
+/// left becomes an [`Error::TypeGeneration`] naming the file.
 pub(crate) fn render(
+    schema: &Path,
+    runtime: &syn::Path,
+) -> Result<(String, Vec<GeneratedDefinition>)> {
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        render_unguarded(schema, runtime)
+    }));
+    outcome.unwrap_or_else(|panic| {
+        let text = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "unknown panic".to_string());
+        Err(Error::TypeGeneration {
+            file: schema.to_path_buf(),
+            pointer: String::new(),
+            message: format!("the generator panicked: {text}"),
+        })
+    })
+}
+
+fn render_unguarded(
     schema: &Path,
     runtime: &syn::Path,
 ) -> Result<(String, Vec<GeneratedDefinition>)> {

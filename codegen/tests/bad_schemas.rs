@@ -38,8 +38,6 @@ bad_schema_tests!(
     not_keyword,
     unknown_ref,
     external_ref,
-    unknown_format,
-    items_array,
     retryable_not_in_enum,
     invalid_json,
     bad_pattern,

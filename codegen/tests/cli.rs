@@ -199,3 +199,18 @@ fn usage_errors_exit_2_with_the_usage_and_help_exits_0() {
     assert_eq!(version.status.code(), Some(0));
     assert!(stderr(&version).contains(env!("CARGO_PKG_VERSION")));
 }
+
+#[test]
+fn a_schema_typify_panics_on_exits_3_with_file_and_pointer_and_no_backtrace() {
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad/typify_panic.json");
+    let dir = tempfile::tempdir().unwrap();
+    let failed = generate(std::slice::from_ref(&schema), dir.path(), &[]);
+    assert_eq!(failed.status.code(), Some(3), "{}", stderr(&failed));
+    let expected = format!("{}#/$defs/A: type generation failed", schema.display());
+    assert!(stderr(&failed).contains(&expected), "{}", stderr(&failed));
+    assert!(
+        !stderr(&failed).contains("backtrace") && !stderr(&failed).contains("thread '"),
+        "the panic is reported, not printed: {}",
+        stderr(&failed)
+    );
+}

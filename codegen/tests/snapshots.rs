@@ -6,8 +6,19 @@
 use std::path::Path;
 
 fn check(name: &str) {
-    let fixture = Path::new("tests/fixtures").join(format!("{name}.json"));
-    let snapshot = Path::new("tests/snapshots").join(format!("{name}.rs"));
+    check_in("tests/fixtures", "tests/snapshots", name);
+}
+
+/// The regression corpus of issue 15 (`tests/real_world/`): schemas shaped like the tool
+/// schemas published MCP servers publish, one per failure class. Their snapshots are
+/// compiled and exercised by `tests/snapshot-crate/tests/real_world.rs`.
+fn check_real_world(name: &str) {
+    check_in("tests/real_world", "tests/snapshots/real_world", name);
+}
+
+fn check_in(fixtures: &str, snapshots: &str, name: &str) {
+    let fixture = Path::new(fixtures).join(format!("{name}.json"));
+    let snapshot = Path::new(snapshots).join(format!("{name}.rs"));
     let generated = typed_mcp_codegen::Config::new()
         .emit_rerun_if_changed(false)
         .generate_string(&fixture)
@@ -51,6 +62,32 @@ fn annotations() {
 #[test]
 fn refs() {
     check("refs");
+}
+
+macro_rules! real_world_tests {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                check_real_world(stringify!($name));
+            }
+        )*
+    };
+}
+
+mod real_world {
+    use super::check_real_world;
+
+    real_world_tests!(
+        enum_strings,
+        null_defaults,
+        open_objects,
+        pasted_2020_12,
+        pasted_draft07,
+        property_names,
+        ref_object_default,
+        unknown_formats,
+    );
 }
 
 #[test]

@@ -117,6 +117,10 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
 }
 
 fn main() -> ExitCode {
+    // The generator turns every panic (typify's included) into an error naming the schema
+    // file and pointer, reported below with exit status 3; the default hook would also print
+    // the panic and a backtrace.
+    std::panic::set_hook(Box::new(|_| {}));
     let command = match parse(std::env::args().skip(1)) {
         Ok(command) => command,
         Err(message) => {

@@ -4,7 +4,10 @@
 mod annotations;
 mod docs;
 mod enum_defaults;
+mod number_defaults;
+pub(crate) mod own_enums;
 mod postpass;
+mod struct_defaults;
 mod unions;
 mod view;
 
@@ -54,9 +57,34 @@ pub(crate) struct GeneratedTypes {
     pub(crate) names: BTreeMap<String, String>,
 }
 
+/// Whether a definition's root is a string `enum` we emit ourselves (typify cannot name its
+/// variants, see [`own_enums`]).
+pub(crate) fn is_own_enum(schema: &Value) -> bool {
+    schema
+        .as_object()
+        .is_some_and(|map| crate::hoist::is_own_enum(map, &own_enums::typify_refuses))
+}
+
 /// Generates the types of `doc`. `runtime` is the path of the runtime crate.
+///
+/// When typify fails on the schema's `default` values (a default it finds does not conform
+/// to a referenced type, or cannot render), the types are generated again with every
+/// `default` treated as an annotation only: members are then `Option`s, absent stays absent.
 pub(crate) fn emit_types(doc: &SchemaDoc, runtime: &syn::Path) -> Result<GeneratedTypes> {
     let view = view::types_view(doc);
+    match emit_view(doc, &view, runtime) {
+        Err(first) if view::has_defaults(&view) => {
+            emit_view(doc, &view::without_defaults(view), runtime).map_err(|_| first)
+        }
+        outcome => outcome,
+    }
+}
+
+fn emit_view(
+    doc: &SchemaDoc,
+    view: &[(String, Value)],
+    runtime: &syn::Path,
+) -> Result<GeneratedTypes> {
     let mut settings = TypeSpaceSettings::default();
     settings
         .with_struct_builder(false)
@@ -67,12 +95,16 @@ pub(crate) fn emit_types(doc: &SchemaDoc, runtime: &syn::Path) -> Result<Generat
             "::serde_json::Number",
             std::iter::empty(),
         );
-    for def in doc.defs.iter().filter(|d| is_union(&d.schema)) {
+    for def in doc
+        .defs
+        .iter()
+        .filter(|d| is_union(&d.schema) || is_own_enum(&d.schema))
+    {
         let name = rust_type_name(&def.name);
         settings.with_replacement(&name, &name, std::iter::empty());
     }
 
-    let schemas = to_schemars(doc, &view)?;
+    let schemas = to_schemars(doc, view)?;
     let mut space = TypeSpace::new(&settings);
     guarded(|| space.add_ref_types(schemas.clone())).map_err(|message| {
         // Name the definition that fails on its own, when one does.
@@ -88,7 +120,10 @@ pub(crate) fn emit_types(doc: &SchemaDoc, runtime: &syn::Path) -> Result<Generat
     let mut names = BTreeMap::new();
     let mut union_items = Vec::new();
     for def in &doc.defs {
-        if is_union(&def.schema) {
+        if is_own_enum(&def.schema) {
+            names.insert(def.name.clone(), rust_type_name(&def.name));
+            union_items.push(own_enums::emit_enum(def));
+        } else if is_union(&def.schema) {
             names.insert(def.name.clone(), rust_type_name(&def.name));
             let view_schema = &view
                 .iter()
@@ -117,12 +152,16 @@ pub(crate) fn emit_types(doc: &SchemaDoc, runtime: &syn::Path) -> Result<Generat
         }
     }
 
-    let stream = space.to_stream();
+    // Rendering runs typify's code too (defaults are rendered here): it is guarded as well.
+    let stream =
+        guarded(|| Ok(space.to_stream())).map_err(|message| type_error(doc, "", message))?;
     let mut file: syn::File = syn::parse2(stream).map_err(|e| Error::GeneratedCode {
         file: doc.file.clone(),
         message: e.to_string(),
     })?;
+    number_defaults::without_unwrap(&mut file);
     postpass::keep_presence(&mut file);
+    struct_defaults::implement(&mut file);
     enum_defaults::derive_enum_defaults(&mut file);
     docs::document(&mut file.items);
     let annotated = annotations::apply(doc, &names, &mut file)?;

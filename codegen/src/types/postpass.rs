@@ -8,10 +8,12 @@
 //! This pass makes every such field an `Option`, so absent and empty stay distinct.
 //!
 //! typify also lets a struct ignore members its schema does not declare, so they vanish on
-//! a round trip. Nothing may be lost silently: this pass adds `deny_unknown_fields` to every
-//! struct that has no field capturing extra members (a `flatten`ed map), so an undeclared
-//! member is a deserialization error naming it. A schema that wants open objects says so
-//! with an `additionalProperties` schema, which typify turns into such a map.
+//! a round trip. Nothing may be lost silently: an open object (no `additionalProperties:
+//! false`) is given `additionalProperties: {}` by the view, which typify turns into a
+//! `flatten`ed map keeping the unknown members; this pass adds `deny_unknown_fields` to
+//! every struct that still has no such map, so an undeclared member is a deserialization
+//! error naming it, never dropped. When a declared member has the map's name (`extra`), the
+//! map is renamed (`additional_properties`) so the struct compiles.
 
 use syn::punctuated::Punctuated;
 use syn::{parse_quote, Attribute, Field, Item, Meta, Token};
@@ -67,6 +69,7 @@ fn keep_presence_in(items: &mut [Item]) {
                 for field in item.fields.iter_mut() {
                     keep_field_presence(field);
                 }
+                rename_colliding_map(item);
                 deny_unknown_fields(item);
             }
             Item::Mod(module) => {
@@ -104,6 +107,34 @@ fn keep_field_presence(field: &mut Field) {
     field.attrs[index] = attr;
     let ty = &field.ty;
     field.ty = parse_quote!(::std::option::Option<#ty>);
+}
+
+/// Renames a `flatten`ed field whose name a declared field has too.
+fn rename_colliding_map(item: &mut syn::ItemStruct) {
+    let names: Vec<String> = item
+        .fields
+        .iter()
+        .filter_map(|f| f.ident.as_ref().map(ToString::to_string))
+        .collect();
+    for field in item.fields.iter_mut() {
+        let flattened = field.attrs.iter().any(|a| {
+            a.path().is_ident("serde")
+                && a.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+                    .is_ok_and(|m| m.iter().any(|m| m.path().is_ident("flatten")))
+        });
+        let Some(ident) = field.ident.as_ref() else {
+            continue;
+        };
+        let current = ident.to_string();
+        if !flattened || names.iter().filter(|n| **n == current).count() < 2 {
+            continue;
+        }
+        let mut name = "additional_properties".to_string();
+        while names.contains(&name) {
+            name.push('_');
+        }
+        field.ident = Some(syn::Ident::new(&name, ident.span()));
+    }
 }
 
 fn is_option(ty: &syn::Type) -> bool {

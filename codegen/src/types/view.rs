@@ -11,7 +11,13 @@
 //! - `{"$ref": .., <siblings>}` becomes `{"allOf": [{"$ref": ..}], <siblings>}` (typify panics
 //!   on the former inside an `allOf` merge);
 //! - `"type": "number"` becomes a reference to a definition that is replaced by
-//!   `serde_json::Number`, so `50` round-trips as `50`, not `50.0`.
+//!   `serde_json::Number`, so `50` round-trips as `50`, not `50.0`;
+//! - an object that does not say `additionalProperties` is open (the validator accepts
+//!   unknown members), so it gets `additionalProperties: {}`: its type keeps unknown members
+//!   in a flattened map instead of refusing them. Only `additionalProperties: false` closes
+//!   a type (`deny_unknown_fields`);
+//! - tuples (`prefixItems`) become arrays of any JSON value: the validator checks the items;
+//! - a `default` the type cannot hold safely is an annotation only (see [`keep_default`]).
 
 use serde_json::{Map, Value};
 
@@ -37,6 +43,12 @@ const VALIDATION_ONLY: &[&str] = &[
     "exclusiveMinimum",
     "examples",
     "$comment",
+    "propertyNames",
+    "dependentRequired",
+    "dependentSchemas",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
 ];
 
 /// Returns the types view of every definition, plus the number definition, in doc order.
@@ -61,6 +73,43 @@ pub(crate) fn types_view(doc: &SchemaDoc) -> Vec<(String, Value)> {
     out
 }
 
+/// Whether typify is given the `default` of the schema `map`. Dropped (the member is then an
+/// `Option`, absent stays absent) are:
+/// - `null`, which pydantic writes on optional members whose type does not allow it: the
+///   absent member *is* the "no value" it means;
+/// - a value whose JSON type the schema's `type` or `enum` does not allow;
+/// - a non-empty object or array: typify writes it as a Rust literal field by field, which
+///   does not compile once fields are post-processed (and cannot hold unknown members).
+///   `{}` and `[]` stay: they are the type's own `Default`.
+fn keep_default(map: &Map<String, Value>, default: &Value) -> bool {
+    match default {
+        Value::Null => return false,
+        Value::Object(m) if !m.is_empty() => return false,
+        Value::Array(a) if !a.is_empty() => return false,
+        _ => {}
+    }
+    if let Some(Value::Array(values)) = map.get("enum") {
+        if !values.contains(default) {
+            return false;
+        }
+    }
+    let allowed = |t: &str| match t {
+        "null" => default.is_null(),
+        "boolean" => default.is_boolean(),
+        "object" => default.is_object(),
+        "array" => default.is_array(),
+        "string" => default.is_string(),
+        "number" => default.is_number(),
+        "integer" => default.as_i64().is_some() || default.as_u64().is_some(),
+        _ => false,
+    };
+    match map.get("type") {
+        Some(Value::String(t)) => allowed(t),
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).any(allowed),
+        _ => true,
+    }
+}
+
 fn rewrite(map: &mut Map<String, Value>) {
     map.retain(|key, _| !VALIDATION_ONLY.contains(&key.as_str()) && !key.starts_with("x-"));
     // `minimum` only matters to typify for integers (it picks u64 for `minimum >= 0`).
@@ -69,6 +118,20 @@ fn rewrite(map: &mut Map<String, Value>) {
     }
     if let Some(value) = map.remove("const") {
         map.insert("enum".into(), Value::Array(vec![value]));
+    }
+    if map.remove("prefixItems").is_some() {
+        map.insert("items".into(), Value::Object(Map::new()));
+    }
+    let is_object =
+        map.get("type").and_then(Value::as_str) == Some("object") || map.contains_key("properties");
+    if is_object && !map.contains_key("additionalProperties") {
+        map.insert("additionalProperties".into(), Value::Object(Map::new()));
+    }
+    if map
+        .get("default")
+        .is_some_and(|default| !keep_default(map, default))
+    {
+        map.remove("default");
     }
     if map.get("type").and_then(Value::as_str) == Some("number") {
         map.remove("type");
@@ -84,4 +147,28 @@ fn rewrite(map: &mut Map<String, Value>) {
         only_ref.insert("$ref".into(), target);
         map.insert("allOf".into(), Value::Array(vec![Value::Object(only_ref)]));
     }
+}
+
+/// Whether any schema of the view has a `default`.
+pub(crate) fn has_defaults(view: &[(String, Value)]) -> bool {
+    fn any(value: &Value) -> bool {
+        match value {
+            Value::Object(map) => map.contains_key("default") || map.values().any(any),
+            Value::Array(items) => items.iter().any(any),
+            _ => false,
+        }
+    }
+    view.iter().any(|(_, schema)| any(schema))
+}
+
+/// The view with every `default` removed.
+pub(crate) fn without_defaults(mut view: Vec<(String, Value)>) -> Vec<(String, Value)> {
+    for (_, schema) in &mut view {
+        let outcome = visit_schemas_mut(schema, "", &mut |map, _| {
+            map.remove("default");
+            Ok(())
+        });
+        debug_assert!(outcome.is_ok(), "the visitor above never fails");
+    }
+    view
 }

@@ -250,6 +250,11 @@ impl Emitter<'_> {
                 }
             });
         }
+        body.extend(self.prefix_items_checks(map, path, &items, at)?);
+        let prefix = match map.get("prefixItems") {
+            Some(Value::Array(schemas)) => schemas.len(),
+            _ => 0,
+        };
         if let Some(item_schema) = map.get("items") {
             let (iv, iat, index) = (
                 format_ident!("v_{id}"),
@@ -263,8 +268,9 @@ impl Emitter<'_> {
                 &quote!(#iat),
             )?;
             if !inner.is_empty() {
+                let skip = (prefix > 0).then(|| quote!(.skip(#prefix)));
                 body.extend(quote! {
-                    for (#index, #iv) in #items.iter().enumerate() {
+                    for (#index, #iv) in #items.iter().enumerate()#skip {
                         let #iat = &#at.index(#index);
                         #inner
                     }

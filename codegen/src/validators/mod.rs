@@ -21,6 +21,7 @@ use serde_json::Value;
 use crate::doc::{Definition, SchemaDoc};
 use crate::error::{Error, Result};
 
+mod applicators;
 mod keywords;
 mod literals;
 pub(crate) mod naming;

@@ -138,6 +138,7 @@ impl Emitter<'_> {
                 None => body.extend(quote!(if !#obj.contains_key(#name) { #fail })),
             }
         }
+        body.extend(self.dependency_checks(map, path, &obj, v, at)?);
         body.extend(self.count_checks(
             map,
             path,

@@ -8,7 +8,6 @@
     Debug,
     PartialEq
 )]
-#[serde(deny_unknown_fields)]
 #[serde(crate = "::typed_mcp::__private::serde")]
 pub struct Settings {
     ///How much more.
@@ -17,14 +16,12 @@ pub struct Settings {
     ///Talk more.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub verbose: ::std::option::Option<bool>,
-}
-impl ::std::default::Default for Settings {
-    fn default() -> Self {
-        Self {
-            level: defaults::default_u64::<i64, 3>(),
-            verbose: Default::default(),
-        }
-    }
+    /// The `extra` member.
+    #[serde(flatten)]
+    pub extra: ::typed_mcp::__private::serde_json::Map<
+        ::std::string::String,
+        ::typed_mcp::__private::serde_json::Value,
+    >,
 }
 ///A widget with every kind of member.
 #[derive(
@@ -34,7 +31,6 @@ impl ::std::default::Default for Settings {
     Debug,
     PartialEq
 )]
-#[serde(deny_unknown_fields)]
 #[serde(crate = "::typed_mcp::__private::serde")]
 pub struct Widget {
     ///Upper-case code.
@@ -67,6 +63,12 @@ pub struct Widget {
     ///Exact weight.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub weight: ::std::option::Option<::typed_mcp::__private::serde_json::Number>,
+    /// The `extra` member.
+    #[serde(flatten)]
+    pub extra: ::typed_mcp::__private::serde_json::Map<
+        ::std::string::String,
+        ::typed_mcp::__private::serde_json::Value,
+    >,
 }
 ///One of three colours.
 #[derive(
@@ -227,6 +229,15 @@ pub mod error {
     impl From<String> for ConversionError {
         fn from(value: String) -> Self {
             Self(value.into())
+        }
+    }
+}
+impl ::std::default::Default for Settings {
+    fn default() -> Self {
+        Self {
+            level: defaults::default_u64::<i64, 3>(),
+            verbose: ::std::default::Default::default(),
+            extra: ::std::default::Default::default(),
         }
     }
 }

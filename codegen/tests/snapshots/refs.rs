@@ -53,7 +53,6 @@ impl ::std::str::FromStr for Label {
     Debug,
     PartialEq
 )]
-#[serde(deny_unknown_fields)]
 #[serde(crate = "::typed_mcp::__private::serde")]
 pub struct Node {
     ///Child nodes.
@@ -61,6 +60,12 @@ pub struct Node {
     pub children: ::std::option::Option<::std::vec::Vec<Node>>,
     ///The node's label (a $ref with a sibling).
     pub label: Label,
+    /// The `extra` member.
+    #[serde(flatten)]
+    pub extra: ::typed_mcp::__private::serde_json::Map<
+        ::std::string::String,
+        ::typed_mcp::__private::serde_json::Value,
+    >,
 }
 ///A node with a timestamp, by allOf.
 #[derive(
@@ -70,16 +75,21 @@ pub struct Node {
     Debug,
     PartialEq
 )]
-#[serde(deny_unknown_fields)]
 #[serde(crate = "::typed_mcp::__private::serde")]
 pub struct Stamped {
-    ///When.
+    /// The `at` member.
     pub at: ::std::string::String,
-    ///Child nodes.
+    /// The `children` member.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub children: ::std::option::Option<::std::vec::Vec<Node>>,
-    ///The node's label (a $ref with a sibling).
+    /// The `label` member.
     pub label: Label,
+    /// The `extra` member.
+    #[serde(flatten)]
+    pub extra: ::typed_mcp::__private::serde_json::Map<
+        ::std::string::String,
+        ::typed_mcp::__private::serde_json::Value,
+    >,
 }
 /// Error types.
 pub mod error {

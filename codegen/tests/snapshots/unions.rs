@@ -27,7 +27,6 @@ pub struct Base {
     Debug,
     PartialEq
 )]
-#[serde(deny_unknown_fields)]
 #[serde(crate = "::typed_mcp::__private::serde")]
 pub struct Circle {
     ///Radius.
@@ -35,6 +34,12 @@ pub struct Circle {
     ///Discriminator.
     #[serde(rename = "type")]
     pub type_: CircleType,
+    /// The `extra` member.
+    #[serde(flatten)]
+    pub extra: ::typed_mcp::__private::serde_json::Map<
+        ::std::string::String,
+        ::typed_mcp::__private::serde_json::Value,
+    >,
 }
 ///Discriminator.
 #[derive(
@@ -97,13 +102,18 @@ impl ::std::convert::TryFrom<::std::string::String> for CircleType {
     Debug,
     PartialEq
 )]
-#[serde(deny_unknown_fields)]
 #[serde(crate = "::typed_mcp::__private::serde")]
 pub struct Detailed {
     ///Details.
     pub details: ::std::vec::Vec<::std::string::String>,
     ///Status.
     pub status: ::std::string::String,
+    /// The `extra` member.
+    #[serde(flatten)]
+    pub extra: ::typed_mcp::__private::serde_json::Map<
+        ::std::string::String,
+        ::typed_mcp::__private::serde_json::Value,
+    >,
 }
 ///Holds a nested union, which the generator hoists into `DrawingMain`.
 #[derive(
@@ -113,7 +123,6 @@ pub struct Detailed {
     Debug,
     PartialEq
 )]
-#[serde(deny_unknown_fields)]
 #[serde(crate = "::typed_mcp::__private::serde")]
 pub struct Drawing {
     ///The main shape or a scalar.
@@ -121,6 +130,12 @@ pub struct Drawing {
     ///More shapes.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub others: ::std::option::Option<::std::vec::Vec<Shape>>,
+    /// The `extra` member.
+    #[serde(flatten)]
+    pub extra: ::typed_mcp::__private::serde_json::Map<
+        ::std::string::String,
+        ::typed_mcp::__private::serde_json::Value,
+    >,
 }
 ///A square.
 #[derive(
@@ -130,7 +145,6 @@ pub struct Drawing {
     Debug,
     PartialEq
 )]
-#[serde(deny_unknown_fields)]
 #[serde(crate = "::typed_mcp::__private::serde")]
 pub struct Square {
     ///Side.
@@ -138,6 +152,12 @@ pub struct Square {
     ///Discriminator.
     #[serde(rename = "type")]
     pub type_: SquareType,
+    /// The `extra` member.
+    #[serde(flatten)]
+    pub extra: ::typed_mcp::__private::serde_json::Map<
+        ::std::string::String,
+        ::typed_mcp::__private::serde_json::Value,
+    >,
 }
 ///Discriminator.
 #[derive(

@@ -23,3 +23,41 @@ pub mod annotations {
 pub mod refs {
     include!("../../../codegen/tests/snapshots/refs.rs");
 }
+
+/// The regression corpus of issue 15 (`codegen/tests/real_world/*.json`): one schema per way
+/// published tool schemas broke the generator.
+pub mod real_world {
+    macro_rules! corpus {
+        ($($(#[$doc:meta])* $name:ident),* $(,)?) => {
+            $(
+                $(#[$doc])*
+                pub mod $name {
+                    include!(concat!(
+                        "../../../codegen/tests/snapshots/real_world/",
+                        stringify!($name),
+                        ".rs"
+                    ));
+                }
+            )*
+        };
+    }
+
+    corpus!(
+        /// String enums whose values are not identifiers.
+        enum_strings,
+        /// `default: null` on members whose type does not allow null.
+        null_defaults,
+        /// Open objects keep unknown members; closed ones refuse them.
+        open_objects,
+        /// A 2020-12 tool schema pasted with its `$schema` and `$defs`.
+        pasted_2020_12,
+        /// A draft-07 tool schema pasted with its `$schema` and `definitions`.
+        pasted_draft07,
+        /// `propertyNames`.
+        property_names,
+        /// An object `default` on a `$ref`'d struct.
+        ref_object_default,
+        /// Formats the validators do not know.
+        unknown_formats,
+    );
+}
