@@ -1,7 +1,8 @@
 //! rmcp 3.9's side of the HTTP benchmarks: the `echo` tool of `rmcp_echo.rs`
 //! (`ServerHandler::call_tool`, no macros) behind rmcp's `StreamableHttpService` with a
 //! `LocalSessionManager`, mounted at `/mcp` of an axum router and served by `axum::serve`
-//! on `127.0.0.1:0`, as rmcp's documentation does. Writes `listening on URL` to stderr once
+//! on `127.0.0.1:0`, as rmcp's documentation does, with `TCP_NODELAY` on each connection
+//! (as typed-mcp's listener sets it). Writes `listening on URL` to stderr once
 //! it accepts connections, then serves until SIGTERM / SIGINT. Same runtime as typed-mcp's
 //! server: multi-thread, one worker per core. No logging subscriber.
 //!
@@ -13,6 +14,7 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use axum::serve::ListenerExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ServerCapabilities,
     ServerConfig,
@@ -68,6 +70,13 @@ async fn serve(stateless: bool) -> Result<(), Box<dyn std::error::Error>> {
     let router = axum::Router::new().nest_service("/mcp", service);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("http://{}/mcp", listener.local_addr()?);
+    // As typed-mcp's listener does. Without it, each event-stream answer (written in
+    // several small pieces) waits on the client's delayed ACK: about 40 ms per request.
+    let listener = listener.tap_io(|tcp| {
+        if let Err(error) = tcp.set_nodelay(true) {
+            eprintln!("rmcp_http_echo: TCP_NODELAY: {error}");
+        }
+    });
     let mut term = signal(SignalKind::terminate())?;
     let mut int = signal(SignalKind::interrupt())?;
     let server = tokio::spawn({
