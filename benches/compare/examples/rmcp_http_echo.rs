@@ -56,7 +56,8 @@ impl ServerHandler for Echo {
 async fn serve(stateless: bool) -> Result<(), Box<dyn std::error::Error>> {
     use tokio::signal::unix::{signal, SignalKind};
     let stop = CancellationToken::new();
-    let mut config = StreamableHttpServerConfig::default().with_cancellation_token(stop.child_token());
+    let mut config =
+        StreamableHttpServerConfig::default().with_cancellation_token(stop.child_token());
     if stateless {
         config = config
             .with_legacy_session_mode(false)

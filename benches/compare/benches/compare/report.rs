@@ -381,10 +381,7 @@ fn http_title(workload: &HttpWorkload) -> String {
     } else {
         format!("{} connections", workload.concurrency)
     };
-    format!(
-        "{size} text, {connections}, {} requests",
-        workload.requests
-    )
+    format!("{size} text, {connections}, {} requests", workload.requests)
 }
 
 fn http_index(server: HttpServer) -> usize {
