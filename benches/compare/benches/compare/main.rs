@@ -3,12 +3,14 @@
 //!    `stdio_pipes()`) and a `serde_json::Value` floor, sequential and pipelined, 16 B and
 //!    64 KiB, each run repeated;
 //! 2. generated validators against the `jsonschema` crate;
-//! 3. the runtime's cache and timeout-overshoot benches.
+//! 3. the runtime's cache and timeout-overshoot benches;
+//! 4. Streamable HTTP `tools/call echo` against rmcp 3.9's `StreamableHttpService`,
+//!    16 B and 64 KiB, 1 and 64 keep-alive connections, each run repeated.
 //!
 //! ```sh
 //! cargo bench -p typed-mcp-bench                  # everything, 3 repetitions
 //! cargo bench -p typed-mcp-bench -- --quick       # a tenth of the requests, 1 repetition
-//! cargo bench -p typed-mcp-bench -- --only stdio  # or: validators, existing
+//! cargo bench -p typed-mcp-bench -- --only stdio  # or: validators, existing, http
 //! ```
 //!
 //! `--callgrind` runs each server under `valgrind --tool=callgrind` at two request counts
@@ -18,6 +20,7 @@
 mod callgrind;
 mod driver;
 mod existing;
+mod http;
 mod report;
 mod servers;
 mod validators;
@@ -25,6 +28,7 @@ mod validators;
 use std::process::ExitCode;
 
 use driver::{Launcher, Mode, Workload};
+use http::HttpWorkload;
 
 /// Command-line options of a bench run.
 #[derive(Debug, Clone)]
@@ -91,6 +95,22 @@ fn workloads(scale: f64) -> Vec<Workload> {
     ]
 }
 
+/// The HTTP matrix: both payloads at 1 and 64 connections.
+fn http_workloads(scale: f64) -> Vec<HttpWorkload> {
+    let n = |count: f64| ((count * scale) as usize).max(64);
+    let cell = |payload, concurrency, requests| HttpWorkload {
+        payload,
+        concurrency,
+        requests: n(requests),
+    };
+    vec![
+        cell(16, 1, 3_000.0),
+        cell(16, 64, 20_000.0),
+        cell(64 * 1024, 1, 500.0),
+        cell(64 * 1024, 64, 3_000.0),
+    ]
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let options = match options(&args) {
@@ -101,7 +121,7 @@ fn main() -> ExitCode {
         }
     };
     let wanted = |part: &str| options.only.as_deref().is_none_or(|only| only == part);
-    if options.callgrind || wanted("stdio") {
+    if options.callgrind || wanted("stdio") || wanted("http") {
         eprintln!("building the servers under test");
         if let Err(message) = servers::build() {
             eprintln!("{message}");
@@ -156,6 +176,19 @@ fn main() -> ExitCode {
             eprintln!("running the {bench} bench");
             report::existing(bench, existing::run(bench));
         }
+    }
+    if wanted("http") {
+        let workloads = http_workloads(options.scale);
+        let mut runs = Vec::new();
+        for repetition in 0..options.repetitions {
+            eprintln!(
+                "http: repetition {} of {}",
+                repetition + 1,
+                options.repetitions
+            );
+            runs.push(report::http_repetition(&workloads));
+        }
+        failed |= report::http(&workloads, &runs);
     }
     if failed {
         ExitCode::FAILURE

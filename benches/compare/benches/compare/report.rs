@@ -8,7 +8,8 @@ use std::process::Command;
 use typed_mcp_bench::Range;
 
 use crate::driver::{self, Launcher, Measured, Mode, Workload};
-use crate::servers::Server;
+use crate::http::{self, HttpWorkload};
+use crate::servers::{HttpServer, Server};
 use crate::validators::{Row, Skipped};
 
 /// One repetition of the stdio matrix: `[workload][server]`, in `Server::ALL` order.
@@ -354,4 +355,113 @@ pub(crate) fn existing(name: &str, output: Result<Vec<String>, String>) {
         }
         Err(message) => println!("**not measured**: {message}\n"),
     }
+}
+
+/// Runs every HTTP workload against every HTTP server once, servers interleaved.
+pub(crate) fn http_repetition(workloads: &[HttpWorkload]) -> Repetition {
+    workloads
+        .iter()
+        .map(|&workload| {
+            HttpServer::ALL
+                .iter()
+                .map(|&server| http::run(server, workload))
+                .collect()
+        })
+        .collect()
+}
+
+fn http_title(workload: &HttpWorkload) -> String {
+    let size = if workload.payload >= 1024 {
+        format!("{} KiB", workload.payload / 1024)
+    } else {
+        format!("{} B", workload.payload)
+    };
+    let connections = if workload.concurrency == 1 {
+        "1 connection".to_owned()
+    } else {
+        format!("{} connections", workload.concurrency)
+    };
+    format!("{size} text, {connections}, {} requests", workload.requests)
+}
+
+fn http_index(server: HttpServer) -> usize {
+    HttpServer::ALL
+        .iter()
+        .position(|&s| s == server)
+        .unwrap_or_default()
+}
+
+/// Prints the HTTP tables and targets; true when a run failed.
+pub(crate) fn http(workloads: &[HttpWorkload], runs: &[Repetition]) -> bool {
+    let mut failed = false;
+    println!(
+        "## 4. Streamable HTTP `tools/call echo`, 2025-11-25 sessions, keep-alive ({} repetitions)\n",
+        runs.len()
+    );
+    println!(
+        "Figures: median (min–max) over repetitions. Ratios: the row's figure ÷ rmcp's \
+         (sessions, its default configuration), within each repetition, as min–max. \
+         rmcp-stateless-json is rmcp without sessions answering plain JSON, for reference.\n"
+    );
+    let per_second: fn(&Measured) -> f64 = |m| m.per_second;
+    let cpu: fn(&Measured) -> f64 = |m| m.cpu_ns_per_request;
+    let rmcp = http_index(HttpServer::Rmcp);
+    for (w, workload) in workloads.iter().enumerate() {
+        println!("### {}\n", http_title(workload));
+        println!(
+            "| server | req/s | p50 | p99 | server CPU / req | peak RSS | req/s ÷ rmcp | \
+             CPU / req ÷ rmcp |"
+        );
+        println!("|---|---|---|---|---|---|---|---|");
+        for (s, server) in HttpServer::ALL.iter().enumerate() {
+            let ok: Vec<&Measured> = runs
+                .iter()
+                .filter_map(|run| run[w][s].as_ref().ok())
+                .collect();
+            for run in runs {
+                if let Err(error) = &run[w][s] {
+                    failed = true;
+                    println!("| **{} FAILED** | {error} |||||||", server.name());
+                }
+            }
+            let column = |f: fn(&Measured) -> f64| ok.iter().map(|m| f(m)).collect::<Vec<_>>();
+            println!(
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                server.name(),
+                spread(&column(per_second), rate),
+                spread(&column(|m| m.p50.as_secs_f64() * 1e6), micros),
+                spread(&column(|m| m.p99.as_secs_f64() * 1e6), micros),
+                spread(&column(|m| m.cpu_ns_per_request / 1000.0), micros),
+                spread(&column(|m| m.peak_rss_kib as f64 / 1024.0), |mb| format!(
+                    "{mb:.1} MB"
+                )),
+                ratio_range(&ratios(runs, w, s, rmcp, per_second)),
+                ratio_range(&ratios(runs, w, s, rmcp, cpu)),
+            );
+        }
+        println!();
+    }
+    let typed = http_index(HttpServer::Typed);
+    println!("### Targets (typed-mcp over HTTP)\n");
+    println!("| target | measured | verdict |");
+    println!("|---|---|---|");
+    for (w, workload) in workloads.iter().enumerate() {
+        let label = http_title(workload);
+        if workload.concurrency >= 64 {
+            let r = ratios(runs, w, typed, rmcp, per_second);
+            println!(
+                "| ≥ 2× rmcp req/s, {label} | {} | {} |",
+                ratio_range(&r),
+                met(&r, |v| v >= 2.0)
+            );
+        }
+        let r = ratios(runs, w, typed, rmcp, cpu);
+        println!(
+            "| CPU / req < rmcp's, {label} | {} | {} |",
+            ratio_range(&r),
+            met(&r, |v| v < 1.0)
+        );
+    }
+    println!();
+    failed
 }

@@ -6,6 +6,10 @@
 //!   `stdio()` and `stdio_pipes()` transports;
 //! - `floor`: `examples/floor_echo.rs` of this package (parse into `Value`, write a template).
 //!
+//!
+//! The HTTP servers ([`HttpServer`]) are this package's `examples/typed_http_echo.rs` and
+//! `examples/rmcp_http_echo.rs`; each listens on `127.0.0.1:0` and names its URL on stderr.
+//!
 //! [`build`] compiles them first, with the cargo that runs this bench, into the same target
 //! directory (a no-op when they are up to date).
 
@@ -56,6 +60,45 @@ impl Server {
     }
 }
 
+/// One HTTP server under test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HttpServer {
+    /// typed-mcp's `serve_http`, 2025-11-25 session.
+    Typed,
+    /// rmcp 3.9's `StreamableHttpService`, default configuration (sessions, event streams).
+    Rmcp,
+    /// rmcp 3.9's `StreamableHttpService` without sessions, JSON answers (reference only).
+    RmcpStateless,
+}
+
+impl HttpServer {
+    /// Every HTTP server, in the order of the tables.
+    pub(crate) const ALL: [HttpServer; 3] = [
+        HttpServer::Typed,
+        HttpServer::Rmcp,
+        HttpServer::RmcpStateless,
+    ];
+
+    /// The row label.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            HttpServer::Typed => "typed-mcp",
+            HttpServer::Rmcp => "rmcp",
+            HttpServer::RmcpStateless => "rmcp-stateless-json",
+        }
+    }
+
+    /// The binary and its arguments.
+    pub(crate) fn command(self) -> Result<(PathBuf, &'static [&'static str]), String> {
+        let examples = release_dir()?.join("examples");
+        Ok(match self {
+            HttpServer::Typed => (examples.join("typed_http_echo"), &[]),
+            HttpServer::Rmcp => (examples.join("rmcp_http_echo"), &["session"]),
+            HttpServer::RmcpStateless => (examples.join("rmcp_http_echo"), &["stateless"]),
+        })
+    }
+}
+
 /// `<target>/release`, where this bench binary (`<target>/release/deps/compare-…`) lives.
 fn release_dir() -> Result<PathBuf, String> {
     let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
@@ -84,6 +127,10 @@ pub(crate) fn build() -> Result<(), String> {
             "rmcp_echo",
             "--example",
             "floor_echo",
+            "--example",
+            "typed_http_echo",
+            "--example",
+            "rmcp_http_echo",
         ][..],
     ] {
         let status = Command::new(&cargo)

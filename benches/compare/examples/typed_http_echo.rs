@@ -1,0 +1,71 @@
+//! The typed-mcp side of the HTTP benchmarks: an `echo` tool exactly as the demo server
+//! defines it (typed arguments generated from `schema/echo_arguments.json`, the text sent
+//! back as one text block), served by `McpServer::serve_http` on `127.0.0.1:0`
+//! (`http://ADDR/mcp`, default limits and HTTP options). Like the demo server it runs on a
+//! multi-thread runtime with one worker per core, logs at `info` to stderr, and writes
+//! `listening on URL` to stderr once it accepts connections; it stops on SIGTERM / SIGINT.
+
+use std::process::ExitCode;
+
+use serde_json::Value;
+use tracing::level_filters::LevelFilter;
+use typed_mcp::mcp::{ArgumentSchema, McpServer, ToolDefinition};
+use typed_mcp::tools::ToolContext;
+
+/// The generated argument type of `schema/echo_arguments.json` (see `build.rs`).
+#[allow(missing_docs, unreachable_pub, dead_code)]
+mod arguments {
+    include!(concat!(env!("OUT_DIR"), "/echo/echo_arguments.rs"));
+}
+
+use arguments::EchoArguments;
+
+const SCHEMA: &str = include_str!("../schema/echo_arguments.json");
+
+async fn serve() -> Result<(), Box<dyn std::error::Error>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let echo = ToolDefinition::from_async(
+        "echo",
+        "Sends the text back unchanged.",
+        ArgumentSchema::from_defs(SCHEMA, "EchoArguments")?,
+        |_ctx: ToolContext, args: EchoArguments| async move { Ok(Value::String(args.text)) },
+    )?;
+    let server = McpServer::builder("typed-http-echo", env!("CARGO_PKG_VERSION"))
+        .tool(echo)
+        .build()?;
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    let running = server.serve_http("127.0.0.1:0".parse()?).await?;
+    eprintln!("listening on {}", running.url());
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+    }
+    running.shutdown().await?;
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    if let Err(error) = typed_mcp::logging::init_stderr(LevelFilter::INFO) {
+        eprintln!("typed_http_echo: {error}");
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("typed_http_echo: tokio runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(serve());
+    runtime.shutdown_background();
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("typed_http_echo: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
