@@ -7,6 +7,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::dispatch::Connection;
 use super::prompts::{PromptDefinition, PromptSet};
+use super::resource_templates::ResourceTemplateDefinition;
 use super::resources::{ResourceDefinition, ResourceSet, UriPolicy};
 use super::tool_call::ToolSet;
 use super::tools::ToolDefinition;
@@ -64,6 +65,7 @@ pub struct McpServerBuilder {
     instructions: Option<String>,
     tools: Vec<ToolDefinition>,
     resources: Vec<ResourceDefinition>,
+    templates: Vec<ResourceTemplateDefinition>,
     prompts: Vec<PromptDefinition>,
     limits: Limits,
     uri_policy: UriPolicy,
@@ -86,6 +88,7 @@ impl McpServerBuilder {
             instructions: None,
             tools: Vec::new(),
             resources: Vec::new(),
+            templates: Vec::new(),
             prompts: Vec::new(),
             limits: Limits::default(),
             uri_policy: UriPolicy::any(),
@@ -109,6 +112,13 @@ impl McpServerBuilder {
     /// Adds a resource (its URI is checked by [`build`](Self::build)).
     pub fn resource(mut self, resource: ResourceDefinition) -> Self {
         self.resources.push(resource);
+        self
+    }
+
+    /// Adds a resource template (RFC 6570): `resources/read` of a URI that matches it, and
+    /// is no fixed resource, is read by the template's reader.
+    pub fn resource_template(mut self, template: ResourceTemplateDefinition) -> Self {
+        self.templates.push(template);
         self
     }
 
@@ -177,7 +187,7 @@ impl McpServerBuilder {
             runner: ToolRunner::new(&self.limits),
             cache,
         };
-        let resources = ResourceSet::new(self.resources, self.uri_policy)?;
+        let resources = ResourceSet::new(self.resources, self.templates, self.uri_policy)?;
         let prompts = PromptSet::new(self.prompts)?;
         let capabilities = ServerCapabilities {
             completions: None,

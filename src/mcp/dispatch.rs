@@ -16,7 +16,6 @@ use super::params::{
     decode, error_with_data, internal_error, invalid_params, invalid_request, method_not_found,
     violation, Validator,
 };
-use super::resources::ResourceSet;
 use super::tool_call::CallRequest;
 use crate::generated::mcp::protocol::{
     validate, CallToolRequestParams, Cursor, DiscoverResult, EmptyResult, GetPromptRequestParams,
@@ -193,7 +192,7 @@ impl Connection {
             }
             ("resources/templates/list", _) => {
                 paginated(method, params, era)?;
-                ResourceSet::list_templates(era, hints)
+                state.resources.list_templates(era, hints)
             }
             ("prompts/list", _) => {
                 paginated(method, params, era)?;

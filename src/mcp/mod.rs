@@ -54,9 +54,11 @@ pub mod era;
 mod outbound;
 mod params;
 mod prompts;
+mod resource_templates;
 mod resources;
 mod tool_call;
 mod tools;
+mod uri_template;
 
 #[cfg(feature = "http")]
 pub(crate) use builder::ServerState;
@@ -64,8 +66,12 @@ pub use builder::{CacheHints, McpServer, McpServerBuilder, DEFAULT_TTL_MS};
 #[cfg(feature = "http")]
 pub(crate) use dispatch::Connection;
 pub use prompts::{user_text, PromptArguments, PromptDefinition, PromptError, PromptRenderer};
+pub use resource_templates::{
+    ResourceTemplateDefinition, TemplateCompleter, TemplateParams, TemplateReader,
+};
 pub use resources::{ResourceDefinition, ResourceError, ResourceReader, UriPolicy};
 pub use tools::{ArgumentSchema, ToolDefinition};
+pub use uri_template::{UriTemplate, UriTemplateError};
 
 /// Errors of the MCP server layer: building a server, and serving a connection.
 #[derive(Debug, thiserror::Error)]

@@ -11,6 +11,7 @@ use super::builder::CacheHints;
 use super::era::Era;
 use super::outbound::{respond, ResultKind};
 use super::params::{error_with_data, internal_error, invalid_params, violation};
+use super::resource_templates::ResourceTemplateDefinition;
 use super::McpError;
 use crate::generated::mcp::protocol::{
     LegacyListResourceTemplatesResult, LegacyListResourcesResult, LegacyReadResourceResult,
@@ -196,6 +197,7 @@ impl ResourceDefinition {
 pub(crate) struct ResourceSet {
     list: Vec<Resource>,
     by_uri: HashMap<String, ResourceDefinition>,
+    pub(crate) templates: Vec<ResourceTemplateDefinition>,
     policy: UriPolicy,
 }
 
@@ -203,12 +205,26 @@ impl ResourceSet {
     /// Registers the resources, checking every URI against `policy`.
     pub(crate) fn new(
         definitions: Vec<ResourceDefinition>,
+        templates: Vec<ResourceTemplateDefinition>,
         policy: UriPolicy,
     ) -> Result<Self, McpError> {
         let mut set = Self {
             policy,
             ..Self::default()
         };
+        for template in templates {
+            if set
+                .templates
+                .iter()
+                .any(|known| known.template.name == template.template.name)
+            {
+                return Err(McpError::DuplicateName {
+                    kind: "resource template",
+                    name: template.template.name.clone(),
+                });
+            }
+            set.templates.push(template);
+        }
         for definition in definitions {
             if let Err(reason) = set.policy.check(definition.uri()) {
                 return Err(McpError::InvalidResourceUri {
@@ -229,7 +245,7 @@ impl ResourceSet {
     }
 
     pub(crate) fn is_empty(&self) -> bool {
-        self.list.is_empty()
+        self.list.is_empty() && self.templates.is_empty()
     }
 
     /// The `resources/list` result.
@@ -258,15 +274,20 @@ impl ResourceSet {
         }
     }
 
-    /// The `resources/templates/list` result (this server has no templates).
-    pub(crate) fn list_templates(era: Era, hints: &CacheHints) -> HandlerResult {
+    /// The `resources/templates/list` result.
+    pub(crate) fn list_templates(&self, era: Era, hints: &CacheHints) -> HandlerResult {
+        let resource_templates: Vec<_> = self
+            .templates
+            .iter()
+            .map(|definition| definition.template.clone())
+            .collect();
         match era {
             Era::Legacy(_) => respond(
                 ResultKind::LegacyListResourceTemplates,
                 &LegacyListResourceTemplatesResult {
                     meta: None,
                     next_cursor: None,
-                    resource_templates: Vec::new(),
+                    resource_templates: resource_templates.clone(),
                 },
             ),
             Era::Modern => respond(
@@ -275,7 +296,7 @@ impl ResourceSet {
                     cache_scope: hints.scope,
                     meta: None,
                     next_cursor: None,
-                    resource_templates: Vec::new(),
+                    resource_templates,
                     result_type: ResultType::Complete,
                     ttl_ms: hints.ttl_ms,
                 },
@@ -291,7 +312,15 @@ impl ResourceSet {
                 vec![violation("/uri", "format", reason)],
             ));
         }
-        let contents = match self.by_uri.get(uri).map(|d| (d.reader)(uri)) {
+        let read = match self.by_uri.get(uri) {
+            Some(definition) => Some((definition.reader)(uri)),
+            // Fixed resources first, then the templates in the order they were added.
+            None => self.templates.iter().find_map(|definition| {
+                let params = definition.parsed.matches(uri)?;
+                Some((definition.reader)(uri, &params))
+            }),
+        };
+        let contents = match read {
             Some(Ok(contents)) => contents,
             None | Some(Err(ResourceError::NotFound)) => return Err(not_found(uri, era)),
             Some(Err(ResourceError::Failed(message))) => {
