@@ -7,9 +7,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Number, Value};
 use typed_mcp::generated::limits::Limits;
+use typed_mcp::generated::mcp::protocol::{LoggingLevel, ResourceContents, TextResourceContents};
 use typed_mcp::mcp::{
     user_text, ArgumentSchema, McpError, McpServer, PromptDefinition, PromptError,
-    ResourceDefinition, ToolDefinition,
+    ResourceDefinition, ResourceError, ResourceTemplateDefinition, TemplateParams, ToolDefinition,
 };
 use typed_mcp::tools::{ToolCallError, ToolContext, ToolResult};
 
@@ -56,6 +57,17 @@ fn number(value: f64) -> ToolResult {
 /// # Errors
 ///
 /// If a tool's schema and type disagree, or the limits do not validate.
+/// The names the demo suggests for `name` (prompt argument and template variable).
+const NAMES: &[&str] = &["Ada", "Alan", "Barbara", "Grace", "Linus", "Margaret"];
+
+fn complete_name(prefix: &str) -> Vec<String> {
+    NAMES
+        .iter()
+        .filter(|name| name.to_lowercase().starts_with(&prefix.to_lowercase()))
+        .map(|name| (*name).to_owned())
+        .collect()
+}
+
 pub(crate) fn build(limits: Limits) -> Result<McpServer, McpError> {
     let computations = Arc::new(AtomicU64::new(0));
     let echo = ToolDefinition::from_async(
@@ -80,9 +92,11 @@ pub(crate) fn build(limits: Limits) -> Result<McpServer, McpError> {
             let total = args.ms as f64;
             ctx.progress()
                 .report(0.0, Some(total), Some("sleeping".to_owned()));
+            ctx.log(LoggingLevel::Info, format!("sleeping for {} ms", args.ms));
             tokio::time::sleep(Duration::from_millis(args.ms)).await;
             ctx.progress()
                 .report(total, Some(total), Some("awake".to_owned()));
+            ctx.log(LoggingLevel::Debug, "awake");
             Ok(json!({ "sleptMs": args.ms }))
         },
     )?
@@ -155,6 +169,24 @@ pub(crate) fn build(limits: Limits) -> Result<McpServer, McpError> {
         schema("RouteArguments")?,
         |_ctx: ToolContext, args: RouteArguments| async move { Ok(json!({ "routedTo": args.key })) },
     )?;
+    let greetings = ResourceTemplateDefinition::new(
+        "demo://greetings/{name}",
+        "greeting",
+        |uri: &str, params: &TemplateParams| {
+            let name = params.get("name").ok_or(ResourceError::NotFound)?;
+            Ok(vec![ResourceContents::TextResourceContents(
+                TextResourceContents {
+                    meta: None,
+                    mime_type: Some("text/plain".to_owned()),
+                    text: format!("Hello, {name}!"),
+                    uri: uri.to_owned(),
+                },
+            )])
+        },
+    )?
+    .description("A greeting for anyone: demo://greetings/{name}.")
+    .mime_type("text/plain")
+    .completer(|_variable, prefix, _resolved| complete_name(prefix));
     let readme = ResourceDefinition::text("demo://readme", "readme", "text/markdown", README)
         .description("What the demo server offers.");
     let greet = PromptDefinition::new("greet", "Greets someone by name.", |args| {
@@ -165,7 +197,8 @@ pub(crate) fn build(limits: Limits) -> Result<McpServer, McpError> {
             "Please greet {name} warmly, in one sentence."
         ))])
     })
-    .argument("name", "Who to greet.", true);
+    .argument("name", "Who to greet.", true)
+    .completer(|_argument, prefix, _resolved| complete_name(prefix));
     McpServer::builder("typed-mcp-demo", env!("CARGO_PKG_VERSION"))
         .instructions(
             "A demo of the typed-mcp runtime: echo, add, sleep, spin, big, sum, lookup and route, \
@@ -181,6 +214,7 @@ pub(crate) fn build(limits: Limits) -> Result<McpServer, McpError> {
         .tool(lookup)
         .tool(route)
         .resource(readme)
+        .resource_template(greetings)
         .prompt(greet)
         .build()
 }

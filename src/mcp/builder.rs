@@ -15,7 +15,7 @@ use super::McpError;
 use crate::cache::{Cache, CacheBuilder};
 use crate::generated::limits::Limits;
 use crate::generated::mcp::protocol::{
-    CacheScope, Implementation, ServerCapabilities, ServerCapabilitiesPrompts,
+    CacheScope, Implementation, OpenObject, ServerCapabilities, ServerCapabilitiesPrompts,
     ServerCapabilitiesResources, ServerCapabilitiesTools,
 };
 use crate::jsonrpc::BatchPolicy;
@@ -190,10 +190,14 @@ impl McpServerBuilder {
         let resources = ResourceSet::new(self.resources, self.templates, self.uri_policy)?;
         let prompts = PromptSet::new(self.prompts)?;
         let capabilities = ServerCapabilities {
-            completions: None,
+            // Prompt arguments and template variables can be completed (with no
+            // suggestions where no completer is set).
+            completions: (!prompts.is_empty() || !resources.templates.is_empty())
+                .then(|| OpenObject(serde_json::Map::new())),
             experimental: None,
             extensions: None,
-            logging: None,
+            // Tools may log (`ToolContext::log`); nothing is sent unless the client asks.
+            logging: Some(OpenObject(serde_json::Map::new())),
             prompts: (!prompts.is_empty())
                 .then_some(ServerCapabilitiesPrompts { list_changed: None }),
             resources: (!resources.is_empty()).then_some(ServerCapabilitiesResources {

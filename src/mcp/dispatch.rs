@@ -18,9 +18,10 @@ use super::params::{
 };
 use super::tool_call::CallRequest;
 use crate::generated::mcp::protocol::{
-    validate, CallToolRequestParams, Cursor, DiscoverResult, EmptyResult, GetPromptRequestParams,
-    InitializeRequestParams, InitializeResult, LegacyCallToolRequestParams,
-    LegacyGetPromptRequestParams, LegacyPaginatedRequestParams, LegacyReadResourceRequestParams,
+    validate, CallToolRequestParams, CompleteRequestParams, Cursor, DiscoverResult, EmptyResult,
+    GetPromptRequestParams, InitializeRequestParams, InitializeResult, LegacyCallToolRequestParams,
+    LegacyCompleteRequestParams, LegacyGetPromptRequestParams, LegacyPaginatedRequestParams,
+    LegacyReadResourceRequestParams, LegacySetLevelRequestParams, LoggingLevel,
     PaginatedRequestParams, PingRequestParams, ProgressToken, ReadResourceRequestParams,
     RequestParams, ResultMeta, ResultType, UnsupportedProtocolVersionData,
 };
@@ -41,6 +42,8 @@ const METHODS: &[&str] = &[
     "resources/templates/list",
     "prompts/list",
     "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
 ];
 
 /// The request loop's handler for one connection.
@@ -206,14 +209,16 @@ impl Connection {
                     false,
                 )?;
                 let progress_token = p.meta.and_then(|meta| meta.progress_token);
-                self.call_tool(&ctx, era, &p.name, p.arguments, progress_token)
+                let log_level = self.session.log_level();
+                self.call_tool(&ctx, era, &p.name, p.arguments, progress_token, log_level)
                     .await
             }
             ("tools/call", Era::Modern) => {
                 let p: CallToolRequestParams =
                     decode(method, params, validate::call_tool_request_params, false)?;
                 let progress_token = p.meta.progress_token;
-                self.call_tool(&ctx, era, &p.name, p.arguments, progress_token)
+                let log_level = p.meta.io_modelcontextprotocol_log_level;
+                self.call_tool(&ctx, era, &p.name, p.arguments, progress_token, log_level)
                     .await
             }
             ("resources/read", Era::Legacy(_)) => {
@@ -252,6 +257,30 @@ impl Connection {
                     .prompts
                     .get(&p.name, p.arguments.map(to_json_map), era)
             }
+            ("completion/complete", Era::Legacy(_)) => {
+                let p: LegacyCompleteRequestParams = decode(
+                    method,
+                    params,
+                    validate::legacy_complete_request_params,
+                    false,
+                )?;
+                super::completion::complete(state, &p.ref_, &p.argument, p.context.as_ref(), era)
+            }
+            ("completion/complete", Era::Modern) => {
+                let p: CompleteRequestParams =
+                    decode(method, params, validate::complete_request_params, false)?;
+                super::completion::complete(state, &p.ref_, &p.argument, p.context.as_ref(), era)
+            }
+            ("logging/setLevel", Era::Legacy(_)) => {
+                let p: LegacySetLevelRequestParams = decode(
+                    method,
+                    params,
+                    validate::legacy_set_level_request_params,
+                    false,
+                )?;
+                self.session.set_log_level(p.level);
+                respond(ResultKind::Empty, &EmptyResult { meta: None })
+            }
             _ => Err(method_not_found()),
         }
     }
@@ -263,6 +292,7 @@ impl Connection {
         name: &str,
         arguments: Option<serde_json::Map<String, Value>>,
         progress_token: Option<ProgressToken>,
+        log_level: Option<LoggingLevel>,
     ) -> HandlerResult {
         self.state
             .tools
@@ -272,6 +302,7 @@ impl Connection {
                 name,
                 arguments,
                 progress_token,
+                log_level,
             })
             .await
     }

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use tokio::sync::Notify;
 
+use crate::generated::mcp::protocol::LoggingLevel;
 use crate::jsonrpc::BatchPolicy;
 
 /// The 2026-07-28 revision: stateless, versioned per request.
@@ -94,6 +95,8 @@ pub(crate) enum SessionState {
 #[derive(Debug)]
 pub(crate) struct Session {
     state: Mutex<SessionState>,
+    /// The lowest severity of log messages the client asked for (`logging/setLevel`).
+    log_level: Mutex<Option<LoggingLevel>>,
     /// Woken when the era is chosen.
     decided: Notify,
 }
@@ -102,6 +105,7 @@ impl Session {
     pub(crate) fn new() -> Self {
         Self {
             state: Mutex::new(SessionState::Undecided),
+            log_level: Mutex::new(None),
             decided: Notify::new(),
         }
     }
@@ -150,6 +154,22 @@ impl Session {
             }
             SessionState::Legacy { .. } => false,
         }
+    }
+
+    /// Records the client's `logging/setLevel`.
+    pub(crate) fn set_log_level(&self, level: LoggingLevel) {
+        *self
+            .log_level
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(level);
+    }
+
+    /// The severity the client asked for, if it did.
+    pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
+        *self
+            .log_level
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Records `notifications/initialized`.

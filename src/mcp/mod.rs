@@ -49,6 +49,7 @@
 //! ```
 
 mod builder;
+mod completion;
 mod dispatch;
 pub mod era;
 mod outbound;
@@ -65,7 +66,9 @@ pub(crate) use builder::ServerState;
 pub use builder::{CacheHints, McpServer, McpServerBuilder, DEFAULT_TTL_MS};
 #[cfg(feature = "http")]
 pub(crate) use dispatch::Connection;
-pub use prompts::{user_text, PromptArguments, PromptDefinition, PromptError, PromptRenderer};
+pub use prompts::{
+    user_text, PromptArguments, PromptCompleter, PromptDefinition, PromptError, PromptRenderer,
+};
 pub use resource_templates::{
     ResourceTemplateDefinition, TemplateCompleter, TemplateParams, TemplateReader,
 };

@@ -31,6 +31,8 @@ pub(crate) enum ResultKind {
     ListPrompts,
     LegacyGetPrompt,
     GetPrompt,
+    LegacyComplete,
+    Complete,
 }
 
 impl ResultKind {
@@ -54,6 +56,8 @@ impl ResultKind {
             Self::ListPrompts => "ListPromptsResult",
             Self::LegacyGetPrompt => "LegacyGetPromptResult",
             Self::GetPrompt => "GetPromptResult",
+            Self::LegacyComplete => "LegacyCompleteResult",
+            Self::Complete => "CompleteResult",
         }
     }
 
@@ -76,6 +80,8 @@ impl ResultKind {
             Self::ListPrompts => validate::list_prompts_result,
             Self::LegacyGetPrompt => validate::legacy_get_prompt_result,
             Self::GetPrompt => validate::get_prompt_result,
+            Self::LegacyComplete => validate::legacy_complete_result,
+            Self::Complete => validate::complete_result,
         }
     }
 }

@@ -39,7 +39,12 @@ pub enum PromptError {
 pub struct PromptDefinition {
     pub(crate) prompt: Prompt,
     pub(crate) render: PromptRenderer,
+    pub(crate) completer: Option<PromptCompleter>,
 }
+
+/// Suggests values for a prompt argument (`completion/complete`): from the argument's name,
+/// the prefix typed so far and the arguments already chosen.
+pub type PromptCompleter = Arc<dyn Fn(&str, &str, &PromptArguments) -> Vec<String> + Send + Sync>;
 
 impl std::fmt::Debug for PromptDefinition {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -65,7 +70,19 @@ impl PromptDefinition {
                 title: None,
             },
             render: Arc::new(render),
+            completer: None,
         }
+    }
+
+    /// Completes the prompt's arguments (`completion/complete` with a `ref/prompt`): the
+    /// function gets the argument's name, the text typed so far and the other arguments.
+    #[must_use]
+    pub fn completer<F>(mut self, completer: F) -> Self
+    where
+        F: Fn(&str, &str, &PromptArguments) -> Vec<String> + Send + Sync + 'static,
+    {
+        self.completer = Some(Arc::new(completer));
+        self
     }
 
     /// Declares an argument.
@@ -134,6 +151,11 @@ impl PromptSet {
 
     pub(crate) fn is_empty(&self) -> bool {
         self.list.is_empty()
+    }
+
+    /// The prompt of this name.
+    pub(crate) fn definition(&self, name: &str) -> Option<&PromptDefinition> {
+        self.by_name.get(name)
     }
 
     /// The `prompts/list` result.

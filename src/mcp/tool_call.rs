@@ -14,11 +14,14 @@ use super::outbound::{parse_rendered, respond, respond_rendered, respond_value, 
 use super::params::{invalid_params, violation};
 use super::tools::ToolDefinition;
 use crate::cache::{Cache, CachePolicy, CacheSource};
-use crate::generated::mcp::protocol::{validate, ProgressNotificationParams, ProgressToken};
+use crate::generated::mcp::protocol::{
+    validate, LoggingLevel, LoggingMessageNotificationParams, ProgressNotificationParams,
+    ProgressToken,
+};
 use crate::server::{HandlerResult, Peer, RequestContext};
 use crate::tools::{
-    CallOptions, CallOutcome, ProgressSink, ProgressUpdate, ToolArguments, ToolCallResult,
-    ToolRunner,
+    CallOptions, CallOutcome, LogMessage, LogSink, ProgressSink, ProgressUpdate, ToolArguments,
+    ToolCallResult, ToolRunner,
 };
 
 /// Progress reports waiting to be written, per call; more are dropped (and logged).
@@ -40,6 +43,8 @@ pub(crate) struct CallRequest<'a> {
     pub(crate) name: &'a str,
     pub(crate) arguments: Option<Map<String, Value>>,
     pub(crate) progress_token: Option<ProgressToken>,
+    /// The lowest severity of log messages the client wants (none: no log messages).
+    pub(crate) log_level: Option<LoggingLevel>,
 }
 
 impl ToolSet {
@@ -54,11 +59,17 @@ impl ToolSet {
         let entry = &definition.entry;
         let mut options = CallOptions::for_request(request.ctx.id())
             .cancel_token(request.ctx.cancellation().clone());
-        let forwarder = request
-            .progress_token
-            .map(|token| ProgressForwarder::start(token, request.ctx.peer().clone()));
+        let forwarder =
+            (request.progress_token.is_some() || request.log_level.is_some()).then(|| {
+                ProgressForwarder::start(request.progress_token.clone(), request.ctx.peer().clone())
+            });
         if let Some(forwarder) = &forwarder {
-            options = options.progress_sink(forwarder.sink());
+            if request.progress_token.is_some() {
+                options = options.progress_sink(forwarder.sink());
+            }
+            if let Some(threshold) = request.log_level {
+                options = options.log_sink(forwarder.log_sink(threshold));
+            }
         }
         let arguments = match request.arguments {
             Some(map) => ToolArguments::Value(Value::Object(map)),
@@ -190,11 +201,18 @@ fn render_for_era(result: &ToolCallResult, era: Era) -> HandlerResult {
 /// How every result the tool runner renders begins.
 const MODERN_RESULT_PREFIX: &str = r#"{"resultType":"complete","#;
 
-/// Writes a call's progress reports as `notifications/progress`, in order, and never after
-/// the call's response: [`ProgressForwarder::finish`] returns once every report made while
-/// the call ran is queued for the writer.
+/// What a running call sends the client besides its answer.
+enum Outgoing {
+    Progress(ProgressUpdate),
+    Log(LogMessage),
+}
+
+/// Writes a call's progress reports as `notifications/progress` and its log messages as
+/// `notifications/message`, in order, and never after the call's response:
+/// [`ProgressForwarder::finish`] returns once every report made while the call ran is queued
+/// for the writer.
 struct ProgressForwarder {
-    sender: mpsc::Sender<ProgressUpdate>,
+    sender: mpsc::Sender<Outgoing>,
     stop: oneshot::Sender<()>,
     task: AbortOnDrop,
 }
@@ -210,20 +228,33 @@ impl Drop for AbortOnDrop {
 }
 
 impl ProgressForwarder {
-    fn start(token: ProgressToken, peer: Peer) -> Self {
-        let (sender, mut receiver) = mpsc::channel::<ProgressUpdate>(PROGRESS_QUEUE);
+    fn start(token: Option<ProgressToken>, peer: Peer) -> Self {
+        let (sender, mut receiver) = mpsc::channel::<Outgoing>(PROGRESS_QUEUE);
         let (stop, mut stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
+            let send = |outgoing: Outgoing| {
+                let peer = peer.clone();
+                let token = token.clone();
+                async move {
+                    match (outgoing, token) {
+                        (Outgoing::Progress(update), Some(token)) => {
+                            notify_progress(&peer, &token, update).await;
+                        }
+                        (Outgoing::Progress(_), None) => {}
+                        (Outgoing::Log(message), _) => notify_log(&peer, message).await,
+                    }
+                }
+            };
             loop {
                 tokio::select! {
                     biased;
-                    update = receiver.recv() => match update {
-                        Some(update) => notify_progress(&peer, &token, update).await,
+                    outgoing = receiver.recv() => match outgoing {
+                        Some(outgoing) => send(outgoing).await,
                         None => break,
                     },
                     _ = &mut stopped => {
-                        while let Ok(update) = receiver.try_recv() {
-                            notify_progress(&peer, &token, update).await;
+                        while let Ok(outgoing) = receiver.try_recv() {
+                            send(outgoing).await;
                         }
                         break;
                     }
@@ -240,8 +271,21 @@ impl ProgressForwarder {
     fn sink(&self) -> ProgressSink {
         let sender = self.sender.clone();
         Arc::new(move |update| {
-            if sender.try_send(update).is_err() {
+            if sender.try_send(Outgoing::Progress(update)).is_err() {
                 tracing::debug!("progress report dropped: the queue is full");
+            }
+        })
+    }
+
+    /// A sink passing on the messages at `threshold` or more severe.
+    fn log_sink(&self, threshold: LoggingLevel) -> LogSink {
+        let sender = self.sender.clone();
+        Arc::new(move |message: LogMessage| {
+            if severity(message.level) < severity(threshold) {
+                return;
+            }
+            if sender.try_send(Outgoing::Log(message)).is_err() {
+                tracing::debug!("log message dropped: the queue is full");
             }
         })
     }
@@ -257,6 +301,49 @@ impl ProgressForwarder {
                 tracing::debug!(%error, "the progress forwarder ended abnormally");
             }
         }
+    }
+}
+
+/// Syslog order (RFC 5424): `debug` least severe, `emergency` most.
+pub(crate) fn severity(level: LoggingLevel) -> u8 {
+    match level {
+        LoggingLevel::Debug => 0,
+        LoggingLevel::Info => 1,
+        LoggingLevel::Notice => 2,
+        LoggingLevel::Warning => 3,
+        LoggingLevel::Error => 4,
+        LoggingLevel::Critical => 5,
+        LoggingLevel::Alert => 6,
+        LoggingLevel::Emergency => 7,
+    }
+}
+
+async fn notify_log(peer: &Peer, message: LogMessage) {
+    let params = LoggingMessageNotificationParams {
+        data: message.data,
+        level: message.level,
+        logger: message.logger,
+        meta: None,
+    };
+    let value = match serde_json::to_value(&params) {
+        Ok(value) => value,
+        Err(error) => {
+            tracing::error!(%error, "serializing a log notification failed");
+            return;
+        }
+    };
+    if let Err(errors) = validate::logging_message_notification_params(&value) {
+        tracing::error!(
+            violations = errors.len(),
+            "invalid log notification not sent"
+        );
+        return;
+    }
+    let Ok(raw) = serde_json::value::to_raw_value(&value) else {
+        return;
+    };
+    if let Err(error) = peer.notify("notifications/message", Some(raw)).await {
+        tracing::debug!(%error, "log notification not sent: the output is closed");
     }
 }
 

@@ -192,6 +192,21 @@ impl ToolContext {
         self.deadline
     }
 
+    /// Logs a message to the client (`notifications/message`), sent only when the client
+    /// asked for this severity (`logging/setLevel` in the 2025 versions, the request's
+    /// `_meta` log level in 2026-07-28). Returns whether it was passed on.
+    pub fn log(
+        &self,
+        level: crate::generated::mcp::protocol::LoggingLevel,
+        data: impl Into<serde_json::Value>,
+    ) -> bool {
+        self.progress.log(super::progress::LogMessage {
+            level,
+            logger: Some(self.tool.to_string()),
+            data: data.into(),
+        })
+    }
+
     /// The progress hook (see [`ProgressReporter::report`]).
     #[must_use]
     pub fn progress(&self) -> &ProgressReporter {

@@ -59,6 +59,6 @@ pub use policy::{
     arguments_depth_limit, array_limit, resolve_timeout, ResolvedTimeout, TimeoutSource,
     ARGUMENTS_DEPTH_OFFSET,
 };
-pub use progress::{ProgressReporter, ProgressSink, ProgressUpdate};
+pub use progress::{LogMessage, LogSink, ProgressReporter, ProgressSink, ProgressUpdate};
 pub use runner::{CallOptions, CallOutcome, PreparedCall, ToolArguments, ToolRunner};
 pub use stats::RunnerStats;

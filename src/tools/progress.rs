@@ -27,7 +27,22 @@ pub struct ProgressUpdate {
 /// forward to a channel, e.g. with `try_send`.
 pub type ProgressSink = Arc<dyn Fn(ProgressUpdate) + Send + Sync>;
 
-/// The progress hook a handler receives in its [`ToolContext`](super::ToolContext).
+/// One log message of a running tool (the payload of `notifications/message`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogMessage {
+    /// Its severity.
+    pub level: crate::generated::mcp::protocol::LoggingLevel,
+    /// Who logged it (the tool's name, by default).
+    pub logger: Option<String>,
+    /// The message: a string or any JSON value.
+    pub data: serde_json::Value,
+}
+
+/// Where a tool's log messages go: a callback the server wires to `notifications/message`
+/// (only at the severities the client asked for). Must not block, like [`ProgressSink`].
+pub type LogSink = Arc<dyn Fn(LogMessage) + Send + Sync>;
+
+/// The progress and log hook a handler receives in its [`ToolContext`](super::ToolContext).
 #[derive(Clone)]
 pub struct ProgressReporter {
     gate: Arc<Gate>,
@@ -38,17 +53,23 @@ struct Gate {
     /// once [`ProgressReporter::close`] has taken the write lock no report is in flight.
     open: RwLock<bool>,
     sink: Option<ProgressSink>,
+    log: Option<LogSink>,
     dropped_after_close: Arc<AtomicU64>,
 }
 
 impl ProgressReporter {
     /// A reporter forwarding to `sink` (or discarding, when `None`) until closed; reports
     /// after closing are counted in `dropped_after_close`.
-    pub(crate) fn new(sink: Option<ProgressSink>, dropped_after_close: Arc<AtomicU64>) -> Self {
+    pub(crate) fn new(
+        sink: Option<ProgressSink>,
+        log: Option<LogSink>,
+        dropped_after_close: Arc<AtomicU64>,
+    ) -> Self {
         Self {
             gate: Arc::new(Gate {
                 open: RwLock::new(true),
                 sink,
+                log,
                 dropped_after_close,
             }),
         }
@@ -77,6 +98,31 @@ impl ProgressReporter {
                     total,
                     message,
                 });
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Sends a log message. Returns `true` when it was forwarded to the server (which sends
+    /// it if the client asked for messages of this severity), `false` when no client can
+    /// receive it or the call is already over.
+    pub fn log(&self, message: LogMessage) -> bool {
+        let open = self
+            .gate
+            .open
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        if !*open {
+            self.gate
+                .dropped_after_close
+                .fetch_add(1, Ordering::Relaxed);
+            tracing::debug!("log message after the call ended was dropped");
+            return false;
+        }
+        match &self.gate.log {
+            Some(sink) => {
+                sink(message);
                 true
             }
             None => false,

@@ -14,7 +14,7 @@ use super::error::ToolCallError;
 use super::execution::{run_async, BlockingRun, Ended};
 use super::handler::{ToolContext, ToolEntry, ToolHandler};
 use super::policy::{arguments_depth_limit, array_limit, resolve_timeout, ResolvedTimeout};
-use super::progress::{ProgressReporter, ProgressSink};
+use super::progress::{LogSink, ProgressReporter, ProgressSink};
 use super::stats::{Counters, RunnerStats};
 use crate::generated::errors::ToolErrorCode;
 use crate::generated::limits::{Limits, RequestLimits, TimeoutLimits};
@@ -53,6 +53,8 @@ pub struct CallOptions {
     pub cancel: CancellationToken,
     /// Where the handler's progress reports go, if the client asked for progress.
     pub progress: Option<ProgressSink>,
+    /// Where the handler's log messages go, if the client asked for any.
+    pub log: Option<LogSink>,
     /// Bytes of the response line outside the `result` member (see
     /// [`CallOptions::for_request`]); the result is kept within `maxResponseBytes` minus this.
     pub line_overhead: usize,
@@ -73,6 +75,7 @@ impl CallOptions {
             started: Instant::now(),
             cancel: CancellationToken::new(),
             progress: None,
+            log: None,
             line_overhead,
         }
     }
@@ -88,6 +91,13 @@ impl CallOptions {
     #[must_use]
     pub fn progress_sink(mut self, sink: ProgressSink) -> Self {
         self.progress = Some(sink);
+        self
+    }
+
+    /// Forwards log messages to `sink`.
+    #[must_use]
+    pub fn log_sink(mut self, sink: LogSink) -> Self {
+        self.log = Some(sink);
         self
     }
 
@@ -308,6 +318,7 @@ impl ToolRunner {
         let token = options.cancel.child_token();
         let progress = ProgressReporter::new(
             options.progress.clone(),
+            options.log.clone(),
             counters.progress_after_close.clone(),
         );
         let context =

@@ -1,0 +1,210 @@
+//! Resource templates, completions and logging on stdio, in both eras: the demo server's
+//! `demo://greetings/{name}` template, the completers of its `greet` prompt and template,
+//! and the log messages of its `sleep` tool.
+
+mod mcp_server_support;
+
+use mcp_server_support::{call, demo_server, legacy_client, modern, TestClient};
+use serde_json::{json, Value};
+use typed_mcp::generated::limits::Limits;
+use typed_mcp::generated::mcp::protocol::validate;
+
+fn log_messages(client: &TestClient) -> Vec<&Value> {
+    client
+        .notifications
+        .iter()
+        .filter(|n| n["method"] == "notifications/message")
+        .collect()
+}
+
+#[tokio::test]
+async fn templates_are_listed_and_matching_uris_are_read() {
+    let mut client = legacy_client(demo_server(Limits::default()), "2025-11-25").await;
+    let list = client
+        .result(json!(1), "resources/templates/list", None)
+        .await;
+    validate::legacy_list_resource_templates_result(&list).expect("valid");
+    assert_eq!(
+        list["resourceTemplates"][0]["uriTemplate"],
+        "demo://greetings/{name}"
+    );
+    let read = client
+        .result(
+            json!(2),
+            "resources/read",
+            Some(json!({"uri": "demo://greetings/Ada%20L"})),
+        )
+        .await;
+    assert_eq!(read["contents"][0]["text"], "Hello, Ada L!");
+    assert_eq!(read["contents"][0]["uri"], "demo://greetings/Ada%20L");
+    // A fixed resource still wins, and a URI matching nothing is not found.
+    let readme = client
+        .result(
+            json!(3),
+            "resources/read",
+            Some(json!({"uri": "demo://readme"})),
+        )
+        .await;
+    assert!(readme["contents"][0]["text"].is_string());
+    let missing = client
+        .error(
+            json!(4),
+            "resources/read",
+            Some(json!({"uri": "demo://greetings/a/b"})),
+        )
+        .await;
+    assert_eq!(missing["code"], -32002);
+
+    let mut modern_client = TestClient::start(demo_server(Limits::default()));
+    let list = modern_client
+        .result(
+            json!(5),
+            "resources/templates/list",
+            Some(modern(json!({}))),
+        )
+        .await;
+    validate::list_resource_templates_result(&list).expect("valid");
+    assert_eq!(list["resourceTemplates"].as_array().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn prompt_arguments_and_template_variables_are_completed() {
+    let mut client = legacy_client(demo_server(Limits::default()), "2025-06-18").await;
+    let prompt = client
+        .result(
+            json!(1),
+            "completion/complete",
+            Some(json!({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "name", "value": "a"}})),
+        )
+        .await;
+    validate::legacy_complete_result(&prompt).expect("valid");
+    assert_eq!(prompt["completion"]["values"], json!(["Ada", "Alan"]));
+    assert_eq!(prompt["completion"]["total"], 2);
+    assert_eq!(prompt["completion"]["hasMore"], false);
+    let template = client
+        .result(
+            json!(2),
+            "completion/complete",
+            Some(json!({"ref": {"type": "ref/resource", "uri": "demo://greetings/{name}"}, "argument": {"name": "name", "value": "G"}})),
+        )
+        .await;
+    assert_eq!(template["completion"]["values"], json!(["Grace"]));
+    for (params, path) in [
+        (
+            json!({"ref": {"type": "ref/prompt", "name": "nope"}, "argument": {"name": "name", "value": ""}}),
+            "/ref/name",
+        ),
+        (
+            json!({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "age", "value": ""}}),
+            "/argument/name",
+        ),
+        (
+            json!({"ref": {"type": "ref/resource", "uri": "demo://x/{y}"}, "argument": {"name": "y", "value": ""}}),
+            "/ref/uri",
+        ),
+    ] {
+        let error = client
+            .error(json!(3), "completion/complete", Some(params))
+            .await;
+        assert_eq!(error["code"], -32602);
+        assert_eq!(error["data"]["validationErrors"][0]["path"], path);
+    }
+    let malformed = client
+        .error(
+            json!(4),
+            "completion/complete",
+            Some(json!({"ref": {"type": "ref/other"}, "argument": {"name": "n", "value": ""}})),
+        )
+        .await;
+    assert_eq!(malformed["code"], -32602);
+
+    let mut modern_client = TestClient::start(demo_server(Limits::default()));
+    let answer = modern_client
+        .result(
+            json!(5),
+            "completion/complete",
+            Some(modern(json!({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "name", "value": "m"}}))),
+        )
+        .await;
+    validate::complete_result(&answer).expect("valid");
+    assert_eq!(answer["completion"]["values"], json!(["Margaret"]));
+}
+
+#[tokio::test]
+async fn log_messages_are_sent_at_the_level_the_client_set_and_only_then() {
+    // No setLevel: nothing is sent.
+    let mut client = legacy_client(demo_server(Limits::default()), "2025-11-25").await;
+    let _result = client
+        .result(
+            json!(1),
+            "tools/call",
+            Some(call("sleep", json!({"ms": 1}))),
+        )
+        .await;
+    assert!(log_messages(&client).is_empty());
+    // info: the info message, not the debug one; before the result.
+    let set = client
+        .result(json!(2), "logging/setLevel", Some(json!({"level": "info"})))
+        .await;
+    assert_eq!(set, json!({}));
+    let _result = client
+        .result(
+            json!(3),
+            "tools/call",
+            Some(call("sleep", json!({"ms": 1}))),
+        )
+        .await;
+    let messages = log_messages(&client);
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert_eq!(messages[0]["params"]["level"], "info");
+    assert_eq!(messages[0]["params"]["logger"], "sleep");
+    assert_eq!(messages[0]["params"]["data"], "sleeping for 1 ms");
+    // debug: both.
+    client.notifications.clear();
+    let _set = client
+        .result(
+            json!(4),
+            "logging/setLevel",
+            Some(json!({"level": "debug"})),
+        )
+        .await;
+    let _result = client
+        .result(
+            json!(5),
+            "tools/call",
+            Some(call("sleep", json!({"ms": 1}))),
+        )
+        .await;
+    assert_eq!(log_messages(&client).len(), 2);
+    // A level that is not one is refused.
+    let bad = client
+        .error(json!(6), "logging/setLevel", Some(json!({"level": "loud"})))
+        .await;
+    assert_eq!(bad["code"], -32602);
+}
+
+#[tokio::test]
+async fn modern_requests_carry_their_log_level_and_set_level_does_not_exist() {
+    let mut client = TestClient::start(demo_server(Limits::default()));
+    let mut params = modern(call("sleep", json!({"ms": 1})));
+    let _quiet = client
+        .result(json!(1), "tools/call", Some(params.clone()))
+        .await;
+    assert!(log_messages(&client).is_empty());
+    params["_meta"]["io.modelcontextprotocol/logLevel"] = json!("warning");
+    let _quiet = client
+        .result(json!(2), "tools/call", Some(params.clone()))
+        .await;
+    assert!(log_messages(&client).is_empty());
+    params["_meta"]["io.modelcontextprotocol/logLevel"] = json!("debug");
+    let _loud = client.result(json!(3), "tools/call", Some(params)).await;
+    assert_eq!(log_messages(&client).len(), 2);
+    let gone = client
+        .error(
+            json!(4),
+            "logging/setLevel",
+            Some(modern(json!({"level": "info"}))),
+        )
+        .await;
+    assert_eq!(gone["code"], -32601);
+}
