@@ -20,6 +20,13 @@ fn main() {
         &out_dir.join("demo"),
         "examples/demo_server/tools.json",
     );
+    // The conformance fixture server's tool arguments (`examples/conformance_server.rs`).
+    let fixture = [PathBuf::from("examples/conformance_server/tools.json")];
+    generate(
+        &fixture,
+        &out_dir.join("conformance"),
+        "examples/conformance_server/tools.json",
+    );
 }
 
 /// The `*.json` files directly in `dir`, sorted; a new file there reruns the build script.

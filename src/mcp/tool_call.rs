@@ -48,6 +48,32 @@ pub(crate) struct CallRequest<'a> {
 }
 
 impl ToolSet {
+    /// `-32021` when the tool needs a client capability `declared` (the client's
+    /// capabilities object) lacks; `data.requiredCapabilities` names every missing one.
+    pub(crate) fn check_capabilities(
+        &self,
+        tool: &str,
+        declared: &Value,
+    ) -> Result<(), crate::jsonrpc::ErrorObject<'static>> {
+        let Some(definition) = self.by_name.get(tool) else {
+            return Ok(());
+        };
+        let missing: Map<String, Value> = definition
+            .required_capabilities
+            .iter()
+            .filter(|name| declared.get(name.as_str()).is_none())
+            .map(|name| (name.clone(), Value::Object(Map::new())))
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        Err(super::params::error_with_data(
+            crate::jsonrpc::ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            "the client did not declare a capability this tool needs".to_owned(),
+            &serde_json::json!({ "requiredCapabilities": missing }),
+        ))
+    }
+
     /// Answers a `tools/call`.
     pub(crate) async fn call(&self, request: CallRequest<'_>) -> HandlerResult {
         let Some(definition) = self.by_name.get(request.name) else {

@@ -131,6 +131,7 @@ fn contains_ref(value: &Value) -> bool {
 pub struct ToolDefinition {
     pub(crate) tool: Tool,
     pub(crate) entry: ToolEntry,
+    pub(crate) required_capabilities: Vec<String>,
 }
 
 impl ToolDefinition {
@@ -221,7 +222,17 @@ impl ToolDefinition {
                 title: None,
             },
             entry,
+            required_capabilities: Vec::new(),
         })
+    }
+
+    /// Declares that the tool needs a client capability (`sampling`, `elicitation`,
+    /// `roots`, ...): a call from a client that did not declare it is refused with `-32021`
+    /// (`data.requiredCapabilities`), in both eras, before the handler runs.
+    #[must_use]
+    pub fn requires_client_capability(mut self, capability: impl Into<String>) -> Self {
+        self.required_capabilities.push(capability.into());
+        self
     }
 
     /// Sets the category selecting the tool's timeout (`toolTimeouts[category]`).

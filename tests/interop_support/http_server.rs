@@ -40,10 +40,25 @@ pub(crate) struct Stopped {
 impl HttpServer {
     /// Starts `server --http 127.0.0.1:0 --limits FILE` and waits for its `listening on` line.
     pub(crate) fn start(server: &[String], limits: &Path) -> Result<Self, String> {
-        let mut child = Command::new(&server[0])
+        let mut command = Command::new(&server[0]);
+        command
             .args(&server[1..])
             .args(["--http", BIND, "--limits"])
-            .arg(limits)
+            .arg(limits);
+        Self::spawn(command, &server[0])
+    }
+
+    /// Starts `server --http 127.0.0.1:0` (no limits file) and waits for its `listening on`
+    /// line.
+    pub(crate) fn start_plain(server: &[String]) -> Result<Self, String> {
+        let mut command = Command::new(&server[0]);
+        command.args(&server[1..]).args(["--http", BIND]);
+        Self::spawn(command, &server[0])
+    }
+
+    fn spawn(mut command: Command, program: &str) -> Result<Self, String> {
+        let server = [program];
+        let mut child = command
             .current_dir(ROOT)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -282,10 +282,15 @@ pub(crate) fn server_or_skip() -> Option<Vec<String>> {
 
 /// Builds the `demo_server` example with this test's profile and returns the executable.
 pub(crate) fn build_demo_server() -> PathBuf {
+    build_example("demo_server")
+}
+
+/// Builds the example `name` with this test's profile and returns the executable.
+pub(crate) fn build_example(name: &str) -> PathBuf {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command
-        .args(["build", "--example", "demo_server"])
+        .args(["build", "--example", name])
         .arg("--message-format=json-render-diagnostics")
         .current_dir(ROOT)
         .stderr(Stdio::inherit());
@@ -295,7 +300,7 @@ pub(crate) fn build_demo_server() -> PathBuf {
     let output = command.output().expect("cargo starts");
     assert!(
         output.status.success(),
-        "building the demo server failed ({})",
+        "building the {name} example failed ({})",
         output.status
     );
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -303,9 +308,9 @@ pub(crate) fn build_demo_server() -> PathBuf {
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
         .filter(|message| message["reason"] == "compiler-artifact")
-        .filter(|message| message["target"]["name"] == "demo_server")
+        .filter(|message| message["target"]["name"] == name)
         .find_map(|message| message["executable"].as_str().map(PathBuf::from));
-    executable.expect("cargo reports the demo_server executable")
+    executable.unwrap_or_else(|| panic!("cargo reports the {name} executable"))
 }
 
 /// The limits file (`LIMITS`) in a fresh temporary directory, which lives as long as the

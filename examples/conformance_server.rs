@@ -1,0 +1,331 @@
+//! The conformance fixture server: the tools, resources and prompts the official MCP
+//! conformance suite's server scenarios call, by the names the suite uses, over stdio (the
+//! default) or Streamable HTTP.
+//!
+//! ```sh
+//! cargo run --example conformance_server -- --http 127.0.0.1:0
+//! ```
+//!
+//! With `--http ADDR` it serves `http://ADDR/mcp` and writes `listening on URL` to stderr
+//! once it accepts connections. Logs go to stderr; stdout carries protocol messages only.
+//! `tests/conformance.rs` runs the suite against it (`tests/conformance/scenarios-fixture.txt`).
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tracing::level_filters::LevelFilter;
+use typed_mcp::generated::mcp::protocol::{
+    BlobResourceContents, ContentBlock, EmbeddedResource, EmbeddedResourceType, ImageContent,
+    ImageContentType, LoggingLevel, PromptMessage, ResourceContents, Role, TextResourceContents,
+};
+use typed_mcp::mcp::{
+    user_text, ArgumentSchema, McpError, McpServer, PromptDefinition, PromptError,
+    ResourceDefinition, ResourceError, ResourceTemplateDefinition, TemplateParams, ToolDefinition,
+};
+use typed_mcp::tools::{ToolCallError, ToolContext};
+
+/// The generated argument types of `examples/conformance_server/tools.json` (see `build.rs`).
+#[allow(missing_docs, unreachable_pub, dead_code)]
+mod arguments {
+    include!(concat!(env!("OUT_DIR"), "/conformance/tools.rs"));
+}
+use arguments::{KeyArguments, NoArguments};
+
+const TOOLS_SCHEMA: &str = include_str!("conformance_server/tools.json");
+
+/// A 1×1 PNG, base64.
+const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+
+fn schema(definition: &str) -> Result<ArgumentSchema, McpError> {
+    ArgumentSchema::from_defs(TOOLS_SCHEMA, definition)
+}
+
+fn text_contents(uri: &str, mime_type: &str, text: impl Into<String>) -> ResourceContents {
+    ResourceContents::TextResourceContents(TextResourceContents {
+        meta: None,
+        mime_type: Some(mime_type.to_owned()),
+        text: text.into(),
+        uri: uri.to_owned(),
+    })
+}
+
+fn message(content: ContentBlock) -> PromptMessage {
+    PromptMessage {
+        content,
+        role: Role::User,
+    }
+}
+
+fn tools() -> Result<Vec<ToolDefinition>, McpError> {
+    // Listed first: the suite calls the first tool with `{}` and expects a result.
+    let simple = ToolDefinition::from_async(
+        "test_simple_text",
+        "Returns a fixed text.",
+        schema("NoArguments")?,
+        |_ctx: ToolContext, _args: NoArguments| async move {
+            Ok(Value::from("This is a simple text response for testing."))
+        },
+    )?;
+    let error = ToolDefinition::from_async(
+        "test_error_handling",
+        "Always fails, as a tool result with isError.",
+        schema("NoArguments")?,
+        |_ctx: ToolContext, _args: NoArguments| async move {
+            Err(ToolCallError::failed(
+                "This tool intentionally returns an error for testing",
+            ))
+        },
+    )?;
+    let progress = ToolDefinition::from_async(
+        "test_tool_with_progress",
+        "Reports progress 0, 50 and 100 of 100, 50 ms apart.",
+        schema("NoArguments")?,
+        |ctx: ToolContext, _args: NoArguments| async move {
+            for step in [0.0, 50.0, 100.0] {
+                ctx.progress().report(
+                    step,
+                    Some(100.0),
+                    Some(format!("Completed step {step} of 100")),
+                );
+                if step < 100.0 {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
+            Ok(Value::from("Progress complete"))
+        },
+    )?;
+    let logging = |name: &str| {
+        ToolDefinition::from_async(
+            name,
+            "Logs three info messages, 50 ms apart, at the level the client asked for.",
+            schema("NoArguments")?,
+            |ctx: ToolContext, _args: NoArguments| async move {
+                for (index, text) in [
+                    "Tool execution started",
+                    "Tool processing data",
+                    "Tool execution completed",
+                ]
+                .into_iter()
+                .enumerate()
+                {
+                    if index > 0 {
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                    ctx.log(LoggingLevel::Info, text);
+                }
+                Ok(Value::from("Logging complete"))
+            },
+        )
+    };
+    let missing_capability = ToolDefinition::from_async(
+        "test_missing_capability",
+        "Needs the client's sampling capability: refused with -32021 without it.",
+        schema("NoArguments")?,
+        |_ctx: ToolContext, _args: NoArguments| async move {
+            Ok(Value::from("The client declared the sampling capability."))
+        },
+    )?
+    .requires_client_capability("sampling");
+    let key = ToolDefinition::from_async(
+        "test_header_key",
+        "Sends back its key, which HTTP clients mirror in the Mcp-Param-Key header.",
+        schema("KeyArguments")?,
+        |_ctx: ToolContext, args: KeyArguments| async move { Ok(json!({ "key": args.key })) },
+    )?;
+    Ok(vec![
+        simple,
+        error,
+        progress,
+        logging("test_tool_with_logging")?,
+        logging("test_logging_tool")?,
+        missing_capability,
+        key,
+    ])
+}
+
+fn resources() -> Result<(Vec<ResourceDefinition>, ResourceTemplateDefinition), McpError> {
+    let text = ResourceDefinition::text(
+        "test://static-text",
+        "static-text",
+        "text/plain",
+        "This is the content of the static text resource.",
+    )
+    .description("A fixed text.");
+    let binary = ResourceDefinition::new("test://static-binary", "static-binary", |uri: &str| {
+        Ok(vec![ResourceContents::BlobResourceContents(
+            BlobResourceContents {
+                blob: PNG.to_owned(),
+                meta: None,
+                mime_type: Some("image/png".to_owned()),
+                uri: uri.to_owned(),
+            },
+        )])
+    })
+    .mime_type("image/png")
+    .description("A 1×1 PNG image.");
+    let watched = ResourceDefinition::text(
+        "test://watched-resource",
+        "watched-resource",
+        "text/plain",
+        "Watched resource content",
+    )
+    .description("A text resource.");
+    let template = ResourceTemplateDefinition::new(
+        "test://template/{id}/data",
+        "template-data",
+        |uri: &str, params: &TemplateParams| {
+            let id = params.get("id").ok_or(ResourceError::NotFound)?;
+            let data =
+                json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
+            Ok(vec![text_contents(
+                uri,
+                "application/json",
+                data.to_string(),
+            )])
+        },
+    )?
+    .mime_type("application/json")
+    .description("Data for any id.");
+    Ok((vec![text, binary, watched], template))
+}
+
+fn prompts() -> Vec<PromptDefinition> {
+    let simple = PromptDefinition::new("test_simple_prompt", "A prompt without arguments.", |_| {
+        Ok(vec![user_text("This is a simple prompt for testing.")])
+    });
+    let with_arguments = PromptDefinition::new(
+        "test_prompt_with_arguments",
+        "A prompt with two required arguments.",
+        |args| {
+            let arg = |name: &str| {
+                args.get(name)
+                    .cloned()
+                    .ok_or_else(|| PromptError::InvalidArguments(format!("{name} is required")))
+            };
+            Ok(vec![user_text(format!(
+                "Prompt with arguments: arg1='{}', arg2='{}'",
+                arg("arg1")?,
+                arg("arg2")?
+            ))])
+        },
+    )
+    .argument("arg1", "First test argument.", true)
+    .argument("arg2", "Second test argument.", true)
+    // No suggestions: the suite checks the shape of the answer.
+    .completer(|_argument, _prefix, _resolved| Vec::new());
+    let embedded = PromptDefinition::new(
+        "test_prompt_with_embedded_resource",
+        "A prompt embedding the resource it is given.",
+        |args| {
+            let uri = args.get("resourceUri").ok_or_else(|| {
+                PromptError::InvalidArguments("resourceUri is required".to_owned())
+            })?;
+            Ok(vec![
+                message(ContentBlock::EmbeddedResource(EmbeddedResource {
+                    annotations: None,
+                    meta: None,
+                    resource: text_contents(
+                        uri,
+                        "text/plain",
+                        "Embedded resource content for testing.",
+                    ),
+                    type_: EmbeddedResourceType::Resource,
+                })),
+                user_text("Please process the embedded resource above."),
+            ])
+        },
+    )
+    .argument("resourceUri", "The URI of the resource to embed.", true);
+    let image = PromptDefinition::new("test_prompt_with_image", "A prompt with an image.", |_| {
+        Ok(vec![
+            message(ContentBlock::ImageContent(ImageContent {
+                annotations: None,
+                data: PNG.to_owned(),
+                meta: None,
+                mime_type: "image/png".to_owned(),
+                type_: ImageContentType::Image,
+            })),
+            user_text("Please analyze the image above."),
+        ])
+    });
+    vec![simple, with_arguments, embedded, image]
+}
+
+fn build() -> Result<McpServer, McpError> {
+    let (resources, template) = resources()?;
+    let mut builder =
+        McpServer::builder("typed-mcp-conformance-fixture", env!("CARGO_PKG_VERSION"))
+            .instructions("The fixtures of the official MCP conformance suite's server scenarios.")
+            .resource_template(template);
+    for tool in tools()? {
+        builder = builder.tool(tool);
+    }
+    for resource in resources {
+        builder = builder.resource(resource);
+    }
+    for prompt in prompts() {
+        builder = builder.prompt(prompt);
+    }
+    builder.build()
+}
+
+async fn serve(http: Option<SocketAddr>) -> Result<(), Box<dyn std::error::Error>> {
+    let server = build()?;
+    let Some(addr) = http else {
+        server.serve_stdio().await?;
+        return Ok(());
+    };
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    let running = server.serve_http(addr).await?;
+    eprintln!("listening on {}", running.url());
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+    }
+    running.shutdown().await?;
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    if let Err(error) = typed_mcp::logging::init_stderr(LevelFilter::INFO) {
+        eprintln!("conformance_server: {error}");
+    }
+    let mut args = std::env::args().skip(1);
+    let http = match (args.next().as_deref(), args.next()) {
+        (None, _) => None,
+        (Some("--http"), Some(addr)) => match addr.parse() {
+            Ok(addr) => Some(addr),
+            Err(_) => {
+                eprintln!("usage: conformance_server [--http ADDR]");
+                return ExitCode::from(2);
+            }
+        },
+        _ => {
+            eprintln!("usage: conformance_server [--http ADDR]");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("conformance_server: no async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(serve(http));
+    runtime.shutdown_background();
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            tracing::error!(%error, "conformance_server failed");
+            ExitCode::FAILURE
+        }
+    }
+}
