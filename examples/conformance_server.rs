@@ -21,7 +21,7 @@ use typed_mcp::generated::mcp::protocol::{
     ImageContentType, LoggingLevel, PromptMessage, ResourceContents, Role, TextResourceContents,
 };
 use typed_mcp::mcp::{
-    user_text, ArgumentSchema, McpError, McpServer, PromptDefinition, PromptError,
+    content, user_text, ArgumentSchema, McpError, McpServer, PromptDefinition, PromptError,
     ResourceDefinition, ResourceError, ResourceTemplateDefinition, TemplateParams, ToolDefinition,
 };
 use typed_mcp::tools::{ToolCallError, ToolContext};
@@ -34,6 +34,9 @@ mod arguments {
 use arguments::{KeyArguments, NoArguments};
 
 const TOOLS_SCHEMA: &str = include_str!("conformance_server/tools.json");
+
+/// A tiny WAV file, base64.
+const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
 
 /// A 1×1 PNG, base64.
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -128,6 +131,49 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
         },
     )?
     .requires_client_capability("sampling");
+    let content_tool = |name: &str, description: &str, output: fn() -> Value| {
+        Ok::<_, McpError>(
+            ToolDefinition::from_async(
+                name,
+                description,
+                schema("NoArguments")?,
+                move |_ctx: ToolContext, _args: NoArguments| async move { Ok(output()) },
+            )?
+            .returns_content(),
+        )
+    };
+    let image = content_tool("test_image_content", "Returns an image.", || {
+        content::blocks([content::image(PNG, "image/png")])
+    })?;
+    let audio = content_tool("test_audio_content", "Returns audio.", || {
+        content::blocks([content::audio(WAV, "audio/wav")])
+    })?;
+    let embedded = content_tool(
+        "test_embedded_resource",
+        "Returns an embedded resource.",
+        || {
+            content::blocks([content::embedded_text(
+                "test://embedded-resource",
+                "text/plain",
+                "This is an embedded resource content.",
+            )])
+        },
+    )?;
+    let mixed = content_tool(
+        "test_multiple_content_types",
+        "Returns text, an image and an embedded resource.",
+        || {
+            content::blocks([
+                content::text("Multiple content types test:"),
+                content::image(PNG, "image/png"),
+                content::embedded_text(
+                    "test://mixed-content-resource",
+                    "application/json",
+                    r#"{"test":"data","value":123}"#,
+                ),
+            ])
+        },
+    )?;
     let key = ToolDefinition::from_async(
         "test_header_key",
         "Sends back its key, which HTTP clients mirror in the Mcp-Param-Key header.",
@@ -141,6 +187,10 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
         logging("test_tool_with_logging")?,
         logging("test_logging_tool")?,
         missing_capability,
+        image,
+        audio,
+        embedded,
+        mixed,
         key,
     ])
 }

@@ -50,6 +50,7 @@
 
 mod builder;
 mod completion;
+pub mod content;
 mod dispatch;
 pub mod era;
 mod outbound;

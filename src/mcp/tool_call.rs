@@ -84,7 +84,8 @@ impl ToolSet {
         };
         let entry = &definition.entry;
         let mut options = CallOptions::for_request(request.ctx.id())
-            .cancel_token(request.ctx.cancellation().clone());
+            .cancel_token(request.ctx.cancellation().clone())
+            .content_blocks(definition.content_blocks);
         let forwarder =
             (request.progress_token.is_some() || request.log_level.is_some()).then(|| {
                 ProgressForwarder::start(request.progress_token.clone(), request.ctx.peer().clone())

@@ -132,6 +132,7 @@ pub struct ToolDefinition {
     pub(crate) tool: Tool,
     pub(crate) entry: ToolEntry,
     pub(crate) required_capabilities: Vec<String>,
+    pub(crate) content_blocks: bool,
 }
 
 impl ToolDefinition {
@@ -223,7 +224,19 @@ impl ToolDefinition {
             },
             entry,
             required_capabilities: Vec::new(),
+            content_blocks: false,
         })
+    }
+
+    /// The handler returns content blocks, not data: its output must be a JSON array of
+    /// content blocks (build them with [`crate::mcp::content`]), sent as the result's
+    /// `content` (images, audio, embedded resources, links, text). `structuredContent`
+    /// keeps the uniform envelope with `data: null`. Blocks are never truncated: a result
+    /// over `maxResponseBytes` is `RESPONSE_TOO_LARGE`; invalid blocks are `INTERNAL`.
+    #[must_use]
+    pub fn returns_content(mut self) -> Self {
+        self.content_blocks = true;
+        self
     }
 
     /// Declares that the tool needs a client capability (`sampling`, `elicitation`,

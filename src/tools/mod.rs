@@ -43,6 +43,7 @@
 //! ```
 
 mod arguments;
+mod content;
 mod envelope;
 mod error;
 mod execution;

@@ -55,6 +55,9 @@ pub struct CallOptions {
     pub progress: Option<ProgressSink>,
     /// Where the handler's log messages go, if the client asked for any.
     pub log: Option<LogSink>,
+    /// The handler's output is a list of content blocks (rendered as the result's
+    /// `content`), not data.
+    pub content_blocks: bool,
     /// Bytes of the response line outside the `result` member (see
     /// [`CallOptions::for_request`]); the result is kept within `maxResponseBytes` minus this.
     pub line_overhead: usize,
@@ -76,6 +79,7 @@ impl CallOptions {
             cancel: CancellationToken::new(),
             progress: None,
             log: None,
+            content_blocks: false,
             line_overhead,
         }
     }
@@ -91,6 +95,13 @@ impl CallOptions {
     #[must_use]
     pub fn progress_sink(mut self, sink: ProgressSink) -> Self {
         self.progress = Some(sink);
+        self
+    }
+
+    /// Renders the handler's output as content blocks (see `CallOptions::content_blocks`).
+    #[must_use]
+    pub fn content_blocks(mut self, content_blocks: bool) -> Self {
+        self.content_blocks = content_blocks;
         self
     }
 
@@ -424,6 +435,11 @@ impl ToolRunner {
         options: &CallOptions,
     ) -> ToolCallResult {
         let meta = base_meta(elapsed_ms(options.started), cached);
+        if options.content_blocks {
+            let result = super::content::render_content(data, meta, self.budget(options));
+            self.count_result(&result);
+            return result;
+        }
         let result = render_success(
             data,
             meta,
