@@ -225,3 +225,73 @@ async fn idle_sessions_expire_and_their_number_is_bounded() {
     assert_eq!(expired.status, StatusCode::NOT_FOUND);
     let _third = h.initialize("2025-11-25").await;
 }
+
+#[tokio::test]
+async fn resource_updates_reach_the_get_stream_and_a_resuming_client_gets_what_it_missed() {
+    use futures_util::StreamExt as _;
+    let h = start(Limits::default()).await;
+    let session = h.initialize("2025-11-25").await;
+    let subscribed = h
+        .in_session(
+            &session,
+            1,
+            "resources/subscribe",
+            json!({"uri": "demo://readme"}),
+        )
+        .await;
+    assert_eq!(subscribed.json()["result"], json!({}));
+    let open = |last: Option<String>| {
+        let mut request = h
+            .client
+            .get(&h.url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", &session);
+        if let Some(last) = last {
+            request = request.header("last-event-id", last);
+        }
+        request.send()
+    };
+    let stream = open(None).await.unwrap();
+    assert_eq!(stream.status(), StatusCode::OK);
+    assert_eq!(h.server.notify_resource_updated("demo://readme").await, 1);
+    let mut body = stream.bytes_stream();
+    let mut seen = String::new();
+    while !seen.contains("\n\n") {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), body.next())
+            .await
+            .expect("the event arrives")
+            .expect("the stream is open")
+            .unwrap();
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert!(seen.contains("notifications/resources/updated"), "{seen}");
+    let first_id: u64 = seen
+        .lines()
+        .find_map(|line| line.strip_prefix("id: "))
+        .expect("the event has an id")
+        .parse()
+        .unwrap();
+    // The client drops the stream; two more updates happen while it is away.
+    drop(body);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(h.server.notify_resource_updated("demo://readme").await, 1);
+    assert_eq!(h.server.notify_resource_updated("demo://readme").await, 1);
+    let resumed = open(Some(first_id.to_string())).await.unwrap();
+    assert_eq!(resumed.status(), StatusCode::OK);
+    let mut body = resumed.bytes_stream();
+    let mut replayed = String::new();
+    while replayed.matches("data: ").count() < 2 {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), body.next())
+            .await
+            .expect("the missed events are replayed")
+            .expect("the stream is open")
+            .unwrap();
+        replayed.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    let ids: Vec<u64> = replayed
+        .lines()
+        .filter_map(|line| line.strip_prefix("id: "))
+        .map(|id| id.parse().unwrap())
+        .collect();
+    assert_eq!(ids, [first_id + 1, first_id + 2]);
+}

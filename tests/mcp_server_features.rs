@@ -278,3 +278,60 @@ async fn a_tool_needing_a_client_capability_is_refused_with_32021_without_it() {
         .await;
     assert_eq!(ok["content"][0]["text"], "hi");
 }
+
+#[tokio::test]
+async fn subscribers_are_told_when_a_resource_changes_until_they_unsubscribe() {
+    let server = demo_server(Limits::default());
+    let mut client = legacy_client(server.clone(), "2025-11-25").await;
+    let mut other = legacy_client(server.clone(), "2025-11-25").await;
+    let subscribed = client
+        .result(
+            json!(1),
+            "resources/subscribe",
+            Some(json!({"uri": "demo://readme"})),
+        )
+        .await;
+    assert_eq!(subscribed, json!({}));
+    let unknown = client
+        .error(
+            json!(2),
+            "resources/subscribe",
+            Some(json!({"uri": "demo://nothing"})),
+        )
+        .await;
+    assert_eq!(unknown["code"], -32002);
+    assert_eq!(server.notify_resource_updated("demo://readme").await, 1);
+    let update = client.next().await.expect("a notification");
+    assert_eq!(update["method"], "notifications/resources/updated");
+    assert_eq!(update["params"]["uri"], "demo://readme");
+    // The other connection did not subscribe: it hears nothing (its next line is the ping answer).
+    let ping = other.result(json!(3), "ping", None).await;
+    assert_eq!(ping, json!({}));
+    assert!(other.notifications.is_empty());
+    let _unsubscribed = client
+        .result(
+            json!(4),
+            "resources/unsubscribe",
+            Some(json!({"uri": "demo://readme"})),
+        )
+        .await;
+    assert_eq!(server.notify_resource_updated("demo://readme").await, 0);
+    // 2026-07-28 has no resources/subscribe, and discover does not offer it.
+    let mut modern_client = TestClient::start(server.clone());
+    let gone = modern_client
+        .error(
+            json!(5),
+            "resources/subscribe",
+            Some(modern(json!({"uri": "demo://readme"}))),
+        )
+        .await;
+    assert_eq!(gone["code"], -32601);
+    let discover = modern_client
+        .result(json!(6), "server/discover", Some(modern(json!({}))))
+        .await;
+    assert!(discover["capabilities"]["resources"]
+        .get("subscribe")
+        .is_none());
+    let init = client.notifications.len();
+    assert_eq!(init, 0);
+}

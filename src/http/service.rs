@@ -309,8 +309,13 @@ impl Inner {
         let Some(version) = connection.legacy_version().filter(|_| !response.is_error()) else {
             return reply::message(StatusCode::OK, &response);
         };
-        match self.sessions.open(connection, batches, version) {
+        match self
+            .sessions
+            .open(Arc::clone(&connection), batches, version)
+        {
             Ok(session) => {
+                // Notifications outside requests (resource updates) go to the GET stream.
+                connection.set_standalone(session.standalone.clone());
                 tracing::debug!(version, "HTTP session opened");
                 let mut answer = reply::message(StatusCode::OK, &response);
                 if let Ok(value) = HeaderValue::from_str(&session.id) {

@@ -202,7 +202,7 @@ impl McpServerBuilder {
                 .then_some(ServerCapabilitiesPrompts { list_changed: None }),
             resources: (!resources.is_empty()).then_some(ServerCapabilitiesResources {
                 list_changed: None,
-                subscribe: None,
+                subscribe: Some(true),
             }),
             tools: (!tools.list.is_empty())
                 .then_some(ServerCapabilitiesTools { list_changed: None }),
@@ -210,6 +210,10 @@ impl McpServerBuilder {
         let line_limit = ServeOptions::from_limits(&self.limits).max_line_bytes_value();
         #[cfg(feature = "http")]
         let http_options = crate::http::HttpOptions::from_limits(&self.limits);
+        let mut modern_capabilities = capabilities.clone();
+        if let Some(resources) = modern_capabilities.resources.as_mut() {
+            resources.subscribe = None;
+        }
         Ok(McpServer {
             #[cfg(feature = "http")]
             http_options,
@@ -217,6 +221,8 @@ impl McpServerBuilder {
                 info: self.info,
                 instructions: self.instructions,
                 capabilities,
+                modern_capabilities,
+                subscriptions: super::subscriptions::Subscriptions::default(),
                 hints: self.hints,
                 tools,
                 resources,
@@ -232,8 +238,13 @@ impl McpServerBuilder {
 pub(crate) struct ServerState {
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
+    /// What `initialize` declares (2025 versions).
     pub(crate) capabilities: ServerCapabilities,
+    /// What `server/discover` declares (2026-07-28: no resource subscriptions, which that
+    /// version does through `subscriptions/listen`, not offered yet).
+    pub(crate) modern_capabilities: ServerCapabilities,
     pub(crate) hints: CacheHints,
+    pub(crate) subscriptions: super::subscriptions::Subscriptions,
     pub(crate) tools: ToolSet,
     pub(crate) resources: ResourceSet,
     pub(crate) prompts: PromptSet,
@@ -265,6 +276,13 @@ impl McpServer {
     #[must_use]
     pub fn cache(&self) -> Option<&Cache> {
         self.state.tools.cache.as_ref()
+    }
+
+    /// Sends `notifications/resources/updated` for `uri` to every connection (stdio or HTTP
+    /// session, 2025 versions) subscribed to it with `resources/subscribe`; returns how many
+    /// were notified.
+    pub async fn notify_resource_updated(&self, uri: &str) -> usize {
+        self.state.subscriptions.notify_updated(uri).await
     }
 
     /// The tool runner (e.g. for its statistics).

@@ -21,9 +21,10 @@ use crate::generated::mcp::protocol::{
     validate, CallToolRequestParams, CompleteRequestParams, Cursor, DiscoverResult, EmptyResult,
     GetPromptRequestParams, InitializeRequestParams, InitializeResult, LegacyCallToolRequestParams,
     LegacyCompleteRequestParams, LegacyGetPromptRequestParams, LegacyPaginatedRequestParams,
-    LegacyReadResourceRequestParams, LegacySetLevelRequestParams, LoggingLevel,
-    PaginatedRequestParams, PingRequestParams, ProgressToken, ReadResourceRequestParams,
-    RequestParams, ResultMeta, ResultType, UnsupportedProtocolVersionData,
+    LegacyReadResourceRequestParams, LegacySetLevelRequestParams, LegacySubscribeRequestParams,
+    LoggingLevel, PaginatedRequestParams, PingRequestParams, ProgressToken,
+    ReadResourceRequestParams, RequestParams, ResultMeta, ResultType,
+    UnsupportedProtocolVersionData,
 };
 use crate::jsonrpc::{ErrorCode, ErrorObject};
 use crate::server::{
@@ -44,11 +45,18 @@ const METHODS: &[&str] = &[
     "prompts/get",
     "completion/complete",
     "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
 ];
 
 /// The request loop's handler for one connection.
 pub(crate) struct Connection {
     state: Arc<ServerState>,
+    /// This connection's number in the server's subscriptions.
+    id: u64,
+    /// Where notifications outside any request go (an HTTP session's event stream); the
+    /// request's own peer when unset (stdio: the one output).
+    standalone: std::sync::Mutex<Option<crate::server::Peer>>,
     session: Session,
     batches: SharedBatchPolicy,
     /// One request of the stateless HTTP transport: 2026-07-28 only, no handshake.
@@ -68,11 +76,22 @@ enum Route {
 impl Connection {
     pub(crate) fn new(state: Arc<ServerState>, batches: SharedBatchPolicy) -> Self {
         Self {
+            id: state.subscriptions.connection_id(),
+            standalone: std::sync::Mutex::new(None),
             state,
             session: Session::new(),
             batches,
             stateless: false,
         }
+    }
+
+    /// Sends this connection's notifications outside requests to `peer`.
+    #[cfg(feature = "http")]
+    pub(crate) fn set_standalone(&self, peer: crate::server::Peer) {
+        *self
+            .standalone
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(peer);
     }
 
     /// A connection for one stateless (2026-07-28) HTTP request: `initialize` and `ping` do
@@ -277,6 +296,27 @@ impl Connection {
                     decode(method, params, validate::complete_request_params, false)?;
                 super::completion::complete(state, &p.ref_, &p.argument, p.context.as_ref(), era)
             }
+            ("resources/subscribe" | "resources/unsubscribe", Era::Legacy(_)) => {
+                let p: LegacySubscribeRequestParams = decode(
+                    method,
+                    params,
+                    validate::legacy_subscribe_request_params,
+                    false,
+                )?;
+                if method == "resources/subscribe" {
+                    state.resources.check_known(&p.uri, era)?;
+                    let peer = self
+                        .standalone
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .clone()
+                        .unwrap_or_else(|| ctx.peer().clone());
+                    state.subscriptions.subscribe(self.id, peer, &p.uri);
+                } else {
+                    let _had = state.subscriptions.unsubscribe(self.id, &p.uri);
+                }
+                respond(ResultKind::Empty, &EmptyResult { meta: None })
+            }
             ("logging/setLevel", Era::Legacy(_)) => {
                 let p: LegacySetLevelRequestParams = decode(
                     method,
@@ -356,7 +396,7 @@ impl Connection {
             ResultKind::Discover,
             &DiscoverResult {
                 cache_scope: state.hints.scope,
-                capabilities: state.capabilities.clone(),
+                capabilities: state.modern_capabilities.clone(),
                 instructions: state.instructions.clone(),
                 meta: Some(ResultMeta {
                     io_modelcontextprotocol_server_info: Some(state.info.clone()),
@@ -367,6 +407,12 @@ impl Connection {
                 ttl_ms: state.hints.ttl_ms,
             },
         )
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.state.subscriptions.drop_connection(self.id);
     }
 }
 

@@ -58,6 +58,7 @@ mod params;
 mod prompts;
 mod resource_templates;
 mod resources;
+mod subscriptions;
 mod tool_call;
 mod tools;
 mod uri_template;

@@ -304,6 +304,25 @@ impl ResourceSet {
         }
     }
 
+    /// Whether `uri` names a resource (fixed or matching a template): the resource-not-found
+    /// error of the era otherwise.
+    pub(crate) fn check_known(
+        &self,
+        uri: &str,
+        era: Era,
+    ) -> Result<(), crate::jsonrpc::ErrorObject<'static>> {
+        let known = self.by_uri.contains_key(uri)
+            || self
+                .templates
+                .iter()
+                .any(|definition| definition.parsed.matches(uri).is_some());
+        if known {
+            Ok(())
+        } else {
+            Err(not_found(uri, era))
+        }
+    }
+
     /// The `resources/read` result for `uri` (already checked by the params' validator).
     pub(crate) fn read(&self, uri: &str, era: Era, hints: &CacheHints) -> HandlerResult {
         if let Err(reason) = self.policy.check(uri) {
