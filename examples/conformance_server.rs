@@ -31,7 +31,7 @@ use typed_mcp::tools::{ToolCallError, ToolContext};
 mod arguments {
     include!(concat!(env!("OUT_DIR"), "/conformance/tools.rs"));
 }
-use arguments::{KeyArguments, NoArguments};
+use arguments::{KeyArguments, MessageArguments, NoArguments, PromptArguments};
 
 const TOOLS_SCHEMA: &str = include_str!("conformance_server/tools.json");
 
@@ -174,6 +174,125 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
             ])
         },
     )?;
+    let sampling = ToolDefinition::from_async(
+        "test_sampling",
+        "Asks the client's model (sampling/createMessage) and returns its answer.",
+        schema("PromptArguments")?,
+        |ctx: ToolContext, args: PromptArguments| async move {
+            let answer = ctx
+                .sample(json!({
+                    "messages": [{"role": "user", "content": {"type": "text", "text": args.prompt}}],
+                    "maxTokens": 100
+                }))
+                .await
+                .map_err(|error| ToolCallError::failed(error.to_string()))?;
+            let text = answer["content"]["text"].as_str().unwrap_or_default();
+            Ok(Value::from(format!("LLM response: {text}")))
+        },
+    )?;
+    let elicit_fixed = |name: &str, description: &str, request: fn() -> Value| {
+        Ok::<_, McpError>(ToolDefinition::from_async(
+            name,
+            description,
+            schema("NoArguments")?,
+            move |ctx: ToolContext, _args: NoArguments| async move {
+                let answer = ctx
+                    .elicit(request())
+                    .await
+                    .map_err(|error| ToolCallError::failed(error.to_string()))?;
+                Ok(Value::from(format!(
+                    "Elicitation completed: action={}, content={}",
+                    answer["action"].as_str().unwrap_or("unknown"),
+                    answer["content"]
+                )))
+            },
+        )?)
+    };
+    let elicit = |name: &str, description: &str, request: fn(&str) -> Value| {
+        Ok::<_, McpError>(ToolDefinition::from_async(
+            name,
+            description,
+            schema("MessageArguments")?,
+            move |ctx: ToolContext, args: MessageArguments| async move {
+                let answer = ctx
+                    .elicit(request(&args.message))
+                    .await
+                    .map_err(|error| ToolCallError::failed(error.to_string()))?;
+                Ok(Value::from(format!(
+                    "User response: action={}, content={}",
+                    answer["action"].as_str().unwrap_or("unknown"),
+                    answer["content"]
+                )))
+            },
+        )?)
+    };
+    let elicitation = elicit(
+        "test_elicitation",
+        "Asks the user (elicitation/create) for a username and an email.",
+        |message| {
+            json!({
+                "message": message,
+                "requestedSchema": {
+                    "type": "object",
+                    "properties": {
+                        "username": {"type": "string", "description": "User's response"},
+                        "email": {"type": "string", "description": "User's email address"}
+                    },
+                    "required": ["username", "email"]
+                }
+            })
+        },
+    )?;
+    let defaults = elicit_fixed(
+        "test_elicitation_sep1034_defaults",
+        "Asks the user for fields that have defaults (SEP-1034).",
+        || {
+            json!({
+                "mode": "form",
+                "message": "Please review and update the form fields with defaults",
+                "requestedSchema": {
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string", "description": "User name", "default": "John Doe"},
+                        "age": {"type": "integer", "description": "User age", "default": 30},
+                        "score": {"type": "number", "description": "User score", "default": 95.5},
+                        "status": {"type": "string", "description": "User status", "enum": ["active", "inactive", "pending"], "default": "active"},
+                        "verified": {"type": "boolean", "description": "Verification status", "default": true}
+                    },
+                    "required": []
+                }
+            })
+        },
+    )?;
+    let enums = elicit_fixed(
+        "test_elicitation_sep1330_enums",
+        "Asks the user to choose in every enum form (SEP-1330).",
+        || {
+            json!({
+                "mode": "form",
+                "message": "Please select options from the enum fields",
+                "requestedSchema": {
+                    "type": "object",
+                    "properties": {
+                        "untitledSingle": {"type": "string", "description": "Select one option", "enum": ["option1", "option2", "option3"]},
+                        "titledSingle": {"type": "string", "description": "Select one option with titles", "oneOf": [
+                            {"const": "value1", "title": "First Option"},
+                            {"const": "value2", "title": "Second Option"},
+                            {"const": "value3", "title": "Third Option"}
+                        ]},
+                        "legacyEnum": {"type": "string", "description": "Select one option (legacy)", "enum": ["opt1", "opt2", "opt3"], "enumNames": ["Option One", "Option Two", "Option Three"]},
+                        "untitledMulti": {"type": "array", "description": "Select multiple options", "minItems": 1, "maxItems": 3, "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+                        "titledMulti": {"type": "array", "description": "Select multiple options with titles", "minItems": 1, "maxItems": 3, "items": {"anyOf": [
+                            {"const": "value1", "title": "First Choice"},
+                            {"const": "value2", "title": "Second Choice"},
+                            {"const": "value3", "title": "Third Choice"}
+                        ]}}
+                    },
+                    "required": []
+                }
+            })
+        },
+    )?;
     let key = ToolDefinition::from_async(
         "test_header_key",
         "Sends back its key, which HTTP clients mirror in the Mcp-Param-Key header.",
@@ -191,6 +310,10 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
         audio,
         embedded,
         mixed,
+        sampling,
+        elicitation,
+        defaults,
+        enums,
         key,
     ])
 }

@@ -22,9 +22,8 @@ use crate::generated::mcp::protocol::{
     GetPromptRequestParams, InitializeRequestParams, InitializeResult, LegacyCallToolRequestParams,
     LegacyCompleteRequestParams, LegacyGetPromptRequestParams, LegacyPaginatedRequestParams,
     LegacyReadResourceRequestParams, LegacySetLevelRequestParams, LegacySubscribeRequestParams,
-    LoggingLevel, PaginatedRequestParams, PingRequestParams, ProgressToken,
-    ReadResourceRequestParams, RequestParams, ResultMeta, ResultType,
-    UnsupportedProtocolVersionData,
+    PaginatedRequestParams, PingRequestParams, ReadResourceRequestParams, RequestParams,
+    ResultMeta, ResultType, UnsupportedProtocolVersionData,
 };
 use crate::jsonrpc::{ErrorCode, ErrorObject};
 use crate::server::{
@@ -57,6 +56,8 @@ pub(crate) struct Connection {
     /// Where notifications outside any request go (an HTTP session's event stream); the
     /// request's own peer when unset (stdio: the one output).
     standalone: std::sync::Mutex<Option<crate::server::Peer>>,
+    /// The server's requests to the client awaiting an answer (2025 versions).
+    pending: Arc<super::client_requests::PendingRequests>,
     session: Session,
     batches: SharedBatchPolicy,
     /// One request of the stateless HTTP transport: 2026-07-28 only, no handshake.
@@ -78,6 +79,7 @@ impl Connection {
         Self {
             id: state.subscriptions.connection_id(),
             standalone: std::sync::Mutex::new(None),
+            pending: Arc::default(),
             state,
             session: Session::new(),
             batches,
@@ -231,7 +233,22 @@ impl Connection {
                 self.state.tools.check_capabilities(&p.name, &declared)?;
                 let progress_token = p.meta.and_then(|meta| meta.progress_token);
                 let log_level = self.session.log_level();
-                self.call_tool(&ctx, era, &p.name, p.arguments, progress_token, log_level)
+                let client = super::client_requests::requester(
+                    Arc::clone(&self.pending),
+                    ctx.peer().clone(),
+                    declared,
+                );
+                self.state
+                    .tools
+                    .call(CallRequest {
+                        ctx: &ctx,
+                        era,
+                        name: &p.name,
+                        arguments: p.arguments,
+                        progress_token,
+                        log_level,
+                        client: Some(client),
+                    })
                     .await
             }
             ("tools/call", Era::Modern) => {
@@ -241,9 +258,18 @@ impl Connection {
                     serde_json::to_value(&p.meta.io_modelcontextprotocol_client_capabilities)
                         .unwrap_or_default();
                 self.state.tools.check_capabilities(&p.name, &declared)?;
-                let progress_token = p.meta.progress_token;
-                let log_level = p.meta.io_modelcontextprotocol_log_level;
-                self.call_tool(&ctx, era, &p.name, p.arguments, progress_token, log_level)
+                self.state
+                    .tools
+                    .call(CallRequest {
+                        ctx: &ctx,
+                        era,
+                        name: &p.name,
+                        arguments: p.arguments,
+                        progress_token: p.meta.progress_token,
+                        log_level: p.meta.io_modelcontextprotocol_log_level,
+                        // 2026-07-28 asks the client through input_required results.
+                        client: None,
+                    })
                     .await
             }
             ("resources/read", Era::Legacy(_)) => {
@@ -329,28 +355,6 @@ impl Connection {
             }
             _ => Err(method_not_found()),
         }
-    }
-
-    async fn call_tool(
-        &self,
-        ctx: &RequestContext,
-        era: Era,
-        name: &str,
-        arguments: Option<serde_json::Map<String, Value>>,
-        progress_token: Option<ProgressToken>,
-        log_level: Option<LoggingLevel>,
-    ) -> HandlerResult {
-        self.state
-            .tools
-            .call(CallRequest {
-                ctx,
-                era,
-                name,
-                arguments,
-                progress_token,
-                log_level,
-            })
-            .await
     }
 
     fn initialize(&self, params: Option<&Value>) -> HandlerResult {
@@ -462,6 +466,12 @@ impl Handler for Connection {
                 self.discover(params.as_ref())
             }
             Route::Serve(era) => self.dispatch(ctx, method, params.as_ref(), era).await,
+        }
+    }
+
+    async fn handle_response(&self, response: crate::jsonrpc::Response<'static>) {
+        if !self.pending.deliver(response) {
+            tracing::debug!("a response matched no request of this server: ignored");
         }
     }
 

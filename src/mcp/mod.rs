@@ -49,6 +49,7 @@
 //! ```
 
 mod builder;
+mod client_requests;
 mod completion;
 pub mod content;
 mod dispatch;

@@ -45,6 +45,8 @@ pub(crate) struct CallRequest<'a> {
     pub(crate) progress_token: Option<ProgressToken>,
     /// The lowest severity of log messages the client wants (none: no log messages).
     pub(crate) log_level: Option<LoggingLevel>,
+    /// Sends the handler's requests to the client (2025 versions).
+    pub(crate) client: Option<crate::tools::ClientRequester>,
 }
 
 impl ToolSet {
@@ -86,6 +88,9 @@ impl ToolSet {
         let mut options = CallOptions::for_request(request.ctx.id())
             .cancel_token(request.ctx.cancellation().clone())
             .content_blocks(definition.content_blocks);
+        if let Some(client) = request.client.clone() {
+            options = options.client_requester(client);
+        }
         let forwarder =
             (request.progress_token.is_some() || request.log_level.is_some()).then(|| {
                 ProgressForwarder::start(request.progress_token.clone(), request.ctx.peer().clone())

@@ -207,6 +207,22 @@ impl Peer {
         self.writer.send(notification).await
     }
 
+    /// Sends a request to the client (its answer arrives through
+    /// [`Handler::handle_response`]), waiting while the output queue is full.
+    ///
+    /// # Errors
+    ///
+    /// [`FramingError::WriterClosed`] once the output has shut down or failed.
+    pub async fn request(
+        &self,
+        id: Id<'static>,
+        method: impl Into<Cow<'static, str>>,
+        params: Option<Box<RawValue>>,
+    ) -> Result<(), FramingError> {
+        let request = crate::jsonrpc::Request::new(id, method, params.map(Cow::Owned));
+        self.writer.send(request).await
+    }
+
     /// Whether the output no longer accepts messages.
     #[must_use]
     pub fn is_closed(&self) -> bool {

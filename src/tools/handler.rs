@@ -140,12 +140,24 @@ impl ToolRegistry {
 }
 
 /// What a handler gets besides its arguments.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ToolContext {
     tool: Arc<str>,
     cancel: CancellationToken,
     deadline: Instant,
     progress: ProgressReporter,
+    client: Option<super::client::ClientRequester>,
+}
+
+impl std::fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("tool", &self.tool)
+            .field("deadline", &self.deadline)
+            .field("progress", &self.progress)
+            .field("client", &self.client.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl ToolContext {
@@ -154,13 +166,73 @@ impl ToolContext {
         cancel: CancellationToken,
         deadline: Instant,
         progress: ProgressReporter,
+        client: Option<super::client::ClientRequester>,
     ) -> Self {
         Self {
             tool,
             cancel,
             deadline,
             progress,
+            client,
         }
+    }
+
+    /// Sends a request to the client and waits for its result: `sampling/createMessage`,
+    /// `elicitation/create`, `roots/list`. In the 2025 versions it is a JSON-RPC request on
+    /// the connection (on an HTTP session, on this call's event stream); the call's timeout
+    /// and cancellation cover the wait.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientRequestError`](super::ClientRequestError): not available on this connection
+    /// or era, a capability the client did not declare, the client's error, a malformed
+    /// result, or the connection closing.
+    pub async fn request_client(
+        &self,
+        method: &'static str,
+        params: serde_json::Value,
+    ) -> Result<serde_json::Value, super::client::ClientRequestError> {
+        match &self.client {
+            Some(client) => client(method, params).await,
+            None => Err(super::client::ClientRequestError::Unavailable(
+                "this call has no client connection to ask",
+            )),
+        }
+    }
+
+    /// Asks the client's model for a message (`sampling/createMessage`, needs the client's
+    /// `sampling` capability).
+    ///
+    /// # Errors
+    ///
+    /// As [`request_client`](Self::request_client).
+    pub async fn sample(
+        &self,
+        params: serde_json::Value,
+    ) -> Result<serde_json::Value, super::client::ClientRequestError> {
+        self.request_client("sampling/createMessage", params).await
+    }
+
+    /// Asks the user for input (`elicitation/create`, needs the `elicitation` capability).
+    ///
+    /// # Errors
+    ///
+    /// As [`request_client`](Self::request_client).
+    pub async fn elicit(
+        &self,
+        params: serde_json::Value,
+    ) -> Result<serde_json::Value, super::client::ClientRequestError> {
+        self.request_client("elicitation/create", params).await
+    }
+
+    /// The client's roots (`roots/list`, needs the `roots` capability).
+    ///
+    /// # Errors
+    ///
+    /// As [`request_client`](Self::request_client).
+    pub async fn roots(&self) -> Result<serde_json::Value, super::client::ClientRequestError> {
+        self.request_client("roots/list", serde_json::json!({}))
+            .await
     }
 
     /// The name the tool was called by.

@@ -43,6 +43,7 @@
 //! ```
 
 mod arguments;
+mod client;
 mod content;
 mod envelope;
 mod error;
@@ -53,6 +54,7 @@ mod progress;
 mod runner;
 mod stats;
 
+pub use client::{ClientRequestError, ClientRequester, ClientResponse};
 pub use envelope::{ToolCallResult, META_KEY, TRUNCATION_MARKER};
 pub use error::ToolCallError;
 pub use handler::{ToolContext, ToolEntry, ToolFuture, ToolHandler, ToolRegistry, ToolResult};

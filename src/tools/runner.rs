@@ -55,6 +55,8 @@ pub struct CallOptions {
     pub progress: Option<ProgressSink>,
     /// Where the handler's log messages go, if the client asked for any.
     pub log: Option<LogSink>,
+    /// Sends requests to the client for the handler ([`ToolContext::request_client`]).
+    pub client: Option<super::client::ClientRequester>,
     /// The handler's output is a list of content blocks (rendered as the result's
     /// `content`), not data.
     pub content_blocks: bool,
@@ -80,6 +82,7 @@ impl CallOptions {
             progress: None,
             log: None,
             content_blocks: false,
+            client: None,
             line_overhead,
         }
     }
@@ -102,6 +105,13 @@ impl CallOptions {
     #[must_use]
     pub fn content_blocks(mut self, content_blocks: bool) -> Self {
         self.content_blocks = content_blocks;
+        self
+    }
+
+    /// Lets the handler send requests to the client through `client`.
+    #[must_use]
+    pub fn client_requester(mut self, client: super::client::ClientRequester) -> Self {
+        self.client = Some(client);
         self
     }
 
@@ -332,8 +342,13 @@ impl ToolRunner {
             options.log.clone(),
             counters.progress_after_close.clone(),
         );
-        let context =
-            ToolContext::new(call.tool.clone(), token.clone(), deadline, progress.clone());
+        let context = ToolContext::new(
+            call.tool.clone(),
+            token.clone(),
+            deadline,
+            progress.clone(),
+            options.client.clone(),
+        );
         let ended = match &entry.handler {
             ToolHandler::Async(handler) => {
                 // The handler's synchronous part (before its future) may panic too.

@@ -1,0 +1,124 @@
+//! Requests the server sends to the client in the 2025 versions (sampling, elicitation,
+//! roots): ids, the table of requests awaiting their answer, and the requester a tool call
+//! gets.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use crate::jsonrpc::{Id, Response, ResponsePayload};
+use crate::server::Peer;
+use crate::tools::{ClientRequestError, ClientRequester};
+
+/// The server's requests awaiting the client's answer, by id.
+#[derive(Debug, Default)]
+pub(crate) struct PendingRequests {
+    next_id: AtomicU64,
+    waiting: Mutex<HashMap<String, oneshot::Sender<Response<'static>>>>,
+}
+
+/// Removes a request from the table when its waiter goes away (answered, cancelled, timed
+/// out).
+struct Waiting {
+    pending: Arc<PendingRequests>,
+    id: String,
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        let _gone = self
+            .pending
+            .waiting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.id);
+    }
+}
+
+impl PendingRequests {
+    /// Hands a response from the client to the request waiting for it; `false` when no
+    /// request of ours has its id (logged by the caller).
+    pub(crate) fn deliver(&self, response: Response<'static>) -> bool {
+        let Some(id) = response.id.as_ref().map(|id| id.as_json().to_owned()) else {
+            return false;
+        };
+        let waiter = self
+            .waiting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&id);
+        match waiter {
+            Some(waiter) => waiter.send(response).is_ok(),
+            None => false,
+        }
+    }
+}
+
+/// The capability of the client a method needs.
+fn capability_for(method: &str) -> Option<&'static str> {
+    match method {
+        "sampling/createMessage" => Some("sampling"),
+        "elicitation/create" => Some("elicitation"),
+        "roots/list" => Some("roots"),
+        _ => None,
+    }
+}
+
+/// A requester sending through `peer`, for a client that declared `capabilities`.
+pub(crate) fn requester(
+    pending: Arc<PendingRequests>,
+    peer: Peer,
+    capabilities: Value,
+) -> ClientRequester {
+    Arc::new(move |method: &'static str, params: Value| {
+        let pending = Arc::clone(&pending);
+        let peer = peer.clone();
+        let declared = capability_for(method).map(|name| (name, capabilities.get(name).is_some()));
+        Box::pin(async move {
+            if let Some((name, false)) = declared {
+                return Err(ClientRequestError::MissingCapability(name));
+            }
+            let number = pending.next_id.fetch_add(1, Ordering::Relaxed);
+            let id = Id::from_string(&format!("typed-mcp-{number}"));
+            let (sender, receiver) = oneshot::channel();
+            let key = id.as_json().to_owned();
+            let _previous = pending
+                .waiting
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(key.clone(), sender);
+            let _waiting = Waiting {
+                pending: Arc::clone(&pending),
+                id: key,
+            };
+            let params = serde_json::value::to_raw_value(&params).map_err(|_| {
+                ClientRequestError::Malformed("the params do not serialize".to_owned())
+            })?;
+            peer.request(id, method, Some(params))
+                .await
+                .map_err(|_| ClientRequestError::Closed)?;
+            let response = receiver.await.map_err(|_| ClientRequestError::Closed)?;
+            match response.payload {
+                ResponsePayload::Result(raw) => {
+                    let value: Value = serde_json::from_str(raw.get()).map_err(|_| {
+                        ClientRequestError::Malformed("the result is not JSON".to_owned())
+                    })?;
+                    if value.is_object() {
+                        Ok(value)
+                    } else {
+                        Err(ClientRequestError::Malformed(
+                            "the result is not an object".to_owned(),
+                        ))
+                    }
+                }
+                ResponsePayload::Error(error) => Err(ClientRequestError::Refused {
+                    code: error.code.0,
+                    message: error.message.into_owned(),
+                }),
+            }
+        })
+    })
+}
