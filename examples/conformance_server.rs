@@ -191,7 +191,7 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
         },
     )?;
     let elicit_fixed = |name: &str, description: &str, request: fn() -> Value| {
-        Ok::<_, McpError>(ToolDefinition::from_async(
+        ToolDefinition::from_async(
             name,
             description,
             schema("NoArguments")?,
@@ -206,10 +206,10 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
                     answer["content"]
                 )))
             },
-        )?)
+        )
     };
     let elicit = |name: &str, description: &str, request: fn(&str) -> Value| {
-        Ok::<_, McpError>(ToolDefinition::from_async(
+        ToolDefinition::from_async(
             name,
             description,
             schema("MessageArguments")?,
@@ -224,7 +224,7 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
                     answer["content"]
                 )))
             },
-        )?)
+        )
     };
     let elicitation = elicit(
         "test_elicitation",
