@@ -450,16 +450,9 @@ async fn serve(http: Option<SocketAddr>) -> Result<(), Box<dyn std::error::Error
         server.serve_stdio().await?;
         return Ok(());
     };
-    use tokio::signal::unix::{signal, SignalKind};
-    let mut term = signal(SignalKind::terminate())?;
-    let mut int = signal(SignalKind::interrupt())?;
     let running = server.serve_http(addr).await?;
     eprintln!("listening on {}", running.url());
-    tokio::select! {
-        _ = term.recv() => {}
-        _ = int.recv() => {}
-    }
-    running.shutdown().await?;
+    running.shutdown_on_signal().await?;
     Ok(())
 }
 

@@ -59,17 +59,10 @@ fn parse_args() -> Result<(Limits, Option<SocketAddr>), String> {
 
 /// Serves HTTP until SIGTERM / SIGINT.
 async fn serve_http(server: McpServer, addr: SocketAddr) -> Result<(), Box<dyn std::error::Error>> {
-    use tokio::signal::unix::{signal, SignalKind};
-    let mut term = signal(SignalKind::terminate())?;
-    let mut int = signal(SignalKind::interrupt())?;
     let running = server.serve_http(addr).await?;
     // The line tests and scripts wait for (stderr: stdout stays free of anything else).
     eprintln!("listening on {}", running.url());
-    tokio::select! {
-        _ = term.recv() => tracing::info!("SIGTERM: stopping"),
-        _ = int.recv() => tracing::info!("SIGINT: stopping"),
-    }
-    running.shutdown().await?;
+    running.shutdown_on_signal().await?;
     Ok(())
 }
 

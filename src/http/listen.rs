@@ -52,6 +52,22 @@ impl RunningHttpServer {
         self.wait().await
     }
 
+    /// Serves until SIGTERM or SIGINT (Ctrl-C elsewhere), then shuts down gracefully: the
+    /// usual end of a `main` that serves HTTP.
+    ///
+    /// # Errors
+    ///
+    /// [`HttpError::Signal`] when the signal handlers cannot be installed (the server is
+    /// stopped then), else as [`wait`](Self::wait).
+    pub async fn shutdown_on_signal(self) -> Result<(), HttpError> {
+        if let Err(error) = wait_for_signal().await {
+            self.stop.cancel();
+            let _stopped = self.wait().await;
+            return Err(HttpError::Signal(error));
+        }
+        self.shutdown().await
+    }
+
     /// Waits until the server stops (after [`stop_token`](Self::stop_token) is cancelled,
     /// or a fatal accept error).
     ///
@@ -68,6 +84,23 @@ impl RunningHttpServer {
             }
         }
     }
+}
+
+#[cfg(unix)]
+async fn wait_for_signal() -> std::io::Result<()> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    tokio::select! {
+        _ = term.recv() => tracing::info!("SIGTERM: stopping the HTTP server"),
+        _ = int.recv() => tracing::info!("SIGINT: stopping the HTTP server"),
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+async fn wait_for_signal() -> std::io::Result<()> {
+    tokio::signal::ctrl_c().await
 }
 
 /// Binds `addr` and serves `service` at [`MCP_PATH`] (other paths: 404).

@@ -86,6 +86,9 @@ pub enum HttpError {
     /// Accepting connections failed for good.
     #[error("accepting connections failed")]
     Accept(#[source] std::io::Error),
+    /// The signal handlers could not be installed.
+    #[error("installing the signal handlers failed")]
+    Signal(#[source] std::io::Error),
     /// The listener task ended abnormally (panicked or was aborted).
     #[error("the HTTP listener task ended abnormally")]
     ListenerFailed,

@@ -6,7 +6,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::envelope::{render_failure, tool_error, ToolCallResult};
+use super::envelope::{render_failure, success, tool_error, ToolCallResult};
 use crate::generated::errors::{ResultMeta, ToolErrorCode};
 use crate::generated::mcp::protocol::validate;
 
@@ -101,12 +101,5 @@ pub(crate) fn render_content(blocks: &Value, meta: ResultMeta, budget: usize) ->
         );
         return render_failure(error, meta, budget);
     }
-    ToolCallResult {
-        json,
-        is_error: false,
-        error_code: None,
-        meta,
-        over_budget: false,
-        cacheable_output: None,
-    }
+    success(json, meta)
 }

@@ -191,7 +191,7 @@ fn output_size(data: &Value) -> u64 {
     u64::try_from(to_json_text(data).len()).unwrap_or(u64::MAX)
 }
 
-fn success(json: Box<RawValue>, meta: ResultMeta) -> ToolCallResult {
+pub(crate) fn success(json: Box<RawValue>, meta: ResultMeta) -> ToolCallResult {
     ToolCallResult {
         json,
         is_error: false,

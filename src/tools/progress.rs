@@ -79,19 +79,7 @@ impl ProgressReporter {
     /// when the client asked for no progress or the call is already over (timed out,
     /// cancelled or answered); the handler may then stop working.
     pub fn report(&self, progress: f64, total: Option<f64>, message: Option<String>) -> bool {
-        let open = self
-            .gate
-            .open
-            .read()
-            .unwrap_or_else(PoisonError::into_inner);
-        if !*open {
-            self.gate
-                .dropped_after_close
-                .fetch_add(1, Ordering::Relaxed);
-            tracing::debug!("progress report after the call ended was dropped");
-            return false;
-        }
-        match &self.gate.sink {
+        self.forward("progress report", |gate| match &gate.sink {
             Some(sink) => {
                 sink(ProgressUpdate {
                     progress,
@@ -101,13 +89,25 @@ impl ProgressReporter {
                 true
             }
             None => false,
-        }
+        })
     }
 
     /// Sends a log message. Returns `true` when it was forwarded to the server (which sends
     /// it if the client asked for messages of this severity), `false` when no client can
     /// receive it or the call is already over.
     pub fn log(&self, message: LogMessage) -> bool {
+        self.forward("log message", |gate| match &gate.log {
+            Some(sink) => {
+                sink(message);
+                true
+            }
+            None => false,
+        })
+    }
+
+    /// Runs `send` while the call is open (holding the read lock, so closing waits for it);
+    /// counts and drops `what` once the call is over.
+    fn forward(&self, what: &'static str, send: impl FnOnce(&Gate) -> bool) -> bool {
         let open = self
             .gate
             .open
@@ -117,16 +117,10 @@ impl ProgressReporter {
             self.gate
                 .dropped_after_close
                 .fetch_add(1, Ordering::Relaxed);
-            tracing::debug!("log message after the call ended was dropped");
+            tracing::debug!(what, "dropped: the call already ended");
             return false;
         }
-        match &self.gate.log {
-            Some(sink) => {
-                sink(message);
-                true
-            }
-            None => false,
-        }
+        send(&self.gate)
     }
 
     /// Whether reports are still forwarded (the call is running).
