@@ -109,14 +109,56 @@ async fn a_refusal_or_a_missing_capability_is_an_error_the_tool_reports() {
 }
 
 #[tokio::test]
-async fn the_2026_era_has_no_requests_to_the_client_yet() {
+async fn in_2026_a_question_is_an_input_required_result_and_the_retry_answers_it() {
     let mut client = TestClient::start(server());
-    let mut params = modern(call("ask", json!({"text": "x"})));
+    let mut params = modern(call("ask", json!({"text": "2+2?"})));
     params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({"sampling": {}});
-    let result = client.result(json!(1), "tools/call", Some(params)).await;
+    let first = client
+        .result(json!(1), "tools/call", Some(params.clone()))
+        .await;
+    assert_eq!(first["resultType"], "input_required");
+    let question = &first["inputRequests"]["sampling-1"];
+    assert_eq!(question["method"], "sampling/createMessage");
+    assert_eq!(question["params"]["messages"][0]["content"]["text"], "2+2?");
+    let state = first["requestState"]
+        .as_str()
+        .expect("a requestState")
+        .to_owned();
+
+    // The retry with the answer (and the state) completes.
+    let answer =
+        json!({"role": "assistant", "content": {"type": "text", "text": "four"}, "model": "m"});
+    params["inputResponses"] = json!({"sampling-1": answer});
+    params["requestState"] = json!(state);
+    let done = client
+        .result(json!(2), "tools/call", Some(params.clone()))
+        .await;
+    assert_eq!(done["resultType"], "complete");
+    assert_eq!(done["content"][0]["text"], "four");
+
+    // An answer that is not an object is no answer: asked again.
+    params["inputResponses"] = json!({"sampling-1": 12345});
+    let again = client
+        .result(json!(3), "tools/call", Some(params.clone()))
+        .await;
+    assert_eq!(again["resultType"], "input_required");
+
+    // Altered state is refused, never decoded.
+    params["inputResponses"] = json!({"sampling-1": answer});
+    params["requestState"] = json!(format!("{state}-TAMPERED"));
+    let refused = client
+        .error(json!(4), "tools/call", Some(params.clone()))
+        .await;
+    assert_eq!(refused["code"], -32602);
+
+    // Without the capability the handler is told so and nothing is asked.
+    let mut params = modern(call("ask", json!({"text": "x"})));
+    params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({});
+    let result = client.result(json!(5), "tools/call", Some(params)).await;
+    assert_eq!(result["resultType"], "complete");
     assert_eq!(result["isError"], true);
     assert!(result["content"][0]["text"]
         .as_str()
         .unwrap()
-        .contains("not available"));
+        .contains("sampling capability"));
 }

@@ -223,6 +223,7 @@ impl McpServerBuilder {
                 capabilities,
                 modern_capabilities,
                 subscriptions: super::subscriptions::Subscriptions::default(),
+                state_key: super::input_required::StateKey::generate(),
                 hints: self.hints,
                 tools,
                 resources,
@@ -245,6 +246,8 @@ pub(crate) struct ServerState {
     pub(crate) modern_capabilities: ServerCapabilities,
     pub(crate) hints: CacheHints,
     pub(crate) subscriptions: super::subscriptions::Subscriptions,
+    /// Seals the `requestState` of `input_required` results.
+    pub(crate) state_key: super::input_required::StateKey,
     pub(crate) tools: ToolSet,
     pub(crate) resources: ResourceSet,
     pub(crate) prompts: PromptSet,

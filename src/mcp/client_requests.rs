@@ -11,7 +11,7 @@ use tokio::sync::oneshot;
 
 use crate::jsonrpc::{Id, Response, ResponsePayload};
 use crate::server::Peer;
-use crate::tools::{ClientRequestError, ClientRequester};
+use crate::tools::{ClientRequest, ClientRequestError, ClientRequester};
 
 /// The server's requests awaiting the client's answer, by id.
 #[derive(Debug, Default)]
@@ -58,7 +58,7 @@ impl PendingRequests {
 }
 
 /// The capability of the client a method needs.
-fn capability_for(method: &str) -> Option<&'static str> {
+pub(crate) fn capability_for(method: &str) -> Option<&'static str> {
     match method {
         "sampling/createMessage" => Some("sampling"),
         "elicitation/create" => Some("elicitation"),
@@ -73,7 +73,8 @@ pub(crate) fn requester(
     peer: Peer,
     capabilities: Value,
 ) -> ClientRequester {
-    Arc::new(move |method: &'static str, params: Value| {
+    Arc::new(move |request: ClientRequest| {
+        let ClientRequest { method, params, .. } = request;
         let pending = Arc::clone(&pending);
         let peer = peer.clone();
         let declared = capability_for(method).map(|name| (name, capabilities.get(name).is_some()));

@@ -258,7 +258,20 @@ impl Connection {
                     serde_json::to_value(&p.meta.io_modelcontextprotocol_client_capabilities)
                         .unwrap_or_default();
                 self.state.tools.check_capabilities(&p.name, &declared)?;
-                self.state
+                // Questions to the client become an input_required result; a retry brings
+                // the answers (and the sealed answers of earlier rounds).
+                let answers = super::input_required::answers_of(
+                    &state.state_key,
+                    &p.name,
+                    p.extra.get("requestState"),
+                )?;
+                let inputs = Arc::new(super::input_required::Inputs::new(
+                    answers,
+                    p.extra.get("inputResponses"),
+                    declared,
+                ));
+                let answer = self
+                    .state
                     .tools
                     .call(CallRequest {
                         ctx: &ctx,
@@ -267,10 +280,13 @@ impl Connection {
                         arguments: p.arguments,
                         progress_token: p.meta.progress_token,
                         log_level: p.meta.io_modelcontextprotocol_log_level,
-                        // 2026-07-28 asks the client through input_required results.
-                        client: None,
+                        client: Some(inputs.requester()),
                     })
-                    .await
+                    .await;
+                match inputs.result(&state.state_key, &p.name) {
+                    Some(input_required) => input_required,
+                    None => answer,
+                }
             }
             ("resources/read", Era::Legacy(_)) => {
                 let p: LegacyReadResourceRequestParams = decode(

@@ -54,6 +54,7 @@ mod completion;
 pub mod content;
 mod dispatch;
 pub mod era;
+mod input_required;
 mod outbound;
 mod params;
 mod prompts;

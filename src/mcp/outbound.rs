@@ -33,6 +33,7 @@ pub(crate) enum ResultKind {
     GetPrompt,
     LegacyComplete,
     Complete,
+    InputRequired,
 }
 
 impl ResultKind {
@@ -58,6 +59,7 @@ impl ResultKind {
             Self::GetPrompt => "GetPromptResult",
             Self::LegacyComplete => "LegacyCompleteResult",
             Self::Complete => "CompleteResult",
+            Self::InputRequired => "InputRequiredResult",
         }
     }
 
@@ -82,6 +84,7 @@ impl ResultKind {
             Self::GetPrompt => validate::get_prompt_result,
             Self::LegacyComplete => validate::legacy_complete_result,
             Self::Complete => validate::complete_result,
+            Self::InputRequired => validate::input_required_result,
         }
     }
 }

@@ -32,6 +32,23 @@ pub enum ClientRequestError {
     /// The connection closed before the client answered.
     #[error("the connection closed before the client answered")]
     Closed,
+    /// 2026-07-28: the answer is not in this request yet. The server answers the call with
+    /// an `input_required` result listing every question the handler asked; the client
+    /// retries with the answers and the handler runs again, this time getting them.
+    #[error("the client's answer comes with the retried request (input_required)")]
+    InputRequired,
+}
+
+/// One request to the client, as a handler asks it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientRequest {
+    /// The name the answer is filed under in 2026-07-28 (`inputRequests` / `inputResponses`
+    /// keys); one is made up from the method and the order of asking when `None`.
+    pub key: Option<String>,
+    /// `sampling/createMessage`, `elicitation/create` or `roots/list`.
+    pub method: &'static str,
+    /// The request's params.
+    pub params: Value,
 }
 
 /// The future of one request to the client.
@@ -39,4 +56,4 @@ pub type ClientResponse = Pin<Box<dyn Future<Output = Result<Value, ClientReques
 
 /// Sends a request (method, params) to the client and resolves to its result: the hook the
 /// server wires into every call's [`ToolContext`](super::ToolContext).
-pub type ClientRequester = Arc<dyn Fn(&'static str, Value) -> ClientResponse + Send + Sync>;
+pub type ClientRequester = Arc<dyn Fn(ClientRequest) -> ClientResponse + Send + Sync>;

@@ -192,8 +192,31 @@ impl ToolContext {
         method: &'static str,
         params: serde_json::Value,
     ) -> Result<serde_json::Value, super::client::ClientRequestError> {
+        self.ask(None, method, params).await
+    }
+
+    /// [`request_client`](Self::request_client) with the key its answer is filed under in
+    /// 2026-07-28 (`inputRequests` / `inputResponses`): the handler runs again on the
+    /// client's retry and gets the answer under the same key.
+    ///
+    /// # Errors
+    ///
+    /// As [`request_client`](Self::request_client);
+    /// [`ClientRequestError::InputRequired`](super::ClientRequestError::InputRequired) in
+    /// 2026-07-28 until the retry brings the answer (pass it on with `?`).
+    pub async fn ask(
+        &self,
+        key: Option<&str>,
+        method: &'static str,
+        params: serde_json::Value,
+    ) -> Result<serde_json::Value, super::client::ClientRequestError> {
+        let request = super::client::ClientRequest {
+            key: key.map(str::to_owned),
+            method,
+            params,
+        };
         match &self.client {
-            Some(client) => client(method, params).await,
+            Some(client) => client(request).await,
             None => Err(super::client::ClientRequestError::Unavailable(
                 "this call has no client connection to ask",
             )),

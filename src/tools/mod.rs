@@ -54,7 +54,7 @@ mod progress;
 mod runner;
 mod stats;
 
-pub use client::{ClientRequestError, ClientRequester, ClientResponse};
+pub use client::{ClientRequest, ClientRequestError, ClientRequester, ClientResponse};
 pub use envelope::{ToolCallResult, META_KEY, TRUNCATION_MARKER};
 pub use error::ToolCallError;
 pub use handler::{ToolContext, ToolEntry, ToolFuture, ToolHandler, ToolRegistry, ToolResult};

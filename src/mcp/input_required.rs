@@ -1,0 +1,207 @@
+//! 2026-07-28 `input_required` results: a handler's questions to the client (sampling,
+//! elicitation, roots) become `inputRequests`; the client retries with `inputResponses` and
+//! the `requestState` it received, and the same handler runs again, now getting its answers.
+//!
+//! - **Keys.** A question asked with a key ([`ToolContext::ask`]) is filed under it; others
+//!   under `<kind>-<n>` in the order asked. An answer that is not a JSON object is no answer
+//!   (the question is asked again); answers to keys nobody asks for are ignored.
+//! - **State.** `requestState` carries every answer received so far, so a multi-round
+//!   exchange needs only the latest `inputResponses`. It is sealed with HMAC-SHA256 under a
+//!   key drawn from the OS when the server is built: altered state is refused with `-32602`
+//!   and never decoded. It is bound to the tool's name.
+//! - **Capabilities.** A question the client's declared capabilities cannot answer fails in
+//!   the handler with [`ClientRequestError::MissingCapability`] and is not sent.
+//!
+//! [`ToolContext::ask`]: crate::tools::ToolContext::ask
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use base64::Engine as _;
+use hmac::{Hmac, KeyInit, Mac};
+use serde_json::{json, Map, Value};
+use sha2::Sha256;
+
+use super::client_requests::capability_for;
+use super::outbound::{respond_value, ResultKind};
+use super::params::{invalid_params, violation};
+use crate::server::HandlerResult;
+use crate::tools::{ClientRequest, ClientRequestError, ClientRequester};
+
+type HmacSha256 = Hmac<Sha256>;
+
+const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+/// The server's key for sealing `requestState`.
+pub(crate) struct StateKey([u8; 32]);
+
+impl std::fmt::Debug for StateKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StateKey(..)")
+    }
+}
+
+impl StateKey {
+    /// A fresh key from the OS (all zero, and logged, if the OS has no randomness: state
+    /// then stays intact-checked but forgeable).
+    pub(crate) fn generate() -> Self {
+        let mut key = [0_u8; 32];
+        if let Err(error) = getrandom::fill(&mut key) {
+            tracing::error!(%error, "no OS randomness for the requestState key");
+        }
+        Self(key)
+    }
+
+    fn mac(&self, scope: &str, payload: &[u8]) -> HmacSha256 {
+        let mut mac = <HmacSha256 as KeyInit>::new_from_slice(&self.0)
+            .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"));
+        mac.update(scope.as_bytes());
+        mac.update(&[0]);
+        mac.update(payload);
+        mac
+    }
+
+    /// `answers` sealed for `scope` (the tool's name).
+    pub(crate) fn seal(&self, scope: &str, answers: &BTreeMap<String, Value>) -> String {
+        let payload = serde_json::to_vec(answers).unwrap_or_default();
+        let tag = self.mac(scope, &payload).finalize().into_bytes();
+        format!("{}.{}", B64.encode(&payload), B64.encode(tag))
+    }
+
+    /// The answers `state` carries, if it is intact and was sealed for `scope`.
+    pub(crate) fn open(&self, scope: &str, state: &str) -> Option<BTreeMap<String, Value>> {
+        let (payload, tag) = state.split_once('.')?;
+        let payload = B64.decode(payload).ok()?;
+        let tag = B64.decode(tag).ok()?;
+        self.mac(scope, &payload).verify_slice(&tag).ok()?;
+        serde_json::from_slice(&payload).ok()
+    }
+}
+
+/// The answers of one retried request, and the questions its handler asks.
+#[derive(Debug)]
+pub(crate) struct Inputs {
+    answers: BTreeMap<String, Value>,
+    declared: Value,
+    asked: Mutex<BTreeMap<String, Value>>,
+    counter: AtomicU64,
+}
+
+impl Inputs {
+    /// From the verified state's answers, this request's `inputResponses` (objects only)
+    /// and the client's declared capabilities.
+    pub(crate) fn new(
+        mut answers: BTreeMap<String, Value>,
+        responses: Option<&Value>,
+        declared: Value,
+    ) -> Self {
+        if let Some(Value::Object(responses)) = responses {
+            for (key, answer) in responses {
+                if answer.is_object() {
+                    let _previous = answers.insert(key.clone(), answer.clone());
+                }
+            }
+        }
+        Self {
+            answers,
+            declared,
+            asked: Mutex::new(BTreeMap::new()),
+            counter: AtomicU64::new(0),
+        }
+    }
+
+    /// The requester a handler asks through.
+    pub(crate) fn requester(self: &Arc<Self>) -> ClientRequester {
+        let inputs = Arc::clone(self);
+        Arc::new(move |request: ClientRequest| {
+            let outcome = inputs.answer(request);
+            Box::pin(async move { outcome })
+        })
+    }
+
+    fn answer(&self, request: ClientRequest) -> Result<Value, ClientRequestError> {
+        let number = self.counter.fetch_add(1, Ordering::Relaxed) + 1;
+        if let Some(capability) = capability_for(request.method) {
+            if self.declared.get(capability).is_none() {
+                return Err(ClientRequestError::MissingCapability(capability));
+            }
+        }
+        let key = request.key.unwrap_or_else(|| {
+            let kind = request.method.split('/').next().unwrap_or("input");
+            format!("{kind}-{number}")
+        });
+        if let Some(answer) = self.answers.get(&key) {
+            return Ok(answer.clone());
+        }
+        let question = json!({"method": request.method, "params": request.params});
+        let _previous = self
+            .asked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, question);
+        Err(ClientRequestError::InputRequired)
+    }
+
+    /// The `input_required` result when the handler asked anything it had no answer to.
+    pub(crate) fn result(&self, key: &StateKey, scope: &str) -> Option<HandlerResult> {
+        let asked = self.asked.lock().unwrap_or_else(PoisonError::into_inner);
+        if asked.is_empty() {
+            return None;
+        }
+        let requests: Map<String, Value> =
+            asked.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let value = json!({
+            "resultType": "input_required",
+            "inputRequests": requests,
+            "requestState": key.seal(scope, &self.answers),
+        });
+        Some(respond_value(ResultKind::InputRequired, &value))
+    }
+}
+
+/// The answers a retried request's `requestState` carries (none without one).
+pub(crate) fn answers_of(
+    key: &StateKey,
+    scope: &str,
+    state: Option<&Value>,
+) -> Result<BTreeMap<String, Value>, crate::jsonrpc::ErrorObject<'static>> {
+    match state {
+        None => Ok(BTreeMap::new()),
+        Some(Value::String(state)) => key.open(scope, state).ok_or_else(|| {
+            invalid_params(
+                "the requestState was altered or belongs to another request",
+                vec![violation(
+                    "/requestState",
+                    "requestState",
+                    "not a state this server sealed",
+                )],
+            )
+        }),
+        Some(_) => Err(invalid_params(
+            "the requestState must be a string",
+            vec![violation("/requestState", "type", "not a string")],
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sealed_state_opens_only_intact_and_in_its_scope() {
+        let key = StateKey::generate();
+        let mut answers = BTreeMap::new();
+        let _none = answers.insert("a".to_owned(), json!({"x": 1}));
+        let state = key.seal("tool", &answers);
+        assert_eq!(key.open("tool", &state), Some(answers));
+        assert_eq!(key.open("other", &state), None);
+        assert_eq!(key.open("tool", &format!("{state}-TAMPERED")), None);
+        assert_eq!(StateKey::generate().open("tool", &state), None);
+        let (payload, tag) = state.split_once('.').unwrap();
+        let forged = B64.encode(br#"{"a":{"x":2}}"#);
+        assert_eq!(key.open("tool", &format!("{forged}.{tag}")), None);
+        assert!(key.open("tool", payload).is_none());
+    }
+}
