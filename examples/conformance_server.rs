@@ -659,7 +659,25 @@ fn prompts() -> Vec<PromptDefinition> {
             user_text("Please analyze the image above."),
         ])
     });
-    vec![simple, with_arguments, embedded, image]
+    let asking = PromptDefinition::asking(
+        "test_input_required_result_prompt",
+        "Asks the user for context before rendering (input_required in 2026-07-28).",
+        |ctx, _args| async move {
+            let answer = ctx
+                .ask(
+                    Some("user_context"),
+                    "elicitation/create",
+                    elicitation_params("What context should the prompt use?", "context", "string"),
+                )
+                .await
+                .map_err(|error| PromptError::Failed(error.to_string()))?;
+            Ok(vec![user_text(format!(
+                "Prompt with context: {}",
+                answer["content"]["context"].as_str().unwrap_or_default()
+            ))])
+        },
+    );
+    vec![simple, with_arguments, embedded, image, asking]
 }
 
 fn build() -> Result<McpServer, McpError> {

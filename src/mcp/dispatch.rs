@@ -313,16 +313,47 @@ impl Connection {
                     validate::legacy_get_prompt_request_params,
                     false,
                 )?;
+                let declared = self.session.client_capabilities().unwrap_or_default();
+                let client = super::client_requests::requester(
+                    Arc::clone(&self.pending),
+                    ctx.peer().clone(),
+                    declared,
+                );
                 state
                     .prompts
-                    .get(&p.name, p.arguments.map(to_json_map), era)
+                    .get(&p.name, p.arguments.map(to_json_map), era, Some(client))
+                    .await
             }
             ("prompts/get", Era::Modern) => {
                 let p: GetPromptRequestParams =
                     decode(method, params, validate::get_prompt_request_params, false)?;
-                state
+                let scope = format!("prompt:{}", p.name);
+                let answers = super::input_required::answers_of(
+                    &state.state_key,
+                    &scope,
+                    p.extra.get("requestState"),
+                )?;
+                let declared =
+                    serde_json::to_value(&p.meta.io_modelcontextprotocol_client_capabilities)
+                        .unwrap_or_default();
+                let inputs = Arc::new(super::input_required::Inputs::new(
+                    answers,
+                    p.extra.get("inputResponses"),
+                    declared,
+                ));
+                let answer = state
                     .prompts
-                    .get(&p.name, p.arguments.map(to_json_map), era)
+                    .get(
+                        &p.name,
+                        p.arguments.map(to_json_map),
+                        era,
+                        Some(inputs.requester()),
+                    )
+                    .await;
+                match inputs.result(&state.state_key, &scope) {
+                    Some(input_required) => input_required,
+                    None => answer,
+                }
             }
             ("completion/complete", Era::Legacy(_)) => {
                 let p: LegacyCompleteRequestParams = decode(

@@ -71,7 +71,8 @@ pub use builder::{CacheHints, McpServer, McpServerBuilder, DEFAULT_TTL_MS};
 #[cfg(feature = "http")]
 pub(crate) use dispatch::Connection;
 pub use prompts::{
-    user_text, PromptArguments, PromptCompleter, PromptDefinition, PromptError, PromptRenderer,
+    user_text, AskingPromptRenderer, PromptArguments, PromptCompleter, PromptContext,
+    PromptDefinition, PromptError, PromptFuture, PromptRenderer,
 };
 pub use resource_templates::{
     ResourceTemplateDefinition, TemplateCompleter, TemplateParams, TemplateReader,

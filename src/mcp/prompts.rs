@@ -22,6 +22,65 @@ pub type PromptArguments = HashMap<String, String>;
 pub type PromptRenderer =
     Arc<dyn Fn(&PromptArguments) -> Result<Vec<PromptMessage>, PromptError> + Send + Sync>;
 
+/// The future of a prompt that asks the client while rendering.
+pub type PromptFuture = std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<Vec<PromptMessage>, PromptError>> + Send>,
+>;
+
+/// How a prompt that may ask the client is rendered.
+pub type AskingPromptRenderer =
+    Arc<dyn Fn(PromptContext, PromptArguments) -> PromptFuture + Send + Sync>;
+
+/// What an asking prompt gets besides its arguments: a way to ask the client (a request in
+/// the 2025 versions, an `input_required` result in 2026-07-28; see
+/// [`ToolContext::ask`](crate::tools::ToolContext::ask)).
+#[derive(Clone)]
+pub struct PromptContext {
+    client: Option<crate::tools::ClientRequester>,
+}
+
+impl std::fmt::Debug for PromptContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PromptContext")
+            .field("client", &self.client.is_some())
+            .finish()
+    }
+}
+
+impl PromptContext {
+    /// Asks the client under `key` (`sampling/createMessage`, `elicitation/create`,
+    /// `roots/list`).
+    ///
+    /// # Errors
+    ///
+    /// As [`ToolContext::ask`](crate::tools::ToolContext::ask).
+    pub async fn ask(
+        &self,
+        key: Option<&str>,
+        method: &'static str,
+        params: serde_json::Value,
+    ) -> Result<serde_json::Value, crate::tools::ClientRequestError> {
+        let request = crate::tools::ClientRequest {
+            key: key.map(str::to_owned),
+            method,
+            params,
+        };
+        match &self.client {
+            Some(client) => client(request).await,
+            None => Err(crate::tools::ClientRequestError::Unavailable(
+                "this request has no client connection to ask",
+            )),
+        }
+    }
+}
+
+/// A prompt's renderer: plain, or asking the client.
+#[derive(Clone)]
+pub(crate) enum Render {
+    Plain(PromptRenderer),
+    Asking(AskingPromptRenderer),
+}
+
 /// Why a prompt could not be rendered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -38,7 +97,7 @@ pub enum PromptError {
 #[derive(Clone)]
 pub struct PromptDefinition {
     pub(crate) prompt: Prompt,
-    pub(crate) render: PromptRenderer,
+    pub(crate) render: Render,
     pub(crate) completer: Option<PromptCompleter>,
 }
 
@@ -69,9 +128,25 @@ impl PromptDefinition {
                 name: name.into(),
                 title: None,
             },
-            render: Arc::new(render),
+            render: Render::Plain(Arc::new(render)),
             completer: None,
         }
+    }
+
+    /// A prompt whose renderer may ask the client ([`PromptContext::ask`]) before it
+    /// answers. Required arguments are checked before it runs.
+    pub fn asking<F, Fut>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        render: F,
+    ) -> Self
+    where
+        F: Fn(PromptContext, PromptArguments) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<Vec<PromptMessage>, PromptError>> + Send + 'static,
+    {
+        let mut definition = Self::new(name, description, |_| Ok(Vec::new()));
+        definition.render = Render::Asking(Arc::new(move |ctx, args| Box::pin(render(ctx, args))));
+        definition
     }
 
     /// Completes the prompt's arguments (`completion/complete` with a `ref/prompt`): the
@@ -184,12 +259,13 @@ impl PromptSet {
         }
     }
 
-    /// The `prompts/get` result.
-    pub(crate) fn get(
+    /// The `prompts/get` result; an asking prompt asks through `client`.
+    pub(crate) async fn get(
         &self,
         name: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
         era: Era,
+        client: Option<crate::tools::ClientRequester>,
     ) -> HandlerResult {
         let Some(definition) = self.by_name.get(name) else {
             return Err(invalid_params(
@@ -226,7 +302,11 @@ impl PromptSet {
         if !missing.is_empty() {
             return Err(invalid_params("missing prompt arguments", missing));
         }
-        let messages = match (definition.render)(&arguments) {
+        let rendered = match &definition.render {
+            Render::Plain(render) => render(&arguments),
+            Render::Asking(render) => render(PromptContext { client }, arguments).await,
+        };
+        let messages = match rendered {
             Ok(messages) => messages,
             Err(PromptError::InvalidArguments(message)) => {
                 tracing::debug!(%message, "prompt arguments rejected");
