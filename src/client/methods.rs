@@ -1,0 +1,479 @@
+//! The handshake and the typed requests, in both eras.
+
+use serde_json::{Map, Value};
+
+use crate::generated::mcp::protocol::{
+    validate, DiscoverResult, GetPromptResult, InitializeResult, LegacyGetPromptResult,
+    LegacyListPromptsResult, LegacyListResourcesResult, LegacyListToolsResult,
+    LegacyReadResourceResult, ListPromptsResult, ListResourcesResult, ListToolsResult, Prompt,
+    ReadResourceResult, Resource, Tool,
+};
+use crate::generated::mcp::protocol::{CallToolResult, LegacyCallToolResult};
+use crate::mcp::era::{LEGACY_VERSIONS, MODERN_VERSION, MODERN_VERSIONS};
+
+use super::call::{decode, Call, Validator};
+use super::{
+    Client, ClientError, Negotiated, PromptResult, RequestOptions, ResourceResult,
+    ServerDescription, ToolResult, VersionChoice, Versioned,
+};
+
+/// The most pages a listing follows before giving up on a server whose cursors never end.
+const MAX_PAGES: usize = 1000;
+
+impl Client {
+    pub(super) async fn negotiate(&self) -> Result<(), ClientError> {
+        match self.inner.options.choice.clone() {
+            VersionChoice::Auto => {
+                self.set_negotiated(modern(MODERN_VERSION, None));
+                match self.discover().await {
+                    Ok(result)
+                        if result
+                            .supported_versions
+                            .iter()
+                            .any(|v| v == MODERN_VERSION) =>
+                    {
+                        self.set_negotiated(modern(MODERN_VERSION, Some(result)));
+                        Ok(())
+                    }
+                    Ok(_) | Err(ClientError::Rpc { .. } | ClientError::HttpStatus { .. }) => {
+                        tracing::debug!("the server does not speak 2026-07-28: initialize");
+                        self.initialize(crate::mcp::era::LATEST_LEGACY_VERSION, false)
+                            .await
+                    }
+                    Err(error) => Err(error),
+                }
+            }
+            VersionChoice::Legacy(version) => self.initialize(&version, false).await,
+            VersionChoice::Pin(version) if MODERN_VERSIONS.contains(&version.as_str()) => {
+                self.set_negotiated(modern(&version, None));
+                let result = self.discover().await?;
+                if !result.supported_versions.contains(&version) {
+                    return Err(ClientError::UnsupportedVersion {
+                        reason: format!("the server does not list {version} in supportedVersions"),
+                    });
+                }
+                self.set_negotiated(modern(&version, Some(result)));
+                Ok(())
+            }
+            VersionChoice::Pin(version) => self.initialize(&version, true).await,
+        }
+    }
+
+    async fn initialize(&self, offer: &str, exact: bool) -> Result<(), ClientError> {
+        self.set_negotiated(Negotiated {
+            version: String::new(),
+            modern: false,
+            server: None,
+        });
+        let mut params = Map::new();
+        params.insert("protocolVersion".to_owned(), Value::from(offer));
+        params.insert(
+            "capabilities".to_owned(),
+            self.inner.options.capabilities.clone(),
+        );
+        params.insert("clientInfo".to_owned(), self.inner.options.client_info());
+        let call = Call {
+            method: "initialize",
+            params,
+            name: None,
+            validator: validate::initialize_request,
+            modern_meta: None,
+        };
+        let raw = self.inner.request(call, &RequestOptions::new()).await?;
+        let result: InitializeResult = decode(
+            "initialize",
+            &raw,
+            validate::initialize_result,
+            "InitializeResult",
+        )?;
+        let answered = result.protocol_version.clone();
+        let Some(version) = LEGACY_VERSIONS.iter().find(|v| **v == answered) else {
+            return Err(ClientError::UnsupportedVersion {
+                reason: "the server answered initialize with a version this client does not speak"
+                    .to_owned(),
+            });
+        };
+        if exact && *version != offer {
+            return Err(ClientError::UnsupportedVersion {
+                reason: format!("{offer} was pinned, the server answered {version}"),
+            });
+        }
+        self.set_negotiated(Negotiated {
+            version: (*version).to_owned(),
+            modern: false,
+            server: Some(Versioned::Legacy(result)),
+        });
+        self.inner
+            .notify("notifications/initialized", Value::Object(Map::new()))
+            .await
+    }
+
+    /// `server/discover` (2026-07-28): the server's versions, capabilities and identity.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::NotInEra`] in a 2025 session; any request error.
+    pub async fn discover(&self) -> Result<DiscoverResult, ClientError> {
+        let version = self.modern_version("server/discover")?;
+        let call = Call {
+            method: "server/discover",
+            params: Map::new(),
+            name: None,
+            validator: validate::discover_request,
+            modern_meta: Some(&version),
+        };
+        let raw = self.inner.request(call, &RequestOptions::new()).await?;
+        decode(
+            "server/discover",
+            &raw,
+            validate::discover_result,
+            "DiscoverResult",
+        )
+    }
+
+    /// `ping` (2025 only).
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::NotInEra`] in 2026-07-28; any request error.
+    pub async fn ping(&self) -> Result<(), ClientError> {
+        let negotiated = self.negotiated();
+        if negotiated.modern {
+            return Err(ClientError::NotInEra {
+                method: "ping",
+                version: negotiated.version,
+            });
+        }
+        let call = Call {
+            method: "ping",
+            params: Map::new(),
+            name: None,
+            validator: validate::ping_request,
+            modern_meta: None,
+        };
+        let raw = self.inner.request(call, &RequestOptions::new()).await?;
+        let _: Map<String, Value> = decode("ping", &raw, validate::empty_result, "EmptyResult")?;
+        Ok(())
+    }
+
+    /// Every tool, following `nextCursor` through all pages.
+    ///
+    /// # Errors
+    ///
+    /// Any request error; [`ClientError::InvalidMessage`] for a page that breaks the schema.
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
+        let (modern_v, legacy_v): (Validator, Validator) = (
+            validate::list_tools_request,
+            validate::legacy_list_tools_request,
+        );
+        self.paged("tools/list", modern_v, legacy_v, |modern, raw| {
+            Ok(if modern {
+                let page: ListToolsResult = decode(
+                    "tools/list",
+                    raw,
+                    validate::list_tools_result,
+                    "ListToolsResult",
+                )?;
+                (page.tools, page.next_cursor.map(|c| c.0))
+            } else {
+                let page: LegacyListToolsResult = decode(
+                    "tools/list",
+                    raw,
+                    validate::legacy_list_tools_result,
+                    "LegacyListToolsResult",
+                )?;
+                (page.tools, page.next_cursor.map(|c| c.0))
+            })
+        })
+        .await
+    }
+
+    /// Every resource, following `nextCursor` through all pages.
+    ///
+    /// # Errors
+    ///
+    /// Any request error; [`ClientError::InvalidMessage`] for a page that breaks the schema.
+    pub async fn list_resources(&self) -> Result<Vec<Resource>, ClientError> {
+        let (modern_v, legacy_v): (Validator, Validator) = (
+            validate::list_resources_request,
+            validate::legacy_list_resources_request,
+        );
+        self.paged("resources/list", modern_v, legacy_v, |modern, raw| {
+            Ok(if modern {
+                let page: ListResourcesResult = decode(
+                    "resources/list",
+                    raw,
+                    validate::list_resources_result,
+                    "ListResourcesResult",
+                )?;
+                (page.resources, page.next_cursor.map(|c| c.0))
+            } else {
+                let page: LegacyListResourcesResult = decode(
+                    "resources/list",
+                    raw,
+                    validate::legacy_list_resources_result,
+                    "LegacyListResourcesResult",
+                )?;
+                (page.resources, page.next_cursor.map(|c| c.0))
+            })
+        })
+        .await
+    }
+
+    /// Every prompt, following `nextCursor` through all pages.
+    ///
+    /// # Errors
+    ///
+    /// Any request error; [`ClientError::InvalidMessage`] for a page that breaks the schema.
+    pub async fn list_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
+        let (modern_v, legacy_v): (Validator, Validator) = (
+            validate::list_prompts_request,
+            validate::legacy_list_prompts_request,
+        );
+        self.paged("prompts/list", modern_v, legacy_v, |modern, raw| {
+            Ok(if modern {
+                let page: ListPromptsResult = decode(
+                    "prompts/list",
+                    raw,
+                    validate::list_prompts_result,
+                    "ListPromptsResult",
+                )?;
+                (page.prompts, page.next_cursor.map(|c| c.0))
+            } else {
+                let page: LegacyListPromptsResult = decode(
+                    "prompts/list",
+                    raw,
+                    validate::legacy_list_prompts_result,
+                    "LegacyListPromptsResult",
+                )?;
+                (page.prompts, page.next_cursor.map(|c| c.0))
+            })
+        })
+        .await
+    }
+
+    /// `tools/call` with the client's default timeout.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::InvalidRequest`] if `arguments` is not an object; any request error.
+    /// A tool that fails reports it in the result ([`ToolResult::is_error`]).
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<ToolResult, ClientError> {
+        self.call_tool_with(name, arguments, RequestOptions::new())
+            .await
+    }
+
+    /// `tools/call` with per-request options (timeouts, progress).
+    ///
+    /// # Errors
+    ///
+    /// As [`Client::call_tool`].
+    pub async fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: Value,
+        options: RequestOptions,
+    ) -> Result<ToolResult, ClientError> {
+        let mut params = Map::new();
+        params.insert("name".to_owned(), Value::from(name));
+        params.insert("arguments".to_owned(), arguments);
+        let raw = self
+            .era_request(
+                "tools/call",
+                params,
+                Some(name),
+                &options,
+                validate::call_tool_request,
+                validate::legacy_call_tool_request,
+            )
+            .await?;
+        if self.is_modern() {
+            let result: CallToolResult = decode(
+                "tools/call",
+                &raw,
+                validate::call_tool_result,
+                "CallToolResult",
+            )?;
+            Ok(Versioned::Modern(result))
+        } else {
+            let result: LegacyCallToolResult = decode(
+                "tools/call",
+                &raw,
+                validate::legacy_call_tool_result,
+                "LegacyCallToolResult",
+            )?;
+            Ok(Versioned::Legacy(result))
+        }
+    }
+
+    /// `resources/read`.
+    ///
+    /// # Errors
+    ///
+    /// Any request error (an unknown URI is a [`ClientError::Rpc`]).
+    pub async fn read_resource(&self, uri: &str) -> Result<ResourceResult, ClientError> {
+        let mut params = Map::new();
+        params.insert("uri".to_owned(), Value::from(uri));
+        let raw = self
+            .era_request(
+                "resources/read",
+                params,
+                Some(uri),
+                &RequestOptions::new(),
+                validate::read_resource_request,
+                validate::legacy_read_resource_request,
+            )
+            .await?;
+        if self.is_modern() {
+            let result: ReadResourceResult = decode(
+                "resources/read",
+                &raw,
+                validate::read_resource_result,
+                "ReadResourceResult",
+            )?;
+            Ok(Versioned::Modern(result))
+        } else {
+            let result: LegacyReadResourceResult = decode(
+                "resources/read",
+                &raw,
+                validate::legacy_read_resource_result,
+                "LegacyReadResourceResult",
+            )?;
+            Ok(Versioned::Legacy(result))
+        }
+    }
+
+    /// `prompts/get` with `arguments` (an object of strings, or `{}`).
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::InvalidRequest`] if `arguments` is not an object of strings; any
+    /// request error.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<PromptResult, ClientError> {
+        let mut params = Map::new();
+        params.insert("name".to_owned(), Value::from(name));
+        params.insert("arguments".to_owned(), arguments);
+        let raw = self
+            .era_request(
+                "prompts/get",
+                params,
+                Some(name),
+                &RequestOptions::new(),
+                validate::get_prompt_request,
+                validate::legacy_get_prompt_request,
+            )
+            .await?;
+        if self.is_modern() {
+            let result: GetPromptResult = decode(
+                "prompts/get",
+                &raw,
+                validate::get_prompt_result,
+                "GetPromptResult",
+            )?;
+            Ok(Versioned::Modern(result))
+        } else {
+            let result: LegacyGetPromptResult = decode(
+                "prompts/get",
+                &raw,
+                validate::legacy_get_prompt_result,
+                "LegacyGetPromptResult",
+            )?;
+            Ok(Versioned::Legacy(result))
+        }
+    }
+
+    /// Sends a request of either era, with that era's validator and `_meta`.
+    async fn era_request(
+        &self,
+        method: &'static str,
+        params: Map<String, Value>,
+        name: Option<&str>,
+        options: &RequestOptions,
+        modern_validator: Validator,
+        legacy_validator: Validator,
+    ) -> Result<Box<serde_json::value::RawValue>, ClientError> {
+        let negotiated = self.negotiated();
+        let call = Call {
+            method,
+            params,
+            name,
+            validator: if negotiated.modern {
+                modern_validator
+            } else {
+                legacy_validator
+            },
+            modern_meta: negotiated.modern.then_some(negotiated.version.as_str()),
+        };
+        self.inner.request(call, options).await
+    }
+
+    /// Follows cursors until a page has none.
+    async fn paged<T>(
+        &self,
+        method: &'static str,
+        modern_validator: Validator,
+        legacy_validator: Validator,
+        page: impl Fn(
+            bool,
+            &serde_json::value::RawValue,
+        ) -> Result<(Vec<T>, Option<String>), ClientError>,
+    ) -> Result<Vec<T>, ClientError> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let mut params = Map::new();
+            if let Some(cursor) = &cursor {
+                params.insert("cursor".to_owned(), Value::from(cursor.as_str()));
+            }
+            let raw = self
+                .era_request(
+                    method,
+                    params,
+                    None,
+                    &RequestOptions::new(),
+                    modern_validator,
+                    legacy_validator,
+                )
+                .await?;
+            let (mut more, next) = page(self.is_modern(), &raw)?;
+            items.append(&mut more);
+            match next {
+                Some(next) if Some(&next) == cursor.as_ref() => {
+                    return Err(ClientError::MalformedMessage {
+                        reason: format!("{method} returned the same nextCursor twice"),
+                    });
+                }
+                Some(next) => cursor = Some(next),
+                None => return Ok(items),
+            }
+        }
+        Err(ClientError::MalformedMessage {
+            reason: format!("{method} still had a nextCursor after {MAX_PAGES} pages"),
+        })
+    }
+
+    /// The modern version, or `NotInEra` for a 2025 session.
+    fn modern_version(&self, method: &'static str) -> Result<String, ClientError> {
+        let negotiated = self.negotiated();
+        if negotiated.modern {
+            Ok(negotiated.version)
+        } else {
+            Err(ClientError::NotInEra {
+                method,
+                version: negotiated.version,
+            })
+        }
+    }
+}
+
+fn modern(version: &str, server: Option<DiscoverResult>) -> Negotiated {
+    Negotiated {
+        version: version.to_owned(),
+        modern: true,
+        server: server.map(ServerDescription::Modern),
+    }
+}
