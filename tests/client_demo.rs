@@ -47,6 +47,16 @@ async fn exercise(client: &Client, expected_version: &str, what: &str) {
     let text = serde_json::to_string(echo.content()).expect("serializable");
     assert!(text.contains("héllo"), "{what}: {text}");
 
+    // `route` mirrors its `key` into `Mcp-Param-Route` over 2026-07-28 HTTP (the server
+    // refuses the call without it), with non-ASCII text Base64-encoded.
+    for key in ["plain-key", "clé à molette"] {
+        let routed = client
+            .call_tool("route", json!({"key": key}))
+            .await
+            .unwrap_or_else(|e| panic!("{what}: tools/call route: {e}"));
+        assert!(!routed.is_error(), "{what}: {routed:?}");
+    }
+
     // Arguments the tool's schema refuses: the server's -32602, typed.
     match client.call_tool("add", json!({"a": "two"})).await {
         Err(error @ ClientError::Rpc { .. }) => {
@@ -212,6 +222,19 @@ fn demo_server_over_http_in_every_version_choice() {
             client.close().await;
         });
     }
+    // A first call needing `Mcp-Param-*` headers, before any tools/list: the client reads
+    // the annotations itself.
+    rt.block_on(async {
+        let client = Client::connect_http(&server.url, options("auto"))
+            .await
+            .expect("connects");
+        let routed = client
+            .call_tool("route", json!({"key": "k"}))
+            .await
+            .expect("routed");
+        assert!(!routed.is_error(), "{routed:?}");
+        client.close().await;
+    });
     let stopped = server.stop();
     assert!(
         stopped.was_running,

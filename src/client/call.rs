@@ -30,6 +30,8 @@ pub(crate) struct Call<'a> {
     pub(crate) validator: Validator,
     /// Whether the 2026-07-28 `_meta` members are added.
     pub(crate) modern_meta: Option<&'a str>,
+    /// Extra HTTP headers (`Mcp-Param-*`), as name and value.
+    pub(crate) headers: Vec<(String, String)>,
 }
 
 /// Sends `notifications/cancelled` if dropped while armed.
@@ -119,7 +121,9 @@ impl Inner {
         guard.armed = method != "initialize";
         let body = encode(&message);
         let exchange = async {
-            self.transport.send(id, method, call.name, body).await?;
+            self.transport
+                .send(id, method, call.name, &call.headers, body)
+                .await?;
             answer.await.map_err(|_| ClientError::ConnectionClosed {
                 method: method.to_owned(),
             })?
@@ -230,6 +234,8 @@ pub(crate) fn decode<T: DeserializeOwned>(
         errors,
     };
     validator(&value).map_err(invalid)?;
+    let mut value = value;
+    super::prune::prune(&mut value, definition);
     serde_json::from_value(value).map_err(|_| invalid(Vec::new()))
 }
 

@@ -29,6 +29,8 @@ pub(crate) struct Outgoing<'a> {
     pub(crate) method: &'a str,
     /// The tool or prompt name or resource URI (for `Mcp-Name`).
     pub(crate) name: Option<&'a str>,
+    /// Extra headers (`Mcp-Param-*`).
+    pub(crate) headers: &'a [(String, String)],
     /// The serialized message.
     pub(crate) body: Vec<u8>,
 }
@@ -198,6 +200,9 @@ impl HttpTransport {
             if let Some(name) = outgoing.name {
                 builder = builder.header(MCP_NAME, name);
             }
+            for (name, value) in outgoing.headers {
+                builder = builder.header(name.as_str(), value.as_str());
+            }
         }
         if let Some(session) = &state.session_id {
             builder = builder.header(MCP_SESSION_ID, session.clone());
@@ -264,6 +269,7 @@ impl HttpTransport {
             id: None,
             method: "response",
             name: None,
+            headers: &[],
             body: line,
         };
         if let Err(error) = Box::pin(self.post(outgoing)).await {

@@ -9,6 +9,7 @@ use crate::generated::mcp::protocol::{
     ReadResourceResult, Resource, Tool,
 };
 use crate::generated::mcp::protocol::{CallToolResult, LegacyCallToolResult};
+use crate::jsonrpc::ErrorCode;
 use crate::mcp::era::{LEGACY_VERSIONS, MODERN_VERSION, MODERN_VERSIONS};
 
 use super::call::{decode, Call, Validator};
@@ -25,7 +26,7 @@ impl Client {
         match self.inner.options.choice.clone() {
             VersionChoice::Auto => {
                 self.set_negotiated(modern(MODERN_VERSION, None));
-                match self.discover().await {
+                match self.discover_retrying().await {
                     Ok(result)
                         if result
                             .supported_versions
@@ -35,7 +36,15 @@ impl Client {
                         self.set_negotiated(modern(MODERN_VERSION, Some(result)));
                         Ok(())
                     }
-                    Ok(_) | Err(ClientError::Rpc { .. } | ClientError::HttpStatus { .. }) => {
+                    // An error, a 4xx, or an answer that is no `DiscoverResult` (a 2025
+                    // server answering an unknown method with a generic result): the server
+                    // does not speak 2026-07-28.
+                    Ok(_)
+                    | Err(
+                        ClientError::Rpc { .. }
+                        | ClientError::HttpStatus { .. }
+                        | ClientError::InvalidMessage { .. },
+                    ) => {
                         tracing::debug!("the server does not speak 2026-07-28: initialize");
                         self.initialize(crate::mcp::era::LATEST_LEGACY_VERSION, false)
                             .await
@@ -46,7 +55,7 @@ impl Client {
             VersionChoice::Legacy(version) => self.initialize(&version, false).await,
             VersionChoice::Pin(version) if MODERN_VERSIONS.contains(&version.as_str()) => {
                 self.set_negotiated(modern(&version, None));
-                let result = self.discover().await?;
+                let result = self.discover_retrying().await?;
                 if !result.supported_versions.contains(&version) {
                     return Err(ClientError::UnsupportedVersion {
                         reason: format!("the server does not list {version} in supportedVersions"),
@@ -57,6 +66,39 @@ impl Client {
             }
             VersionChoice::Pin(version) => self.initialize(&version, true).await,
         }
+    }
+
+    /// `server/discover`; when it is refused with `-32022` and the error's
+    /// `data.supported` lists a 2026-07-28 version this client speaks, once more with it.
+    async fn discover_retrying(&self) -> Result<DiscoverResult, ClientError> {
+        let error = match self.discover().await {
+            Ok(result) => return Ok(result),
+            Err(error) => error,
+        };
+        let ClientError::Rpc {
+            code: ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+            data: Some(data),
+            ..
+        } = &error
+        else {
+            return Err(error);
+        };
+        if validate::unsupported_protocol_version_data(data).is_err() {
+            return Err(error);
+        }
+        let supported = data["supported"].as_array().cloned().unwrap_or_default();
+        let Some(version) = MODERN_VERSIONS
+            .iter()
+            .find(|ours| supported.iter().any(|v| v.as_str() == Some(**ours)))
+        else {
+            return Err(error);
+        };
+        tracing::debug!(
+            version,
+            "server/discover refused with -32022: retrying once"
+        );
+        self.set_negotiated(modern(version, None));
+        self.discover().await
     }
 
     async fn initialize(&self, offer: &str, exact: bool) -> Result<(), ClientError> {
@@ -78,6 +120,7 @@ impl Client {
             name: None,
             validator: validate::initialize_request,
             modern_meta: None,
+            headers: Vec::new(),
         };
         let raw = self.inner.request(call, &RequestOptions::new()).await?;
         let result: InitializeResult = decode(
@@ -121,6 +164,7 @@ impl Client {
             name: None,
             validator: validate::discover_request,
             modern_meta: Some(&version),
+            headers: Vec::new(),
         };
         let raw = self.inner.request(call, &RequestOptions::new()).await?;
         decode(
@@ -150,6 +194,7 @@ impl Client {
             name: None,
             validator: validate::ping_request,
             modern_meta: None,
+            headers: Vec::new(),
         };
         let raw = self.inner.request(call, &RequestOptions::new()).await?;
         let _: Map<String, Value> = decode("ping", &raw, validate::empty_result, "EmptyResult")?;
@@ -166,26 +211,58 @@ impl Client {
             validate::list_tools_request,
             validate::legacy_list_tools_request,
         );
-        self.paged("tools/list", modern_v, legacy_v, |modern, raw| {
-            Ok(if modern {
-                let page: ListToolsResult = decode(
-                    "tools/list",
-                    raw,
-                    validate::list_tools_result,
-                    "ListToolsResult",
-                )?;
-                (page.tools, page.next_cursor.map(|c| c.0))
-            } else {
-                let page: LegacyListToolsResult = decode(
-                    "tools/list",
-                    raw,
-                    validate::legacy_list_tools_result,
-                    "LegacyListToolsResult",
-                )?;
-                (page.tools, page.next_cursor.map(|c| c.0))
+        let mut tools = self
+            .paged("tools/list", modern_v, legacy_v, |modern, raw| {
+                Ok(if modern {
+                    let page: ListToolsResult = decode(
+                        "tools/list",
+                        raw,
+                        validate::list_tools_result,
+                        "ListToolsResult",
+                    )?;
+                    (page.tools, page.next_cursor.map(|c| c.0))
+                } else {
+                    let page: LegacyListToolsResult = decode(
+                        "tools/list",
+                        raw,
+                        validate::legacy_list_tools_result,
+                        "LegacyListToolsResult",
+                    )?;
+                    (page.tools, page.next_cursor.map(|c| c.0))
+                })
             })
-        })
-        .await
+            .await?;
+        self.learn_param_headers(&mut tools);
+        Ok(tools)
+    }
+
+    /// Over HTTP, remembers the tools' `x-mcp-header` annotations and leaves out the tools
+    /// whose annotations are invalid.
+    fn learn_param_headers(&self, tools: &mut Vec<Tool>) {
+        #[cfg(feature = "http")]
+        if matches!(self.inner.transport, super::Transport::Http(_)) {
+            self.inner
+                .param_headers
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .learn(tools);
+        }
+        let _: &Vec<Tool> = tools;
+    }
+
+    /// The `Mcp-Param-*` headers of a call (learnt from the last `list_tools`).
+    fn param_headers_for(&self, tool: &str, params: &Map<String, Value>) -> Vec<(String, String)> {
+        #[cfg(feature = "http")]
+        if let Some(arguments) = params.get("arguments") {
+            return self
+                .inner
+                .param_headers
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .for_call(tool, arguments);
+        }
+        let _: (&str, &Map<String, Value>) = (tool, params);
+        Vec::new()
     }
 
     /// Every resource, following `nextCursor` through all pages.
@@ -274,6 +351,19 @@ impl Client {
         arguments: Value,
         options: RequestOptions,
     ) -> Result<ToolResult, ClientError> {
+        #[cfg(feature = "http")]
+        if self.is_modern() && matches!(self.inner.transport, super::Transport::Http(_)) {
+            let learned = self
+                .inner
+                .param_headers
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .learned();
+            if !learned {
+                // The tools' `x-mcp-header` annotations decide the call's headers.
+                self.list_tools().await?;
+            }
+        }
         let mut params = Map::new();
         params.insert("name".to_owned(), Value::from(name));
         params.insert("arguments".to_owned(), arguments);
@@ -397,6 +487,12 @@ impl Client {
         legacy_validator: Validator,
     ) -> Result<Box<serde_json::value::RawValue>, ClientError> {
         let negotiated = self.negotiated();
+        let headers = match (method, name) {
+            ("tools/call", Some(tool)) if negotiated.modern => {
+                self.param_headers_for(tool, &params)
+            }
+            _ => Vec::new(),
+        };
         let call = Call {
             method,
             params,
@@ -407,6 +503,7 @@ impl Client {
                 legacy_validator
             },
             modern_meta: negotiated.modern.then_some(negotiated.version.as_str()),
+            headers,
         };
         self.inner.request(call, options).await
     }

@@ -43,6 +43,9 @@ mod error;
 mod http;
 mod methods;
 mod options;
+#[cfg(feature = "http")]
+mod param_headers;
+mod prune;
 mod results;
 mod router;
 #[cfg(feature = "http")]
@@ -82,6 +85,9 @@ struct Inner {
     transport: Transport,
     options: ClientOptions,
     negotiated: Mutex<Negotiated>,
+    /// The `x-mcp-header` annotations of the tools listed (HTTP only).
+    #[cfg(feature = "http")]
+    param_headers: Mutex<param_headers::ParamHeaders>,
 }
 
 #[derive(Debug)]
@@ -98,12 +104,13 @@ impl Transport {
         id: u64,
         method: &str,
         name: Option<&str>,
+        headers: &[(String, String)],
         body: Vec<u8>,
     ) -> Result<(), ClientError> {
         match self {
-            // The line carries everything; the id, method and name are for HTTP.
+            // The line carries everything; the id, method, name and headers are for HTTP.
             Self::Stream(stream) => {
-                let _: (u64, &str, Option<&str>) = (id, method, name);
+                let _: (u64, &str, Option<&str>, &[(String, String)]) = (id, method, name, headers);
                 stream.send(body).await
             }
             #[cfg(feature = "http")]
@@ -112,6 +119,7 @@ impl Transport {
                     id: Some(id),
                     method,
                     name,
+                    headers,
                     body,
                 };
                 http.post(outgoing).await
@@ -128,6 +136,7 @@ impl Transport {
                     id: None,
                     method,
                     name: None,
+                    headers: &[],
                     body,
                 };
                 http.post(outgoing).await
@@ -225,6 +234,8 @@ impl Client {
                 modern: false,
                 server: None,
             }),
+            #[cfg(feature = "http")]
+            param_headers: Mutex::new(param_headers::ParamHeaders::default()),
         });
         let client = Self { inner };
         client.negotiate().await?;

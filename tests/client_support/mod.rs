@@ -2,7 +2,7 @@
 //! and HTTP, the Python reference server) and the client options they are driven with.
 
 // Each test crate uses a subset of this module.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
