@@ -17,7 +17,40 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use tracing::level_filters::LevelFilter;
-use typed_mcp::client::{Client, ClientOptions, VersionChoice};
+use typed_mcp::client::{Client, ClientHandler, ClientOptions, HandlerFuture, VersionChoice};
+
+/// Answers the server's requests the way the scenarios expect: elicitation accepted with
+/// the form's defaults, one root, a canned sampled message.
+struct ScenarioHandler;
+
+impl ClientHandler for ScenarioHandler {
+    fn list_roots(&self, _params: Value) -> HandlerFuture {
+        Box::pin(async { Ok(json!({"roots": [{"uri": "file:///tmp", "name": "tmp"}]})) })
+    }
+
+    fn create_message(&self, _params: Value) -> HandlerFuture {
+        Box::pin(async {
+            Ok(
+                json!({"role": "assistant", "content": {"type": "text", "text": "sampled"},
+                "model": "typed-mcp-conformance", "stopReason": "endTurn"}),
+            )
+        })
+    }
+
+    fn elicit(&self, params: Value) -> HandlerFuture {
+        Box::pin(async move {
+            let mut content = serde_json::Map::new();
+            if let Some(fields) = params["requestedSchema"]["properties"].as_object() {
+                for (name, field) in fields {
+                    if let Some(default) = field.get("default") {
+                        content.insert(name.clone(), default.clone());
+                    }
+                }
+            }
+            Ok(json!({"action": "accept", "content": content}))
+        })
+    }
+}
 
 /// What the scenario's server expects the client to do.
 fn calls_for(scenario: &str, context: &Value) -> Vec<(String, Value)> {
@@ -40,6 +73,10 @@ async fn run(url: &str, scenario: &str, version: &str, context: &Value) -> Resul
     let choice = VersionChoice::parse(version).unwrap_or(VersionChoice::Auto);
     let options = ClientOptions::new("typed-mcp-conformance-client", env!("CARGO_PKG_VERSION"))
         .version(choice)
+        .capabilities(
+            json!({"roots": {"listChanged": false}, "sampling": {}, "elicitation": {"form": {}}}),
+        )
+        .handler(ScenarioHandler)
         .request_timeout(Duration::from_secs(20));
     let client = Client::connect_http(url, options)
         .await
@@ -62,7 +99,10 @@ async fn run(url: &str, scenario: &str, version: &str, context: &Value) -> Resul
     if calls.is_empty()
         && matches!(
             scenario,
-            "http-standard-headers" | "http-invalid-tool-headers"
+            "http-standard-headers"
+                | "http-invalid-tool-headers"
+                | "elicitation-sep1034-client-defaults"
+                | "sep-2322-client-request-state"
         )
     {
         // Every tool the client kept (tools with invalid annotations are left out).

@@ -1,9 +1,9 @@
 //! The official conformance suite drives `examples/conformance_client.rs` through its client
 //! scenarios that need no OAuth, in both suite versions, and every check must pass.
 //!
-//! Not run yet (issue 10, left): `elicitation-sep1034-client-defaults` (server-to-client
-//! requests need handlers), `sse-retry` (GET stream reconnection with `Last-Event-ID`), and
-//! `sep-2322-client-request-state` (`input_required` rounds).
+//! Not run yet (issue 10, left): `elicitation-sep1034-client-defaults` (the server sends its
+//! request on the session's GET stream, which the client does not open yet) and `sse-retry`
+//! (GET stream reconnection with `Last-Event-ID` and the `retry` hint).
 //!
 //! The suite is installed by `tests/conformance/setup.sh`; without it this test prints why
 //! it is skipped, and fails in CI (`CI` set).

@@ -4,99 +4,15 @@
 //! it hurt (never a panic, never a hang), errors never quote what the server sent, and the
 //! connection keeps working where it can.
 
+mod client_support;
+
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, WriteHalf};
-use typed_mcp::client::{Client, ClientError, ClientOptions, RequestOptions, VersionChoice};
+use tokio::io::AsyncWriteExt;
+use typed_mcp::client::{Client, ClientError, RequestOptions};
 
-/// A secret the fake server puts in its bad messages: no error may contain it.
-const SECRET: &str = "s3cr3t-payload";
-
-/// The fake server's end of the pipe.
-struct Fake {
-    lines: Lines<BufReader<tokio::io::ReadHalf<DuplexStream>>>,
-    output: WriteHalf<DuplexStream>,
-}
-
-impl Fake {
-    /// The next message the client sent.
-    async fn next(&mut self) -> Value {
-        let line = self
-            .lines
-            .next_line()
-            .await
-            .expect("readable")
-            .expect("a line");
-        serde_json::from_str(&line).expect("the client sends JSON")
-    }
-
-    /// The next request (skipping notifications), with its id.
-    async fn request(&mut self, method: &str) -> Value {
-        loop {
-            let message = self.next().await;
-            if message.get("id").is_some() {
-                assert_eq!(message["method"], method, "{message}");
-                return message;
-            }
-        }
-    }
-
-    async fn send(&mut self, text: &str) {
-        self.output
-            .write_all(text.as_bytes())
-            .await
-            .expect("writable");
-        self.output.write_all(b"\n").await.expect("writable");
-    }
-
-    async fn answer(&mut self, id: &Value, result: Value) {
-        let line = json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string();
-        self.send(&line).await;
-    }
-}
-
-fn tools_page(tools: Value) -> Value {
-    json!({"resultType": "complete", "tools": tools, "ttlMs": 0, "cacheScope": "private"})
-}
-
-fn tool_result(text: &str) -> Value {
-    json!({"resultType": "complete", "content": [{"type": "text", "text": text}]})
-}
-
-/// A connected client (2026-07-28, pinned) and the fake server behind it.
-async fn connect(line_limit: usize) -> (Client, Fake) {
-    let (client_io, server_io) = tokio::io::duplex(1 << 20);
-    let (client_in, client_out) = tokio::io::split(client_io);
-    let (server_in, server_out) = tokio::io::split(server_io);
-    let mut fake = Fake {
-        lines: BufReader::new(server_in).lines(),
-        output: server_out,
-    };
-    let options = ClientOptions::new("hostile-test", "1")
-        .version(VersionChoice::parse("2026-07-28").expect("known"))
-        .request_timeout(Duration::from_secs(5))
-        .max_line_bytes(line_limit);
-    let connecting = tokio::spawn(Client::connect_io(client_in, client_out, options));
-    let discover = fake.request("server/discover").await;
-    let meta = &discover["params"]["_meta"];
-    assert_eq!(
-        meta["io.modelcontextprotocol/protocolVersion"],
-        "2026-07-28"
-    );
-    assert_eq!(
-        meta["io.modelcontextprotocol/clientInfo"]["name"],
-        "hostile-test"
-    );
-    let discovered = json!({"resultType": "complete", "supportedVersions": ["2026-07-28"],
-        "capabilities": {"tools": {}}, "ttlMs": 0, "cacheScope": "private"});
-    fake.answer(&discover["id"], discovered).await;
-    let client = connecting
-        .await
-        .expect("no panic")
-        .expect("the handshake succeeds");
-    (client, fake)
-}
+use client_support::fake::{connect, tool_result, tools_page, SECRET};
 
 fn assert_no_echo(error: &ClientError) {
     let shown = format!("{error} {error:?}");
@@ -143,7 +59,8 @@ async fn a_result_that_breaks_the_schema_is_a_typed_error_with_its_path() {
         "{errors:?}"
     );
 
-    // A result missing a required member, and an `input_required` this client cannot serve.
+    // A result missing a required member, a broken `input_required`, and one asking for
+    // input no handler gives.
     let call = spawn_call(&client, "a");
     let request = fake.request("tools/call").await;
     fake.answer(&request["id"], json!({"resultType": "complete"}))
@@ -157,10 +74,30 @@ async fn a_result_that_breaks_the_schema_is_a_typed_error_with_its_path() {
     let request = fake.request("tools/call").await;
     fake.answer(
         &request["id"],
-        json!({"resultType": "input_required", "requestState": "x"}),
+        json!({"resultType": "input_required", "inputRequests": 7}),
     )
     .await;
-    let error = call.await.expect("no panic").expect_err("input required");
+    let error = call
+        .await
+        .expect("no panic")
+        .expect_err("invalid input_required");
+    assert!(
+        matches!(
+            &error,
+            ClientError::InvalidMessage {
+                definition: "InputRequiredResult",
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    // An input request no handler serves: a typed error, no retry.
+    let call = spawn_call(&client, "a");
+    let request = fake.request("tools/call").await;
+    let asks = json!({"resultType": "input_required",
+        "inputRequests": {"r": {"method": "roots/list", "params": {}}}});
+    fake.answer(&request["id"], asks).await;
+    let error = call.await.expect("no panic").expect_err("refused input");
     assert!(
         matches!(error, ClientError::InputRequired { .. }),
         "{error:?}"

@@ -136,9 +136,9 @@ pub enum ClientError {
         /// The connection's protocol version.
         version: String,
     },
-    /// A modern result asked for input (`resultType: "input_required"`), which this client
-    /// does not provide yet.
-    #[error("the server asked for input to answer `{method}`, which this client does not provide")]
+    /// A 2026-07-28 result asked for input (`resultType: "input_required"`) that the
+    /// client's handler refused or could not give, or the rounds did not end.
+    #[error("the server asked for input to answer `{method}`, which the client could not provide")]
     InputRequired {
         /// The JSON-RPC method.
         method: String,

@@ -232,8 +232,8 @@ impl HttpTransport {
                 }
             }
         }
-        if let Some(answer) = self.router.deliver(&bytes, Some(id)) {
-            self.answer(answer).await;
+        if let Some(call) = self.router.deliver(&bytes, Some(id)) {
+            self.answer(call.await).await;
         }
         Ok(())
     }
@@ -248,12 +248,12 @@ impl HttpTransport {
                 continue;
             };
             parser.push(&data, |event| {
-                if let Some(answer) = self.router.deliver(event, Some(id)) {
-                    answers.push(answer);
+                if let Some(call) = self.router.deliver(event, Some(id)) {
+                    answers.push(call);
                 }
             })?;
-            for answer in answers.drain(..) {
-                self.answer(answer).await;
+            for call in answers.drain(..) {
+                self.answer(call.await).await;
             }
             if self.router.method_of(id).is_none() {
                 // The answer arrived: the stream has nothing more for this request.

@@ -13,10 +13,49 @@ use crate::jsonrpc::ErrorCode;
 use crate::mcp::era::{LEGACY_VERSIONS, MODERN_VERSION, MODERN_VERSIONS};
 
 use super::call::{decode, Call, Validator};
+use super::handler;
 use super::{
     Client, ClientError, Negotiated, PromptResult, RequestOptions, ResourceResult,
     ServerDescription, ToolResult, VersionChoice, Versioned,
 };
+
+/// The most `input_required` rounds one request goes through.
+const MAX_INPUT_ROUNDS: usize = 8;
+
+/// What an `input_required` answer asks for.
+struct InputRound {
+    requests: Vec<(String, Value)>,
+    state: Option<String>,
+}
+
+/// The input an answer asks for, or `None` for a final answer.
+fn input_round(
+    method: &str,
+    raw: &serde_json::value::RawValue,
+) -> Result<Option<InputRound>, ClientError> {
+    let value: Value =
+        serde_json::from_str(raw.get()).map_err(|_| ClientError::MalformedMessage {
+            reason: "the result is not valid JSON".to_owned(),
+        })?;
+    if value.get("resultType").and_then(Value::as_str) != Some("input_required") {
+        return Ok(None);
+    }
+    validate::input_required_result(&value).map_err(|errors| ClientError::InvalidMessage {
+        what: format!("{method} result"),
+        definition: "InputRequiredResult",
+        errors,
+    })?;
+    let requests = value
+        .get("inputRequests")
+        .and_then(Value::as_object)
+        .map(|map| map.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+        .unwrap_or_default();
+    let state = value
+        .get("requestState")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    Ok(Some(InputRound { requests, state }))
+}
 
 /// The most pages a listing follows before giving up on a server whose cursors never end.
 const MAX_PAGES: usize = 1000;
@@ -476,7 +515,9 @@ impl Client {
         }
     }
 
-    /// Sends a request of either era, with that era's validator and `_meta`.
+    /// Sends a request of either era, with that era's validator and `_meta`. In 2026-07-28,
+    /// an `input_required` answer is fulfilled through the handler and the request sent
+    /// again with `inputResponses` and the echoed `requestState`, for a few rounds.
     async fn era_request(
         &self,
         method: &'static str,
@@ -493,19 +534,57 @@ impl Client {
             }
             _ => Vec::new(),
         };
-        let call = Call {
-            method,
-            params,
-            name,
-            validator: if negotiated.modern {
-                modern_validator
-            } else {
-                legacy_validator
-            },
-            modern_meta: negotiated.modern.then_some(negotiated.version.as_str()),
-            headers,
-        };
-        self.inner.request(call, options).await
+        let mut params = params;
+        for _ in 0..MAX_INPUT_ROUNDS {
+            let call = Call {
+                method,
+                params: params.clone(),
+                name,
+                validator: if negotiated.modern {
+                    modern_validator
+                } else {
+                    legacy_validator
+                },
+                modern_meta: negotiated.modern.then_some(negotiated.version.as_str()),
+                headers: headers.clone(),
+            };
+            let raw = self.inner.request(call, options).await?;
+            if !negotiated.modern {
+                return Ok(raw);
+            }
+            let Some(round) = input_round(method, &raw)? else {
+                return Ok(raw);
+            };
+            let mut responses = Map::new();
+            for (key, request) in round.requests {
+                let input_method = request["method"].as_str().unwrap_or_default().to_owned();
+                let input_params = request
+                    .get("params")
+                    .cloned()
+                    .unwrap_or(Value::Object(Map::new()));
+                let answer =
+                    handler::serve(self.inner.router.handler(), input_method, input_params)
+                        .await
+                        .map_err(|error| {
+                            tracing::warn!(%error, "an input request of the server was refused");
+                            ClientError::InputRequired {
+                                method: method.to_owned(),
+                            }
+                        })?;
+                responses.insert(key, answer);
+            }
+            params.remove("inputResponses");
+            params.remove("requestState");
+            if !responses.is_empty() {
+                params.insert("inputResponses".to_owned(), Value::Object(responses));
+            }
+            if let Some(state) = round.state {
+                params.insert("requestState".to_owned(), Value::from(state));
+            }
+        }
+        Err(ClientError::InputRequired {
+            method: method.to_owned(),
+        })
     }
 
     /// Follows cursors until a page has none.

@@ -39,6 +39,7 @@
 mod call;
 mod child;
 mod error;
+mod handler;
 #[cfg(feature = "http")]
 mod http;
 mod methods;
@@ -58,6 +59,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 pub use child::ServerCommand;
 pub use error::ClientError;
+pub use handler::{ClientHandler, HandlerError, HandlerFuture};
 pub use options::{ClientOptions, Progress, ProgressCallback, RequestOptions, VersionChoice};
 pub use results::{PromptResult, ResourceResult, ServerDescription, ToolResult, Versioned};
 
@@ -170,7 +172,7 @@ impl Client {
         options: ClientOptions,
     ) -> Result<Self, ClientError> {
         let (child, stdin, stdout) = command.spawn()?;
-        let router = Arc::new(Router::new());
+        let router = Arc::new(Router::new(options.handler_arc()));
         let stream = StreamTransport::start(
             stdout,
             stdin,
@@ -196,7 +198,7 @@ impl Client {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let router = Arc::new(Router::new());
+        let router = Arc::new(Router::new(options.handler_arc()));
         let stream = StreamTransport::start(
             input,
             output,
@@ -215,7 +217,7 @@ impl Client {
     /// [`ClientError::Http`] for a URL that is not `http://`; any error of the handshake.
     #[cfg(feature = "http")]
     pub async fn connect_http(url: &str, options: ClientOptions) -> Result<Self, ClientError> {
-        let router = Arc::new(Router::new());
+        let router = Arc::new(Router::new(options.handler_arc()));
         let transport = http::HttpTransport::new(url, Arc::clone(&router), options.max_line_bytes)?;
         Self::handshake(router, Transport::Http(transport), options).await
     }

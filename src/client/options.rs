@@ -6,6 +6,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::framing::DEFAULT_MAX_LINE_BYTES;
+
+use super::handler::{ClientHandler, NoHandler};
 use crate::mcp::era::{LATEST_LEGACY_VERSION, LEGACY_VERSIONS, MODERN_VERSIONS};
 
 /// Which protocol version the client speaks.
@@ -128,6 +130,21 @@ pub struct ClientOptions {
     pub(crate) request_timeout: Duration,
     pub(crate) max_total: Duration,
     pub(crate) max_line_bytes: usize,
+    handler: HandlerSlot,
+}
+
+/// The application's handler, shared by every clone of the options.
+#[derive(Clone)]
+struct HandlerSlot(Option<Arc<dyn ClientHandler>>);
+
+impl std::fmt::Debug for HandlerSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Some(ClientHandler)"
+        } else {
+            "None"
+        })
+    }
 }
 
 impl ClientOptions {
@@ -143,6 +160,7 @@ impl ClientOptions {
             request_timeout: Duration::from_secs(60),
             max_total: Duration::from_secs(600),
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            handler: HandlerSlot(None),
         }
     }
 
@@ -180,6 +198,22 @@ impl ClientOptions {
     pub fn max_line_bytes(mut self, max_line_bytes: usize) -> Self {
         self.max_line_bytes = max_line_bytes.max(1);
         self
+    }
+
+    /// Answers the server's requests (roots, sampling, elicitation, also inside 2026-07-28
+    /// `input_required` results) and receives its notifications. Without one, requests are
+    /// refused with `-32601`.
+    pub fn handler(mut self, handler: impl ClientHandler) -> Self {
+        self.handler = HandlerSlot(Some(Arc::new(handler)));
+        self
+    }
+
+    /// The handler, or one that refuses everything.
+    pub(crate) fn handler_arc(&self) -> Arc<dyn ClientHandler> {
+        match &self.handler.0 {
+            Some(handler) => Arc::clone(handler),
+            None => Arc::new(NoHandler),
+        }
     }
 
     /// The `clientInfo` / `io.modelcontextprotocol/clientInfo` object.

@@ -7,8 +7,10 @@
 //! connection stays usable. A second answer to a finished request is logged and counted.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -20,8 +22,12 @@ use crate::jsonrpc::{
     parse_message, ErrorCode, ErrorObject, Id, Message, Request, Response, ResponsePayload,
 };
 
+use super::handler::{self, ClientHandler};
 use super::options::Progress;
 use super::ClientError;
+
+/// The answer to a request the server sent, once the handler has run: one line.
+pub(crate) type ServerCall = Pin<Box<dyn Future<Output = Vec<u8>> + Send>>;
 
 /// What the server answered to one request.
 #[derive(Debug)]
@@ -53,6 +59,7 @@ pub(crate) struct Router {
     next_id: AtomicU64,
     closed: AtomicBool,
     duplicates: AtomicU64,
+    handler: Arc<dyn ClientHandler>,
 }
 
 impl std::fmt::Debug for Router {
@@ -65,8 +72,9 @@ impl std::fmt::Debug for Router {
 }
 
 impl Router {
-    pub(crate) fn new() -> Self {
+    pub(crate) fn new(handler: Arc<dyn ClientHandler>) -> Self {
         Self {
+            handler,
             pending: Mutex::new(HashMap::new()),
             progress: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
@@ -177,8 +185,8 @@ impl Router {
     /// Handles one message (a line, an event's data, a response body). `scope` is the
     /// request the message belongs to when the transport knows it (an HTTP response): its
     /// unattributable failures then fail that request only. Returns the answer to send
-    /// back when the server sent a request.
-    pub(crate) fn deliver(&self, frame: &[u8], scope: Option<u64>) -> Option<Vec<u8>> {
+    /// back when the server sent a request (it runs the handler).
+    pub(crate) fn deliver(&self, frame: &[u8], scope: Option<u64>) -> Option<ServerCall> {
         let message = match parse_message(frame) {
             Ok(message) => message,
             Err(error) => {
@@ -205,11 +213,15 @@ impl Router {
                 if notification.method == "notifications/progress" {
                     self.progress_report(frame);
                 } else {
-                    tracing::debug!(method = %notification.method, "notification from the server");
+                    let params = notification
+                        .params
+                        .and_then(|raw| serde_json::from_str(raw.get()).ok())
+                        .unwrap_or(Value::Null);
+                    self.handler.notification(&notification.method, params);
                 }
                 None
             }
-            Message::Request(request) => Some(answer_server_request(&request)),
+            Message::Request(request) => Some(self.server_call(&request)),
         }
     }
 
@@ -286,6 +298,28 @@ impl Router {
         }
     }
 
+    /// The handler's run for a request the server sent (`ping` is answered `{}`).
+    fn server_call(&self, request: &Request<'_>) -> ServerCall {
+        let id = request.id.clone().into_owned();
+        let method = request.method.to_string();
+        let params = request
+            .params
+            .as_ref()
+            .and_then(|raw| serde_json::from_str(raw.get()).ok())
+            .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+        let handler = Arc::clone(&self.handler);
+        Box::pin(async move {
+            tracing::debug!(method, "request from the server");
+            let outcome = handler::serve(handler, method, params).await;
+            answer_line(id, outcome)
+        })
+    }
+
+    /// The application's handler.
+    pub(crate) fn handler(&self) -> Arc<dyn ClientHandler> {
+        Arc::clone(&self.handler)
+    }
+
     fn lock_pending(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Pending>> {
         self.pending.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -316,28 +350,15 @@ fn error_reply(error: ErrorObject<'_>) -> Reply {
     }
 }
 
-/// The answer to a request the server sent: `ping` gets `{}`; the others are not offered
-/// by this client (it declares no sampling, elicitation or roots capability), so `-32601`.
-fn answer_server_request(request: &Request<'_>) -> Vec<u8> {
-    let id = request.id.clone().into_owned();
-    let response = if request.method == "ping" {
-        let empty = RawValue::from_string("{}".to_owned());
-        match empty {
-            Ok(raw) => Response::result(id, std::borrow::Cow::Owned(raw)),
-            Err(_) => Response::error(
-                Some(id),
-                ErrorObject::new(ErrorCode::INTERNAL_ERROR, "internal error"),
-            ),
-        }
-    } else {
-        tracing::debug!(method = %request.method, "server request not supported by this client");
-        Response::error(
+/// One answer line to a request the server sent.
+fn answer_line(id: Id<'static>, outcome: Result<Value, handler::HandlerError>) -> Vec<u8> {
+    let response = match outcome.map(|value| RawValue::from_string(value.to_string())) {
+        Ok(Ok(raw)) => Response::result(id, raw),
+        Ok(Err(_)) => Response::error(
             Some(id),
-            ErrorObject::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                "method not supported by this client",
-            ),
-        )
+            ErrorObject::new(ErrorCode::INTERNAL_ERROR, "internal error"),
+        ),
+        Err(error) => Response::error(Some(id), ErrorObject::new(error.code, error.message)),
     };
     let mut line = Vec::new();
     response.encode_line(&mut line);

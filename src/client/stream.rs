@@ -169,10 +169,14 @@ async fn read_lines<R>(
     while let Some(frame) = reader.next_frame().await {
         match frame {
             Ok(frame) => {
-                if let Some(answer) = router.deliver(frame, None) {
-                    if lines.send(answer).await.is_err() {
-                        break;
-                    }
+                if let Some(call) = router.deliver(frame, None) {
+                    // The handler may take its time (a user, a model): the reading goes on.
+                    let lines = lines.clone();
+                    drop(tokio::spawn(async move {
+                        if lines.send(call.await).await.is_err() {
+                            tracing::debug!("the answer to a server request was not sent: closed");
+                        }
+                    }));
                 }
             }
             Err(error) => router.framing_error(error),

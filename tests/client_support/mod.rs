@@ -10,6 +10,8 @@ use std::time::Duration;
 
 use typed_mcp::client::{ClientOptions, ServerCommand, VersionChoice};
 
+pub(crate) mod fake;
+
 #[path = "../interop_support/mod.rs"]
 pub(crate) mod interop_support;
 
