@@ -1,9 +1,11 @@
 //! The official conformance suite drives `examples/conformance_client.rs` through its client
 //! scenarios that need no OAuth, in both suite versions, and every check must pass.
-//!
-//! Not run yet (issue 10, left): `elicitation-sep1034-client-defaults` (the server sends its
-//! request on the session's GET stream, which the client does not open yet) and `sse-retry`
-//! (GET stream reconnection with `Last-Event-ID` and the `retry` hint).
+//! These are all eleven client scenarios of the suites without OAuth: `initialize`,
+//! `tools_call`, `elicitation-sep1034-client-defaults` (a request on the session's GET
+//! stream, answered through the handler), `sse-retry` (a closed stream resumed by GET with
+//! `Last-Event-ID` after the `retry` hint), `request-metadata`, `sep-2322-client-request-state`,
+//! `http-standard-headers`, `http-custom-headers`, `http-invalid-tool-headers`,
+//! `json-schema-ref-no-deref` and `json-schema-2020-12-preservation`.
 //!
 //! The suite is installed by `tests/conformance/setup.sh`; without it this test prints why
 //! it is skipped, and fails in CI (`CI` set).
@@ -21,10 +23,23 @@ use client_support::{build_example, unavailable};
 const SCENARIOS: &[(&str, &str, Option<&str>)] = &[
     ("conformance-0.1", "initialize", None),
     ("conformance-0.1", "tools_call", None),
+    (
+        "conformance-0.1",
+        "elicitation-sep1034-client-defaults",
+        None,
+    ),
+    ("conformance-0.1", "sse-retry", None),
     ("conformance-0.2", "initialize", None),
     ("conformance-0.2", "tools_call", Some("2025-11-25")),
     ("conformance-0.2", "tools_call", Some("2026-07-28")),
+    (
+        "conformance-0.2",
+        "elicitation-sep1034-client-defaults",
+        None,
+    ),
+    ("conformance-0.2", "sse-retry", None),
     ("conformance-0.2", "request-metadata", None),
+    ("conformance-0.2", "sep-2322-client-request-state", None),
     ("conformance-0.2", "http-standard-headers", None),
     ("conformance-0.2", "http-custom-headers", None),
     ("conformance-0.2", "http-invalid-tool-headers", None),

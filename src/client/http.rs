@@ -20,6 +20,19 @@ use super::router::Router;
 use super::sse::SseParser;
 use super::ClientError;
 
+/// How many times a request's event stream is resumed before the request fails.
+const MAX_RESUMES: usize = 3;
+
+/// How many failed GET stream connections in a row end the listening.
+const MAX_LISTEN_FAILURES: usize = 5;
+
+/// Where to resume an event stream.
+#[derive(Debug, Default)]
+struct Resume {
+    last_event_id: Option<String>,
+    retry_ms: Option<u64>,
+}
+
 /// One message to POST.
 #[derive(Debug)]
 pub(crate) struct Outgoing<'a> {
@@ -52,6 +65,8 @@ pub(crate) struct HttpTransport {
     router: Arc<Router>,
     state: Mutex<SessionState>,
     max_body_bytes: usize,
+    /// The task reading the session's GET stream, if one runs.
+    listener: Mutex<Option<tokio::task::AbortHandle>>,
 }
 
 impl std::fmt::Debug for HttpTransport {
@@ -84,6 +99,7 @@ impl HttpTransport {
             router,
             state: Mutex::new(SessionState::default()),
             max_body_bytes,
+            listener: Mutex::new(None),
         })
     }
 
@@ -144,7 +160,14 @@ impl HttpTransport {
             .unwrap_or("")
             .to_ascii_lowercase();
         let read = if content_type.starts_with("text/event-stream") {
-            self.read_events(response, id).await
+            let mut resume = Resume::default();
+            let read = self.read_events(response, id, &mut resume).await;
+            match read {
+                Ok(()) if self.router.method_of(id).is_some() && resume.last_event_id.is_some() => {
+                    self.resume(id, resume).await
+                }
+                other => other,
+            }
         } else if content_type.starts_with("application/json") {
             self.read_json(response, id).await
         } else {
@@ -238,7 +261,14 @@ impl HttpTransport {
         Ok(())
     }
 
-    async fn read_events(&self, response: Response<Incoming>, id: u64) -> Result<(), ClientError> {
+    /// Reads an event stream until the request is answered or the stream ends; updates
+    /// `resume` with the last event id and the server's `retry` hint.
+    async fn read_events(
+        &self,
+        response: Response<Incoming>,
+        id: u64,
+        resume: &mut Resume,
+    ) -> Result<(), ClientError> {
         let mut body = response.into_body();
         let mut parser = SseParser::new(self.max_body_bytes);
         let mut answers = Vec::new();
@@ -247,17 +277,191 @@ impl HttpTransport {
             let Ok(data) = frame.into_data() else {
                 continue;
             };
-            parser.push(&data, |event| {
+            let pushed = parser.push(&data, |event| {
+                // A priming event (an id and a retry hint, no message) carries no data.
+                if event.iter().all(u8::is_ascii_whitespace) {
+                    return;
+                }
                 if let Some(call) = self.router.deliver(event, Some(id)) {
                     answers.push(call);
                 }
-            })?;
+            });
+            resume.last_event_id = parser.last_event_id.clone().or(resume.last_event_id.take());
+            resume.retry_ms = parser.retry_ms.or(resume.retry_ms);
+            pushed?;
             for call in answers.drain(..) {
                 self.answer(call.await).await;
             }
             if self.router.method_of(id).is_none() {
                 // The answer arrived: the stream has nothing more for this request.
                 break;
+            }
+        }
+        Ok(())
+    }
+
+    /// In a 2025 session, opens the session's GET stream in the background: the server's
+    /// own requests and notifications arrive there; its requests are answered by POST. The
+    /// stream is reopened (with `Last-Event-ID`, after the `retry` hint) when it ends, and
+    /// given up when the server has none (405) or after repeated failures.
+    pub(crate) async fn start_listening(self: &Arc<Self>) {
+        if self.lock().session_id.is_none() {
+            return;
+        }
+        // The stream is open before the first request goes out, so nothing the server
+        // sends about that request is missed.
+        let Some(first) = self.open_stream(None).await else {
+            return;
+        };
+        let transport = Arc::clone(self);
+        let task = tokio::spawn(async move { transport.listen(first).await });
+        let previous = self
+            .listener
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .replace(task.abort_handle());
+        if let Some(previous) = previous {
+            previous.abort();
+        }
+    }
+
+    /// One GET of the session's stream: `None` when the server has none (or it failed).
+    async fn open_stream(&self, last_event_id: Option<&str>) -> Option<Response<Incoming>> {
+        let mut builder = Request::builder()
+            .method(Method::GET)
+            .uri(self.url.clone())
+            .header(ACCEPT, "text/event-stream");
+        {
+            let state = self.lock();
+            builder = builder.header(MCP_SESSION_ID, state.session_id.clone()?);
+            if let Some(version) = &state.version {
+                builder = builder.header(MCP_PROTOCOL_VERSION, version.as_str());
+            }
+        }
+        if let Some(last) = last_event_id {
+            builder = builder.header(crate::http::LAST_EVENT_ID, last);
+        }
+        let request = builder.body(Full::new(Bytes::new())).ok()?;
+        let limit = std::time::Duration::from_secs(10);
+        match tokio::time::timeout(limit, self.client.request(request)).await {
+            Ok(Ok(response)) if response.status() == StatusCode::OK => Some(response),
+            Ok(Ok(response)) => {
+                tracing::debug!(status = %response.status(), "no GET stream for this session");
+                None
+            }
+            Ok(Err(error)) => {
+                tracing::debug!(%error, "opening the GET stream failed");
+                None
+            }
+            Err(_) => {
+                tracing::debug!("opening the GET stream timed out");
+                None
+            }
+        }
+    }
+
+    /// Stops the GET stream task.
+    pub(crate) fn stop_listening(&self) {
+        let listener = self
+            .listener
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(listener) = listener {
+            listener.abort();
+        }
+    }
+
+    async fn listen(&self, first: Response<Incoming>) {
+        let mut resume = Resume::default();
+        let mut response = Some(first);
+        let mut failures = 0;
+        while failures < MAX_LISTEN_FAILURES {
+            let current = match response.take() {
+                Some(current) => current,
+                None => match self.open_stream(resume.last_event_id.as_deref()).await {
+                    Some(current) => current,
+                    None => {
+                        failures += 1;
+                        let wait = resume.retry_ms.unwrap_or(1000).min(60_000);
+                        tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+                        continue;
+                    }
+                },
+            };
+            failures = 0;
+            let mut body = current.into_body();
+            let mut parser = SseParser::new(self.max_body_bytes);
+            let mut calls = Vec::new();
+            while let Some(Ok(frame)) = body.frame().await {
+                let Ok(data) = frame.into_data() else {
+                    continue;
+                };
+                let pushed = parser.push(&data, |event| {
+                    if event.iter().all(u8::is_ascii_whitespace) {
+                        return;
+                    }
+                    if let Some(call) = self.router.deliver(event, None) {
+                        calls.push(call);
+                    }
+                });
+                for call in calls.drain(..) {
+                    self.answer(call.await).await;
+                }
+                if pushed.is_err() {
+                    break;
+                }
+            }
+            resume.last_event_id = parser.last_event_id.or(resume.last_event_id.take());
+            resume.retry_ms = parser.retry_ms.or(resume.retry_ms);
+            let wait = resume.retry_ms.unwrap_or(1000).min(60_000);
+            tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+        }
+    }
+
+    /// The stream of a request ended before its answer, after events with ids: reconnects
+    /// with GET and `Last-Event-ID` after the server's `retry` hint (1 s without one), a few
+    /// times, reading on until the answer arrives.
+    async fn resume(&self, id: u64, mut resume: Resume) -> Result<(), ClientError> {
+        for _ in 0..MAX_RESUMES {
+            let Some(last) = resume.last_event_id.clone() else {
+                return Ok(());
+            };
+            let wait =
+                std::time::Duration::from_millis(resume.retry_ms.unwrap_or(1000).min(60_000));
+            tokio::time::sleep(wait).await;
+            let mut builder = Request::builder()
+                .method(Method::GET)
+                .uri(self.url.clone())
+                .header(ACCEPT, "text/event-stream")
+                .header(crate::http::LAST_EVENT_ID, last.as_str());
+            {
+                let state = self.lock();
+                if let Some(session) = &state.session_id {
+                    builder = builder.header(MCP_SESSION_ID, session.clone());
+                }
+                if let Some(version) = &state.version {
+                    builder = builder.header(MCP_PROTOCOL_VERSION, version.as_str());
+                }
+            }
+            let Ok(request) = builder.body(Full::new(Bytes::new())) else {
+                return Ok(());
+            };
+            let response =
+                self.client
+                    .request(request)
+                    .await
+                    .map_err(|error| ClientError::Http {
+                        url: self.url.to_string(),
+                        step: "GET (resuming a stream)",
+                        reason: error.to_string(),
+                    })?;
+            if !response.status().is_success() {
+                return Err(self.status_error("GET", response.status()));
+            }
+            self.read_events(response, id, &mut resume).await?;
+            if self.router.method_of(id).is_none() {
+                return Ok(());
             }
         }
         Ok(())

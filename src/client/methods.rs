@@ -187,7 +187,11 @@ impl Client {
         });
         self.inner
             .notify("notifications/initialized", Value::Object(Map::new()))
-            .await
+            .await?;
+        if self.inner.options.has_handler() {
+            self.inner.transport.start_listening().await;
+        }
+        Ok(())
     }
 
     /// `server/discover` (2026-07-28): the server's versions, capabilities and identity.

@@ -94,9 +94,18 @@ struct Inner {
 
 #[derive(Debug)]
 enum Transport {
-    Stream(StreamTransport),
+    Stream(Box<StreamTransport>),
     #[cfg(feature = "http")]
-    Http(http::HttpTransport),
+    Http(Arc<http::HttpTransport>),
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        #[cfg(feature = "http")]
+        if let Transport::Http(http) = &self.transport {
+            http.stop_listening();
+        }
+    }
 }
 
 impl Transport {
@@ -146,6 +155,15 @@ impl Transport {
         }
     }
 
+    /// Starts reading the server's own messages, where the transport needs it (the GET
+    /// stream of a 2025 HTTP session; opened only when the client has a handler for them).
+    async fn start_listening(&self) {
+        #[cfg(feature = "http")]
+        if let Self::Http(http) = self {
+            http.start_listening().await;
+        }
+    }
+
     /// The version headers of later HTTP requests (`None` before a handshake).
     fn set_version(&self, version: Option<&str>, modern: bool) {
         match self {
@@ -180,7 +198,7 @@ impl Client {
             options.max_line_bytes,
             Some(child),
         );
-        Self::handshake(router, Transport::Stream(stream), options).await
+        Self::handshake(router, Transport::Stream(Box::new(stream)), options).await
     }
 
     /// Speaks MCP over newline-delimited JSON on `input`/`output` (a socket, a pipe, an
@@ -206,7 +224,7 @@ impl Client {
             options.max_line_bytes,
             None,
         );
-        Self::handshake(router, Transport::Stream(stream), options).await
+        Self::handshake(router, Transport::Stream(Box::new(stream)), options).await
     }
 
     /// Speaks MCP over Streamable HTTP to `url` (e.g. `http://127.0.0.1:8080/mcp`);
@@ -219,7 +237,7 @@ impl Client {
     pub async fn connect_http(url: &str, options: ClientOptions) -> Result<Self, ClientError> {
         let router = Arc::new(Router::new(options.handler_arc()));
         let transport = http::HttpTransport::new(url, Arc::clone(&router), options.max_line_bytes)?;
-        Self::handshake(router, Transport::Http(transport), options).await
+        Self::handshake(router, Transport::Http(Arc::new(transport)), options).await
     }
 
     async fn handshake(
@@ -292,7 +310,10 @@ impl Client {
         match &self.inner.transport {
             Transport::Stream(stream) => stream.close().await,
             #[cfg(feature = "http")]
-            Transport::Http(http) => http.close().await,
+            Transport::Http(http) => {
+                http.stop_listening();
+                http.close().await;
+            }
         }
         self.inner.router.close();
     }

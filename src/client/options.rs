@@ -202,10 +202,16 @@ impl ClientOptions {
 
     /// Answers the server's requests (roots, sampling, elicitation, also inside 2026-07-28
     /// `input_required` results) and receives its notifications. Without one, requests are
-    /// refused with `-32601`.
+    /// refused with `-32601`, and a 2025 HTTP session opens no GET stream.
     pub fn handler(mut self, handler: impl ClientHandler) -> Self {
         self.handler = HandlerSlot(Some(Arc::new(handler)));
         self
+    }
+
+    /// Whether the application gave a handler (then a 2025 HTTP session also opens its GET
+    /// stream, where the server's own requests and notifications arrive).
+    pub(crate) fn has_handler(&self) -> bool {
+        self.handler.0.is_some()
     }
 
     /// The handler, or one that refuses everything.
