@@ -40,6 +40,7 @@ mod call;
 mod child;
 mod error;
 mod handler;
+mod handshake;
 #[cfg(feature = "http")]
 mod http;
 mod methods;
