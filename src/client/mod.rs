@@ -141,7 +141,11 @@ impl Transport {
 
     async fn notify(&self, method: &str, body: Vec<u8>) -> Result<(), ClientError> {
         match self {
-            Self::Stream(stream) => stream.send(body).await,
+            // The method is for HTTP's `Mcp-Method`.
+            Self::Stream(stream) => {
+                let _: &str = method;
+                stream.send(body).await
+            }
             #[cfg(feature = "http")]
             Self::Http(http) => {
                 let outgoing = http::Outgoing {
@@ -167,6 +171,7 @@ impl Transport {
 
     /// The version headers of later HTTP requests (`None` before a handshake).
     fn set_version(&self, version: Option<&str>, modern: bool) {
+        let _: (Option<&str>, bool) = (version, modern);
         match self {
             Self::Stream(_) => {}
             #[cfg(feature = "http")]

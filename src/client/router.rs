@@ -117,6 +117,10 @@ impl Router {
     }
 
     /// The method of a request in flight.
+    #[cfg_attr(
+        not(feature = "http"),
+        allow(dead_code, reason = "used by the HTTP transport")
+    )]
     pub(crate) fn method_of(&self, id: u64) -> Option<String> {
         self.lock_pending().get(&id).map(|p| p.method.clone())
     }
