@@ -9,7 +9,6 @@
 extern crate self as typed_mcp;
 
 pub mod cache;
-pub mod client;
 pub mod config;
 pub mod framing;
 pub mod generated;
