@@ -130,7 +130,10 @@ async fn resources_are_listed_and_read_in_both_eras() {
     let templates = client
         .result(json!(3), "resources/templates/list", None)
         .await;
-    assert_eq!(templates["resourceTemplates"], json!([]));
+    assert_eq!(
+        templates["resourceTemplates"][0]["uriTemplate"],
+        "demo://greetings/{name}"
+    );
 }
 
 #[tokio::test]
