@@ -90,6 +90,32 @@ fn sampling_params(text: &str, max_tokens: u32) -> Value {
     json!({"messages": [{"role": "user", "content": {"type": "text", "text": text}}], "maxTokens": max_tokens})
 }
 
+/// The name (elicitation), a greeting (sampling) and the roots, asked at once: in
+/// 2026-07-28 one `input_required` result carries every question the client can answer.
+async fn three_questions(
+    ctx: &ToolContext,
+) -> (
+    Result<Value, ToolCallError>,
+    Result<Value, ToolCallError>,
+    Result<Value, ToolCallError>,
+) {
+    tokio::join!(
+        ask(
+            ctx,
+            "user_name",
+            "elicitation/create",
+            elicitation_params("What is your name?", "name", "string"),
+        ),
+        ask(
+            ctx,
+            "greeting",
+            "sampling/createMessage",
+            sampling_params("Generate a greeting", 50),
+        ),
+        ask(ctx, "client_roots", "roots/list", json!({})),
+    )
+}
+
 fn tools() -> Result<Vec<ToolDefinition>, McpError> {
     // Listed first: the suite calls the first tool with `{}` and expects a result.
     let simple = ToolDefinition::from_async(
@@ -411,21 +437,7 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
         "Asks three questions at once (elicitation, sampling, roots).",
         |ctx| {
             Box::pin(async move {
-                let (name, greeting, roots) = tokio::join!(
-                    ask(
-                        &ctx,
-                        "user_name",
-                        "elicitation/create",
-                        elicitation_params("What is your name?", "name", "string")
-                    ),
-                    ask(
-                        &ctx,
-                        "greeting",
-                        "sampling/createMessage",
-                        sampling_params("Generate a greeting", 50)
-                    ),
-                    ask(&ctx, "client_roots", "roots/list", json!({})),
-                );
+                let (name, greeting, roots) = three_questions(&ctx).await;
                 let (name, greeting, _roots) = (name?, greeting?, roots?);
                 Ok(Value::from(format!(
                     "{} {}",
@@ -497,21 +509,7 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
         "Would like elicitation, sampling and roots; asks only what the client can answer.",
         |ctx| {
             Box::pin(async move {
-                let (name, greeting, roots) = tokio::join!(
-                    ask(
-                        &ctx,
-                        "user_name",
-                        "elicitation/create",
-                        elicitation_params("What is your name?", "name", "string")
-                    ),
-                    ask(
-                        &ctx,
-                        "greeting",
-                        "sampling/createMessage",
-                        sampling_params("Generate a greeting", 50)
-                    ),
-                    ask(&ctx, "client_roots", "roots/list", json!({})),
-                );
+                let (name, greeting, roots) = three_questions(&ctx).await;
                 let answered = [name, greeting, roots]
                     .into_iter()
                     .filter(Result::is_ok)
