@@ -5,6 +5,9 @@
 // Each test file uses a different subset of these helpers.
 #![allow(dead_code)]
 
+#[path = "../reference_data.rs"]
+mod reference_data;
+
 use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
@@ -140,18 +143,14 @@ pub(crate) fn paths(errors: &[ValidationError]) -> String {
         .join(", ")
 }
 
-/// The folder of the official MCP schemas, or `None` (after printing why) when absent.
+/// The folder of the official MCP schemas (see `tests/reference_data.rs`), or `None` (after
+/// printing why) when absent on a user's machine; a missing folder fails in CI.
 pub(crate) fn spec_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/spec/mcp"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "SKIPPED: the official MCP schemas are not at {}; this check needs them",
-            dir.display()
-        );
-        None
-    }
+    reference_data::require_spec_dir(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        &["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"],
+        "this schema oracle",
+    )
 }
 
 /// The official schema of `version`, parsed.

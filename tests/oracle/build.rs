@@ -1,6 +1,10 @@
-//! Generates types and validators for the official MCP schemas, when they are present in
-//! `../shared/spec/mcp` next to the repository. Without them the oracle tests are skipped
-//! (they print why).
+//! Generates types and validators for the official MCP schemas, when they are present in the
+//! folder `TYPED_MCP_SPEC_DIR` names (default `../shared/spec/mcp` next to the repository; see
+//! `tests/reference_data.rs`). Without them the oracle tests are skipped (they print why) on a
+//! user's machine, and the build fails when `CI` is set.
+
+#[path = "../reference_data.rs"]
+mod reference_data;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -11,8 +15,17 @@ const VERSIONS: &[&str] = &["2025-11-25", "2026-07-28"];
 fn main() {
     println!("cargo:rustc-check-cfg=cfg(oracle_schemas)");
     println!("cargo:rerun-if-changed=build.rs");
+    println!(
+        "cargo:rerun-if-env-changed={}",
+        reference_data::SPEC_DIR_VAR
+    );
+    println!("cargo:rerun-if-env-changed=CI");
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
-    let spec = manifest.join("../../../shared/spec/mcp");
+    let spec = reference_data::spec_dir_at(&manifest.join("../.."));
+    println!(
+        "cargo:rustc-env=TYPED_MCP_ORACLE_SPEC_DIR={}",
+        spec.display()
+    );
     let schemas: Vec<PathBuf> = VERSIONS
         .iter()
         .map(|v| spec.join(v).join("schema.json"))
@@ -21,6 +34,12 @@ fn main() {
         println!("cargo:rerun-if-changed={}", schema.display());
     }
     if !schemas.iter().all(|s| s.is_file()) {
+        assert!(
+            !reference_data::in_ci(),
+            "CI must run the oracle: official MCP schemas not found under {} (set {})",
+            spec.display(),
+            reference_data::SPEC_DIR_VAR
+        );
         println!(
             "cargo:warning=official MCP schemas not found under {}: oracle tests will be skipped",
             spec.display()

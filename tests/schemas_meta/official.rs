@@ -2,6 +2,9 @@
 //! message on stderr, when that folder is absent): error codes and their names, the request id
 //! type, and the official example instances against our envelopes and error shapes.
 
+#[path = "../reference_data.rs"]
+mod reference_data;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -9,18 +12,14 @@ use serde_json::{Map, Value};
 
 use super::{assert_no_problems, def_validator, defs, enum_key, enum_values, schema_file};
 
-/// Folder of the official MCP schemas, or `None` (with a message) when it is not checked out.
+/// Folder of the official MCP schemas (see `tests/reference_data.rs`), or `None` (with a
+/// message) when it is not on a user's machine; a missing folder fails in CI.
 fn official_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/spec/mcp"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipped: official MCP schemas not found at {}",
-            dir.display()
-        );
-        None
-    }
+    reference_data::require_spec_dir(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        &["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"],
+        "the cross-check against the official schemas",
+    )
 }
 
 fn official_schema(dir: &Path, version: &str) -> Value {

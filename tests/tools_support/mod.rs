@@ -4,6 +4,9 @@
 
 #![allow(dead_code)]
 
+#[path = "../reference_data.rs"]
+mod reference_data;
+
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -84,19 +87,19 @@ pub(crate) fn check_envelope(json: &Value) {
     }
 }
 
-const SPEC: &str = "/work/shared/spec/mcp/2026-07-28/schema.json";
-
 /// The official `CallToolResult` validator, or `None` (with a printed reason) when the
 /// official schema is not on this machine.
 pub(crate) fn official_call_tool_result() -> Option<&'static jsonschema::Validator> {
     static VALIDATOR: OnceLock<Option<jsonschema::Validator>> = OnceLock::new();
     VALIDATOR
         .get_or_init(|| {
-            if !Path::new(SPEC).exists() {
-                eprintln!("skipping the official CallToolResult check: {SPEC} is absent");
-                return None;
-            }
-            let text = std::fs::read_to_string(SPEC).expect("read the official schema");
+            let dir = reference_data::require_spec_dir(
+                Path::new(env!("CARGO_MANIFEST_DIR")),
+                &["2026-07-28"],
+                "the official CallToolResult check",
+            )?;
+            let text = std::fs::read_to_string(dir.join("2026-07-28/schema.json"))
+                .expect("read the official schema");
             let mut schema: Value = serde_json::from_str(&text).expect("official schema is JSON");
             schema["$ref"] = json!("#/$defs/CallToolResult");
             Some(

@@ -2,6 +2,9 @@
 //! checked out beside the repository, for the MCP 2026-07-28 schema) into `OUT_DIR`, each
 //! with a registry mapping definition names to the generated functions.
 
+#[path = "../reference_data.rs"]
+mod reference_data;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -50,11 +53,19 @@ fn main() {
 
     // The MCP schema is read in place (never copied into the repository).
     println!("cargo:rustc-check-cfg=cfg(mcp_schema)");
-    println!("cargo:rerun-if-env-changed=TYPED_MCP_SPEC_DIR");
-    let spec = std::env::var_os("TYPED_MCP_SPEC_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| manifest.join("../../../shared/spec/mcp/2026-07-28"));
+    println!(
+        "cargo:rerun-if-env-changed={}",
+        reference_data::SPEC_DIR_VAR
+    );
+    println!("cargo:rerun-if-env-changed=CI");
+    let spec = reference_data::spec_dir_at(&manifest.join("../..")).join("2026-07-28");
     let schema = spec.join("schema.json");
+    assert!(
+        schema.is_file() || !reference_data::in_ci(),
+        "CI must run the MCP smoke test: {} is missing (set {})",
+        schema.display(),
+        reference_data::SPEC_DIR_VAR
+    );
     if schema.is_file() {
         generate(&schema, &out_dir, "mcp");
         println!("cargo:rustc-cfg=mcp_schema");

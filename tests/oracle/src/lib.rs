@@ -1,6 +1,7 @@
 //! The official MCP schemas, run through `typed-mcp-codegen` at build time, for the oracle
-//! tests in `tests/`. Built only when `../shared/spec/mcp` is present next to the
-//! repository; otherwise this crate is empty and the tests print that they are skipped.
+//! tests in `tests/`. Built only when the official schemas are found (`TYPED_MCP_SPEC_DIR`,
+//! default `../shared/spec/mcp` next to the repository); otherwise this crate is empty and the
+//! tests print that they are skipped (in CI the build fails instead).
 
 use std::path::PathBuf;
 
@@ -30,10 +31,11 @@ pub fn roundtrip<T: Serialize + DeserializeOwned>(value: &Value) -> Result<Value
     serde_json::to_value(&typed).map_err(|e| e.to_string())
 }
 
-/// The folder of the official MCP schemas, if present.
+/// The folder of the official MCP schemas this crate was generated from (see
+/// `tests/reference_data.rs`), if they were found at build time.
 pub fn spec_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/spec/mcp");
-    dir.is_dir().then_some(dir)
+    let dir = PathBuf::from(env!("TYPED_MCP_ORACLE_SPEC_DIR"));
+    (cfg!(oracle_schemas) && dir.is_dir()).then_some(dir)
 }
 
 /// Types and validators generated from the 2025-11-25 schema.
