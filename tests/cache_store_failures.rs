@@ -206,28 +206,43 @@ impl CacheStore for PartlyBroken {
 
 #[tokio::test]
 async fn inv_xc_002_failed_insert_is_counted_and_the_next_call_recomputes() {
-    let store = Arc::new(PartlyBroken {
-        inner: MemoryStore::new(&CacheLimits::default()),
-        broken_insert: true,
-    });
-    let cache = cache_over(store);
-    let runs = AtomicU64::new(0);
-    for _ in 0..2 {
-        let got = cache
-            .get_or_compute("t", &json!({}), CachePolicy::cacheable(), || async {
-                runs.fetch_add(1, Ordering::SeqCst);
-                Ok::<_, String>(json!(1))
-            })
-            .await
-            .unwrap();
-        assert_eq!(got.source, CacheSource::Computed);
+    // The same store with insert broken and working: only the broken one recomputes and counts.
+    for broken_insert in [true, false] {
+        let store = Arc::new(PartlyBroken {
+            inner: MemoryStore::new(&CacheLimits::default()),
+            broken_insert,
+        });
+        let cache = cache_over(store);
+        let runs = AtomicU64::new(0);
+        let mut sources = Vec::new();
+        for _ in 0..2 {
+            let got = cache
+                .get_or_compute("t", &json!({}), CachePolicy::cacheable(), || async {
+                    runs.fetch_add(1, Ordering::SeqCst);
+                    Ok::<_, String>(json!(1))
+                })
+                .await
+                .unwrap();
+            assert_eq!(*got.value, json!(1));
+            sources.push(got.source);
+        }
+        let (expected_runs, expected_failures, second) = if broken_insert {
+            (2, 2, CacheSource::Computed)
+        } else {
+            (1, 0, CacheSource::Hit)
+        };
+        assert_eq!(
+            sources,
+            [CacheSource::Computed, second],
+            "broken_insert={broken_insert}"
+        );
+        assert_eq!(runs.load(Ordering::SeqCst), expected_runs);
+        assert_eq!(cache.stats().store_failures, expected_failures);
+        // A store without snapshots says so; that is not a store failure.
+        assert!(matches!(
+            cache.snapshot(),
+            Err(CacheError::Store(StoreError::Unsupported))
+        ));
+        assert_eq!(cache.stats().store_failures, expected_failures);
     }
-    assert_eq!(runs.load(Ordering::SeqCst), 2);
-    assert_eq!(cache.stats().store_failures, 2);
-    // A store without snapshots says so; that is not a store failure.
-    assert!(matches!(
-        cache.snapshot(),
-        Err(CacheError::Store(StoreError::Unsupported))
-    ));
-    assert_eq!(cache.stats().store_failures, 2);
 }

@@ -129,36 +129,84 @@ fn inv_resp_001_official_call_tool_result() {
 
 #[test]
 fn inv_resp_002_every_error_code_is_generated() {
-    let runner = ToolRunner::new(&limits(json!({"request": {"maxArraySize": 1}})));
-    let known: Vec<ToolErrorCode> = schema_codes().into_iter().map(|(code, _)| code).collect();
+    // Every code of the closed set, each produced the way it arises: by the runner itself
+    // (argument checks, limits, timeout, a panic, an oversized output), by the handler's own
+    // error, or decided by the server before any tool runs (`render_error_code`).
+    let runner = ToolRunner::new(&limits(json!({
+        "request": {"maxArraySize": 1},
+        "timeouts": {"defaultTimeoutMs": 20},
+        "response": {"maxResponseBytes": 1024}
+    })));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
-    let mut results = vec![run(
-        &runner,
-        &returning(Err(ToolCallError::failed("x"))),
-        CallOptions::with_line_overhead(40),
-    )];
-    let entry = returning(Ok(json!(1)));
-    for arguments in [&br#"{"a":[1,2]}"#[..], b"[1]", b"{", b"{}"] {
-        let outcome = runtime.block_on(runner.call(
+    let call = |entry: &ToolEntry, arguments: ToolArguments<'_>| {
+        respond(runtime.block_on(runner.call(
             "tool",
-            &entry,
-            ToolArguments::Raw(arguments),
+            entry,
+            arguments,
             CallOptions::with_line_overhead(40),
-        ));
-        results.push(respond(outcome));
+        )))
+    };
+    let ok = returning(Ok(json!(1)));
+    let sleeper = ToolEntry::new(ToolHandler::from_async(|_context, _arguments| async {
+        tokio::time::sleep(std::time::Duration::from_secs(30)).await;
+        Ok(json!("too late"))
+    }));
+    let panicking = ToolEntry::new(ToolHandler::from_async(|_context, _arguments| async {
+        panic!("a bug in the tool")
+    }));
+    let handler_errors = [
+        ToolCallError::failed("x"),
+        ToolCallError::InvalidArguments(Vec::new()),
+        ToolCallError::RateLimited {
+            retry_after_ms: Some(5),
+        },
+        ToolCallError::Unavailable {
+            message: "down".to_owned(),
+        },
+        ToolCallError::Cancelled,
+        ToolCallError::Internal {
+            message: "oops".to_owned(),
+        },
+    ];
+    let mut results = vec![
+        call(&ok, ToolArguments::Raw(br#"{"a":[1,2]}"#)),
+        call(&ok, ToolArguments::Raw(b"[1]")),
+        call(&ok, ToolArguments::Raw(b"{")),
+        call(&sleeper, ToolArguments::Absent),
+        call(&panicking, ToolArguments::Absent),
+        call(
+            &returning(Ok(json!({"rows": vec!["x".repeat(50); 40]}))),
+            ToolArguments::Absent,
+        ),
+        runner.render_error_code(
+            ToolErrorCode::ToolNotFound,
+            "no such tool",
+            &CallOptions::with_line_overhead(40),
+        ),
+    ];
+    for error in handler_errors {
+        results.push(call(&returning(Err(error)), ToolArguments::Absent));
     }
-    let mut seen = 0;
-    for result in results.iter().filter(|r| r.is_error) {
+    // A call with valid arguments and a small output is not an error.
+    assert!(!call(&ok, ToolArguments::Raw(b"{}")).is_error);
+
+    let mut seen = std::collections::BTreeSet::new();
+    for result in &results {
+        assert!(result.is_error, "every call above fails");
         let json = checked(result);
         let code: ToolErrorCode = serde_json::from_value(error_of(&json)["code"].clone()).unwrap();
-        assert!(known.contains(&code));
         assert_eq!(result.error_code, Some(code));
-        seen += 1;
+        assert_eq!(error_of(&json)["retryable"], code.is_retryable());
+        seen.insert(format!("{code:?}"));
     }
-    assert_eq!(seen, 4, "four of the five calls fail");
+    let known: std::collections::BTreeSet<String> = schema_codes()
+        .into_iter()
+        .map(|(code, _)| format!("{code:?}"))
+        .collect();
+    assert_eq!(seen, known, "every code of the schema is produced");
 }
 
 proptest! {

@@ -248,24 +248,35 @@ fn timeout_config() -> impl Strategy<Value = (TimeoutLimits, String, Option<Stri
     let ms = 1u64..100_000;
     (
         ms.clone(),
-        prop::collection::btree_map(category.clone(), ms.clone(), 0..3),
-        prop::collection::btree_map(name.clone(), category.clone(), 0..4),
-        prop::collection::btree_map(name.clone(), ms, 0..3),
+        prop::option::of(prop::collection::btree_map(
+            category.clone(),
+            ms.clone(),
+            0..3,
+        )),
+        prop::option::of(prop::collection::btree_map(
+            name.clone(),
+            category.clone(),
+            0..4,
+        )),
+        prop::option::of(prop::collection::btree_map(name.clone(), ms, 0..3)),
         name,
         prop::option::of(category),
     )
         .prop_map(
             |(default, timeouts, categories, overrides, tool, declared)| {
-                let nz = |m: BTreeMap<String, u64>| {
-                    m.into_iter()
-                        .map(|(k, v)| (k, NonZeroU64::new(v).unwrap()))
-                        .collect::<BTreeMap<_, _>>()
+                // Each map may be absent (None) as well as empty or filled.
+                let nz = |m: Option<BTreeMap<String, u64>>| {
+                    m.map(|m| {
+                        m.into_iter()
+                            .map(|(k, v)| (k, NonZeroU64::new(v).unwrap()))
+                            .collect::<BTreeMap<_, _>>()
+                    })
                 };
                 let limits = TimeoutLimits {
                     default_timeout_ms: NonZeroU64::new(default).unwrap(),
-                    tool_timeouts: Some(nz(timeouts)),
-                    tool_categories: Some(categories),
-                    tool_overrides: Some(nz(overrides)),
+                    tool_timeouts: nz(timeouts),
+                    tool_categories: categories,
+                    tool_overrides: nz(overrides),
                 };
                 (limits, tool, declared)
             },
@@ -279,14 +290,19 @@ proptest! {
     fn inv_timeout_003_precedence((config, tool, declared) in timeout_config()) {
         let resolved = resolve_timeout(&config, &tool, declared.as_deref());
         let ms = u64::try_from(resolved.duration.as_millis()).unwrap();
-        let overrides = config.tool_overrides.as_ref().unwrap();
-        let categories = config.tool_categories.as_ref().unwrap();
-        let timeouts = config.tool_timeouts.as_ref().unwrap();
-        let category = categories.get(&tool).cloned().or(declared.clone());
-        if let Some(over) = overrides.get(&tool) {
+        let over = config.tool_overrides.as_ref().and_then(|o| o.get(&tool));
+        let category = config
+            .tool_categories
+            .as_ref()
+            .and_then(|c| c.get(&tool).cloned())
+            .or(declared.clone());
+        let by_category = category
+            .as_ref()
+            .and_then(|c| config.tool_timeouts.as_ref().and_then(|t| t.get(c)));
+        if let Some(over) = over {
             prop_assert_eq!(ms, over.get());
             prop_assert_eq!(resolved.source, TimeoutSource::Override);
-        } else if let Some(cat) = category.as_ref().and_then(|c| timeouts.get(c)) {
+        } else if let Some(cat) = by_category {
             prop_assert_eq!(ms, cat.get());
             prop_assert_eq!(resolved.source, TimeoutSource::Category);
         } else {
