@@ -21,6 +21,7 @@ use std::process::ExitCode;
 
 use tracing::level_filters::LevelFilter;
 use typed_mcp::generated::limits::Limits;
+use typed_mcp::logging::ErrorChain;
 use typed_mcp::mcp::McpServer;
 
 #[path = "demo_server/demo.rs"]
@@ -96,7 +97,7 @@ fn main() -> ExitCode {
         return match result {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
-                tracing::error!(%error, "demo server failed");
+                tracing::error!(error = %ErrorChain(&*error), "demo server failed");
                 ExitCode::FAILURE
             }
         };
@@ -114,7 +115,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(error) => {
-            tracing::error!(%error, "demo server failed");
+            tracing::error!(error = %ErrorChain(&error), "demo server failed");
             ExitCode::FAILURE
         }
     }

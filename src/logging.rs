@@ -43,3 +43,32 @@ pub enum LoggingError {
     #[error("a global tracing subscriber is already installed")]
     AlreadyInitialized,
 }
+
+/// Displays an error with its whole chain of sources, `outer: inner: innermost`.
+///
+/// Error messages in this crate never repeat their source (each layer says only what it
+/// adds), so a top-level report should show the chain, as `anyhow` does with `{:#}`.
+///
+/// # Examples
+///
+/// ```
+/// let error = typed_mcp::framing::FramingError::from(std::io::Error::other("disk gone"));
+/// assert_eq!(
+///     typed_mcp::logging::ErrorChain(&error).to_string(),
+///     "I/O error: disk gone"
+/// );
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct ErrorChain<'a>(pub &'a (dyn std::error::Error + 'static));
+
+impl std::fmt::Display for ErrorChain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut source = self.0.source();
+        while let Some(error) = source {
+            write!(f, ": {error}")?;
+            source = error.source();
+        }
+        Ok(())
+    }
+}

@@ -158,7 +158,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(error) => {
-            tracing::error!(%error, "echo server failed");
+            tracing::error!(error = %typed_mcp::logging::ErrorChain(&error), "echo server failed");
             ExitCode::FAILURE
         }
     }

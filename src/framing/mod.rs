@@ -46,7 +46,7 @@ pub enum FramingError {
         actual_at_least: usize,
     },
     /// Reading the input or writing the output failed.
-    #[error("I/O error: {0}")]
+    #[error("I/O error")]
     Io(#[from] std::io::Error),
     /// The writer task no longer accepts messages (it was shut down or failed).
     #[error("the writer has stopped")]

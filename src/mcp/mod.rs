@@ -110,9 +110,9 @@ pub enum McpError {
         name: String,
     },
     /// The result cache could not be built from the limits.
-    #[error("building the result cache failed: {0}")]
+    #[error("building the result cache failed")]
     Cache(#[source] crate::cache::CacheError),
     /// Serving the connection failed.
-    #[error("serving failed: {0}")]
+    #[error("serving failed")]
     Serve(#[source] crate::server::ServerError),
 }

@@ -71,13 +71,13 @@ pub const CANCELLED_NOTIFICATION: &str = "notifications/cancelled";
 #[non_exhaustive]
 pub enum ServerError {
     /// Reading the input failed; the loop shut down gracefully after it.
-    #[error("reading the input failed: {0}")]
+    #[error("reading the input failed")]
     Input(#[source] FramingError),
     /// Writing the output failed; answers not yet written were lost (and counted).
-    #[error("writing the output failed: {0}")]
+    #[error("writing the output failed")]
     Output(#[source] FramingError),
     /// The signal handlers could not be installed; nothing was read.
-    #[error("installing the signal handlers failed: {0}")]
+    #[error("installing the signal handlers failed")]
     Signal(#[source] std::io::Error),
 }
 
