@@ -212,7 +212,19 @@ impl Inner {
     }
 }
 
-/// Validates a result with its generated validator, then decodes it.
+/// Validates what a server sent against definition `definition`: undeclared members are
+/// dropped first (receivers ignore what they do not know), then the rest is checked in full.
+pub(crate) fn validate_received(
+    value: &mut Value,
+    validator: Validator,
+    definition: &'static str,
+) -> Result<(), Vec<ValidationError>> {
+    super::prune::prune(value, definition);
+    validator(value)
+}
+
+/// Validates a result with its generated validator (after dropping undeclared members), then
+/// decodes it.
 pub(crate) fn decode<T: DeserializeOwned>(
     method: &str,
     raw: &RawValue,
@@ -233,9 +245,8 @@ pub(crate) fn decode<T: DeserializeOwned>(
         definition,
         errors,
     };
-    validator(&value).map_err(invalid)?;
     let mut value = value;
-    super::prune::prune(&mut value, definition);
+    validate_received(&mut value, validator, definition).map_err(invalid)?;
     serde_json::from_value(value).map_err(|_| invalid(Vec::new()))
 }
 

@@ -73,7 +73,14 @@ impl Client {
         else {
             return Err(error);
         };
-        if validate::unsupported_protocol_version_data(data).is_err() {
+        let mut data = data.clone();
+        if super::call::validate_received(
+            &mut data,
+            validate::unsupported_protocol_version_data,
+            "UnsupportedProtocolVersionData",
+        )
+        .is_err()
+        {
             return Err(error);
         }
         let supported = data["supported"].as_array().cloned().unwrap_or_default();

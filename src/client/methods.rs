@@ -9,7 +9,7 @@ use crate::generated::mcp::protocol::{
 };
 use crate::generated::mcp::protocol::{CallToolResult, LegacyCallToolResult};
 
-use super::call::{decode, Call, Validator};
+use super::call::{decode, validate_received, Call, Validator};
 use super::handler;
 use super::{
     Client, ClientError, PromptResult, RequestOptions, ResourceResult, ToolResult, Versioned,
@@ -29,14 +29,19 @@ fn input_round(
     method: &str,
     raw: &serde_json::value::RawValue,
 ) -> Result<Option<InputRound>, ClientError> {
-    let value: Value =
+    let mut value: Value =
         serde_json::from_str(raw.get()).map_err(|_| ClientError::MalformedMessage {
             reason: "the result is not valid JSON".to_owned(),
         })?;
     if value.get("resultType").and_then(Value::as_str) != Some("input_required") {
         return Ok(None);
     }
-    validate::input_required_result(&value).map_err(|errors| ClientError::InvalidMessage {
+    validate_received(
+        &mut value,
+        validate::input_required_result,
+        "InputRequiredResult",
+    )
+    .map_err(|errors| ClientError::InvalidMessage {
         what: format!("{method} result"),
         definition: "InputRequiredResult",
         errors,
@@ -385,7 +390,7 @@ impl Client {
     /// Sends a request of either era, with that era's validator and `_meta`. In 2026-07-28,
     /// an `input_required` answer is fulfilled through the handler and the request sent
     /// again with `inputResponses` and the echoed `requestState`, for a few rounds.
-    async fn era_request(
+    pub(super) async fn era_request(
         &self,
         method: &'static str,
         params: Map<String, Value>,
@@ -455,7 +460,7 @@ impl Client {
     }
 
     /// Follows cursors until a page has none.
-    async fn paged<T>(
+    pub(super) async fn paged<T>(
         &self,
         method: &'static str,
         modern_validator: Validator,

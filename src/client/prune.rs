@@ -1,11 +1,14 @@
 //! Members a server may add that the generated types do not declare.
 //!
-//! The protocol schema leaves most result objects open (no `additionalProperties: false`), and
-//! the generated validators accept extra members there, as the spec asks of clients. The
-//! generated types refuse undeclared members instead (so that nothing is lost silently on the
-//! server's side). Before a validated result is decoded, the client therefore drops the
-//! members the schema does not declare, walking the value along `schema/mcp/protocol.json`;
-//! each dropped member is logged (its path, never its value).
+//! The protocol schema closes the objects a server sends (`additionalProperties: false`, or
+//! declared properties without `additionalProperties`): our server is strict about what it
+//! writes, and the generated types refuse undeclared members. The spec asks receivers to
+//! ignore members they do not know, so before a result from a server is validated and
+//! decoded, the client drops the members the schema does not declare, walking the value along
+//! `schema/mcp/protocol.json`; each dropped member is logged (its path, never its value).
+//! What remains is validated in full (types, required members, ranges), so only the unknown
+//! is forgiven. Objects the schema leaves open (`additionalProperties: {}` or a schema) keep
+//! every member.
 
 use std::sync::OnceLock;
 
@@ -60,10 +63,13 @@ fn walk(value: &mut Value, schema: &Value, path: &str, depth: usize, dropped: &m
         return;
     }
     let schema = resolve(schema);
+    // A union picks its branch; `anyOf` beside `properties` only adds constraints (e.g. "one
+    // of these members is required") and the object's own properties decide.
     if let Some(branches) = schema
         .get("anyOf")
         .or_else(|| schema.get("oneOf"))
         .and_then(Value::as_array)
+        .filter(|_| schema.get("properties").is_none())
     {
         if let Some(branch) = branches.iter().map(resolve).find(|b| fits(value, b)) {
             walk(value, branch, path, depth + 1, dropped);
@@ -74,9 +80,11 @@ fn walk(value: &mut Value, schema: &Value, path: &str, depth: usize, dropped: &m
         Value::Object(members) => {
             let properties = schema.get("properties").and_then(Value::as_object);
             let additional = schema.get("additionalProperties");
-            let closed_by_omission = properties.is_some()
-                && additional.is_none()
-                && schema.get("patternProperties").is_none();
+            let closed = schema.get("patternProperties").is_none()
+                && match additional {
+                    None => properties.is_some(),
+                    Some(additional) => additional == &Value::Bool(false),
+                };
             let keys: Vec<String> = members.keys().cloned().collect();
             for key in keys {
                 let child_path = format!("{path}/{}", key.replace('~', "~0").replace('/', "~1"));
@@ -92,7 +100,7 @@ fn walk(value: &mut Value, schema: &Value, path: &str, depth: usize, dropped: &m
                             walk(child, child_schema, &child_path, depth + 1, dropped);
                         }
                     }
-                    None if closed_by_omission => {
+                    None if closed => {
                         members.remove(&key);
                         *dropped += 1;
                         tracing::debug!(path = %child_path, "ignored a member the schema does not declare");
@@ -176,5 +184,63 @@ mod tests {
         assert!(result["content"][1].get("more").is_none());
         assert_eq!(result["structuredContent"]["anything"]["goes"], 1);
         assert_eq!(result["_meta"]["k"], 2);
+    }
+
+    #[test]
+    fn unknown_members_are_forgiven_but_declared_ones_still_checked() {
+        use crate::client::call::validate_received;
+        use crate::generated::mcp::protocol::validate;
+        // Closed with `additionalProperties: false` on the server side, open to the client.
+        let mut extra = serde_json::json!({
+            "resultType": "complete",
+            "content": [{"type": "text", "text": "hi", "future": [1]}],
+            "laterAddition": {"x": 1}
+        });
+        assert!(validate::call_tool_result(&extra).is_err());
+        validate_received(&mut extra, validate::call_tool_result, "CallToolResult")
+            .expect("unknown members are ignored");
+        assert!(extra.get("laterAddition").is_none());
+        // A declared member of the wrong type is still refused, with its path.
+        let mut wrong = serde_json::json!({
+            "resultType": "complete",
+            "content": [{"type": "text", "text": 5, "future": 1}]
+        });
+        let errors = validate_received(&mut wrong, validate::call_tool_result, "CallToolResult")
+            .expect_err("text must be a string");
+        assert!(
+            errors.iter().any(|e| e.path.starts_with("/content/0")),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
+    fn input_required_results_need_requests_or_state_and_drop_unknown_members() {
+        use crate::client::call::validate_received;
+        use crate::generated::mcp::protocol::validate;
+        let check = |mut value: Value| {
+            validate_received(
+                &mut value,
+                validate::input_required_result,
+                "InputRequiredResult",
+            )
+            .map(|()| value)
+        };
+        let state_only = check(serde_json::json!({
+            "resultType": "input_required", "requestState": "s", "hint": 1
+        }))
+        .expect("requestState alone is enough");
+        assert!(state_only.get("hint").is_none());
+        let asked = check(serde_json::json!({
+            "resultType": "input_required",
+            "inputRequests": {"a": {"method": "roots/list", "params": {}, "id": 3}}
+        }))
+        .expect("inputRequests alone is enough");
+        assert!(asked["inputRequests"]["a"].get("id").is_none());
+        assert!(check(serde_json::json!({"resultType": "input_required"})).is_err());
+        assert!(check(serde_json::json!({
+            "resultType": "input_required",
+            "inputRequests": {"a": {"method": "tools/list"}}
+        }))
+        .is_err());
     }
 }

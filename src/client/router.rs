@@ -271,11 +271,15 @@ impl Router {
     }
 
     fn progress_report(&self, frame: &[u8]) {
-        let value: Value = match serde_json::from_slice(frame) {
+        let mut value: Value = match serde_json::from_slice(frame) {
             Ok(value) => value,
             Err(_) => return,
         };
-        if let Err(errors) = validate::progress_notification(&value) {
+        if let Err(errors) = super::call::validate_received(
+            &mut value,
+            validate::progress_notification,
+            "ProgressNotification",
+        ) {
             let error = ClientError::InvalidMessage {
                 what: "notifications/progress".to_owned(),
                 definition: "ProgressNotification",
