@@ -85,6 +85,16 @@ impl Inner {
                 "io.modelcontextprotocol/clientInfo".to_owned(),
                 self.options.client_info(),
             );
+            let level = *self
+                .log_level
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some(level) = level {
+                meta.insert(
+                    "io.modelcontextprotocol/logLevel".to_owned(),
+                    serde_json::to_value(level).unwrap_or(Value::Null),
+                );
+            }
         }
         let (progress_sink, mut progress) = mpsc::unbounded_channel();
         let token = options.progress.as_ref().map(|_| {

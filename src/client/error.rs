@@ -136,6 +136,15 @@ pub enum ClientError {
         /// The connection's protocol version.
         version: String,
     },
+    /// The tool of [`Client::call_tool_typed`](super::Client::call_tool_typed) reported a
+    /// failure (`isError: true`); its result is kept for inspection.
+    #[error("the tool `{tool}` reported a failure")]
+    ToolFailed {
+        /// The tool's name.
+        tool: String,
+        /// What the tool answered.
+        result: Box<super::ToolResult>,
+    },
     /// A 2026-07-28 result asked for input (`resultType: "input_required"`) that the
     /// client's handler refused or could not give, or the rounds did not end.
     #[error("the server asked for input to answer `{method}`, which the client could not provide")]

@@ -144,6 +144,15 @@ impl Client {
             })
             .await?;
         self.learn_param_headers(&mut tools);
+        #[cfg(feature = "output-schema")]
+        super::typed_call::learn(
+            &mut self
+                .inner
+                .output_schemas
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+            &tools,
+        );
         Ok(tools)
     }
 

@@ -44,6 +44,7 @@ mod handshake;
 #[cfg(feature = "http")]
 mod http;
 mod methods;
+mod more_requests;
 mod options;
 #[cfg(feature = "http")]
 mod param_headers;
@@ -53,14 +54,19 @@ mod router;
 #[cfg(feature = "http")]
 mod sse;
 mod stream;
+#[cfg(feature = "output-schema")]
+mod typed_call;
 
 use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
+use crate::generated::mcp::protocol::LoggingLevel;
+
 pub use child::ServerCommand;
 pub use error::ClientError;
 pub use handler::{ClientHandler, HandlerError, HandlerFuture};
+pub use more_requests::CompletionTarget;
 pub use options::{ClientOptions, Progress, ProgressCallback, RequestOptions, VersionChoice};
 pub use results::{PromptResult, ResourceResult, ServerDescription, ToolResult, Versioned};
 
@@ -88,6 +94,12 @@ struct Inner {
     transport: Transport,
     options: ClientOptions,
     negotiated: Mutex<Negotiated>,
+    /// The log level asked for with [`Client::set_log_level`]; in 2026-07-28 it travels in
+    /// every request's `_meta`.
+    log_level: Mutex<Option<LoggingLevel>>,
+    /// The `outputSchema` of each tool listed (for [`Client::call_tool_typed`]).
+    #[cfg(feature = "output-schema")]
+    output_schemas: Mutex<typed_call::OutputSchemas>,
     /// The `x-mcp-header` annotations of the tools listed (HTTP only).
     #[cfg(feature = "http")]
     param_headers: Mutex<param_headers::ParamHeaders>,
@@ -260,6 +272,9 @@ impl Client {
                 modern: false,
                 server: None,
             }),
+            log_level: Mutex::new(None),
+            #[cfg(feature = "output-schema")]
+            output_schemas: Mutex::new(typed_call::OutputSchemas::new()),
             #[cfg(feature = "http")]
             param_headers: Mutex::new(param_headers::ParamHeaders::default()),
         });
