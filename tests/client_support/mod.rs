@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use typed_mcp::client::{ClientOptions, ServerCommand, VersionChoice};
 
+pub(crate) mod everything;
 pub(crate) mod fake;
 
 #[path = "../interop_support/mod.rs"]
