@@ -4,12 +4,14 @@
 
 mod client_support;
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use typed_mcp::client::{Client, ClientError, RequestOptions};
+use typed_mcp::client::{Client, ClientError, CompletionTarget, RequestOptions};
+use typed_mcp::generated::mcp::protocol::LoggingLevel;
 use typed_mcp::jsonrpc::ErrorCode;
 
 use client_support::{demo_server, demo_stdio, limits_file, options, runtime, HttpServer, CHOICES};
@@ -88,6 +90,57 @@ async fn exercise(client: &Client, expected_version: &str, what: &str) {
         matches!(missing, Err(ClientError::Rpc { .. })),
         "{what}: {missing:?}"
     );
+
+    let templates = client
+        .list_resource_templates()
+        .await
+        .expect("resources/templates/list");
+    assert!(
+        templates
+            .iter()
+            .any(|t| t.uri_template == "demo://greetings/{name}"),
+        "{what}: {templates:?}"
+    );
+    let greeting = client
+        .read_resource("demo://greetings/Ada")
+        .await
+        .expect("resources/read through the template");
+    let text = serde_json::to_string(greeting.contents()).expect("serializable");
+    assert!(text.contains("Hello, Ada!"), "{what}: {text}");
+    let none = BTreeMap::new();
+    let names = client
+        .complete(CompletionTarget::Prompt("greet"), "name", "a", &none)
+        .await
+        .expect("completion/complete of a prompt argument");
+    assert_eq!(names.values, ["Ada", "Alan"], "{what}");
+    let target = CompletionTarget::ResourceTemplate("demo://greetings/{name}");
+    let names = client
+        .complete(target, "name", "G", &none)
+        .await
+        .expect("completion/complete of a template variable");
+    assert_eq!(names.values, ["Grace"], "{what}");
+    client
+        .set_log_level(LoggingLevel::Info)
+        .await
+        .expect("the log level");
+    if modern {
+        assert!(
+            matches!(
+                client.subscribe("demo://readme").await,
+                Err(ClientError::NotInEra { .. })
+            ),
+            "{what}"
+        );
+    } else {
+        client
+            .subscribe("demo://readme")
+            .await
+            .expect("resources/subscribe");
+        client
+            .unsubscribe("demo://readme")
+            .await
+            .expect("resources/unsubscribe");
+    }
 
     let prompts = client.list_prompts().await.expect("prompts/list");
     assert!(prompts.iter().any(|p| p.name == "greet"), "{what}");
