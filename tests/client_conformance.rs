@@ -5,7 +5,8 @@
 //! stream, answered through the handler), `sse-retry` (a closed stream resumed by GET with
 //! `Last-Event-ID` after the `retry` hint), `request-metadata`, `sep-2322-client-request-state`,
 //! `http-standard-headers`, `http-custom-headers`, `http-invalid-tool-headers`,
-//! `json-schema-ref-no-deref` and `json-schema-2020-12-preservation`.
+//! `json-schema-ref-no-deref` and `json-schema-2020-12-preservation`, each in every spec
+//! version the suite declares for it.
 //!
 //! The suite is installed by `tests/conformance/setup.sh`; without it this test prints why
 //! it is skipped, and fails in CI (`CI` set).
@@ -22,7 +23,9 @@ use client_support::{build_example, unavailable};
 /// (suite package, scenario, `--spec-version`).
 const SCENARIOS: &[(&str, &str, Option<&str>)] = &[
     ("conformance-0.1", "initialize", None),
+    ("conformance-0.1", "initialize", Some("2025-06-18")),
     ("conformance-0.1", "tools_call", None),
+    ("conformance-0.1", "tools_call", Some("2025-06-18")),
     (
         "conformance-0.1",
         "elicitation-sep1034-client-defaults",
@@ -30,6 +33,8 @@ const SCENARIOS: &[(&str, &str, Option<&str>)] = &[
     ),
     ("conformance-0.1", "sse-retry", None),
     ("conformance-0.2", "initialize", None),
+    ("conformance-0.2", "initialize", Some("2025-06-18")),
+    ("conformance-0.2", "tools_call", Some("2025-06-18")),
     ("conformance-0.2", "tools_call", Some("2025-11-25")),
     ("conformance-0.2", "tools_call", Some("2026-07-28")),
     (
