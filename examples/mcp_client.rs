@@ -7,8 +7,8 @@
 //! cargo run --example mcp_client -- --stdio -- python3 server.py -- --version 2025-06-18 prompts
 //! ```
 //!
-//! Commands: `discover`, `tools`, `call NAME JSON`, `resources`, `read URI`, `prompts`,
-//! `prompt NAME JSON`. `--stdio -- CMD ARGS...` takes the server's command line up to a
+//! Commands: `discover`, `tools`, `call NAME JSON`, `resources`, `templates`, `read URI`,
+//! `prompts`, `prompt NAME JSON`, `complete prompt|template NAME ARGUMENT VALUE`. `--stdio -- CMD ARGS...` takes the server's command line up to a
 //! lone `--` or the end. `--version` is `auto` (the default), a 2026-07-28 version
 //! (pinned) or a 2025 version (offered by `initialize`). `--timeout SECS` bounds each
 //! request (default 60).
@@ -18,17 +18,21 @@
 //! `isError: true`, is a result), 1 when the server or the connection fails, 2 for a usage
 //! error.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 use tracing::level_filters::LevelFilter;
-use typed_mcp::client::{Client, ClientError, ClientOptions, ServerCommand, VersionChoice};
+use typed_mcp::client::{
+    Client, ClientError, ClientOptions, CompletionTarget, ServerCommand, VersionChoice,
+};
 
 const USAGE: &str = "usage: mcp_client [--http URL | --stdio -- CMD ARGS... [--]] \
 [--version V|auto] [--timeout SECS] COMMAND
-commands: discover | tools | call NAME JSON | resources | read URI | prompts | prompt NAME JSON";
+commands: discover | tools | call NAME JSON | resources | templates | read URI | prompts | \
+prompt NAME JSON | complete prompt|template NAME ARGUMENT VALUE";
 
 /// Where the server is.
 enum Target {
@@ -42,9 +46,12 @@ enum Command {
     Tools,
     Call(String, Value),
     Resources,
+    Templates,
     Read(String),
     Prompts,
     Prompt(String, Value),
+    /// Whether the target is a prompt, its name (or URI template), the argument, its text.
+    Complete(bool, String, String, String),
 }
 
 struct Args {
@@ -108,6 +115,20 @@ fn parse_args(raw: Vec<String>) -> Result<Args, String> {
         [c] if *c == "discover" => Command::Discover,
         [c] if *c == "tools" => Command::Tools,
         [c] if *c == "resources" => Command::Resources,
+        [c] if *c == "templates" => Command::Templates,
+        [c, kind, name, argument, value] if *c == "complete" => {
+            let prompt = match kind.as_str() {
+                "prompt" => true,
+                "template" => false,
+                _ => return Err("complete needs `prompt` or `template`".into()),
+            };
+            Command::Complete(
+                prompt,
+                (*name).clone(),
+                (*argument).clone(),
+                (*value).clone(),
+            )
+        }
         [c] if *c == "prompts" => Command::Prompts,
         [c, uri] if *c == "read" => Command::Read((*uri).clone()),
         [c, name, rest @ ..] if *c == "call" && rest.len() <= 1 => {
@@ -159,6 +180,20 @@ async fn answer(client: &Client, command: Command) -> Result<Value, ClientError>
         )),
         Command::Resources => {
             json!({"resources": to_json(serde_json::to_value(client.list_resources().await?))})
+        }
+        Command::Templates => json!({
+            "resourceTemplates": to_json(serde_json::to_value(client.list_resource_templates().await?))
+        }),
+        Command::Complete(prompt, name, argument, value) => {
+            let target = if prompt {
+                CompletionTarget::Prompt(&name)
+            } else {
+                CompletionTarget::ResourceTemplate(&name)
+            };
+            let completion = client
+                .complete(target, &argument, &value, &BTreeMap::new())
+                .await?;
+            json!({"completion": to_json(serde_json::to_value(completion))})
         }
         Command::Read(uri) => to_json(serde_json::to_value(client.read_resource(&uri).await?)),
         Command::Prompts => {

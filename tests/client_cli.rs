@@ -80,6 +80,17 @@ fn the_cli_answers_every_command_over_stdio_and_http() {
             );
             let resources = json_of(&with(&["resources"]), &what);
             assert_eq!(resources["resources"][0]["uri"], "demo://readme", "{what}");
+            let templates = json_of(&with(&["templates"]), &what);
+            assert_eq!(
+                templates["resourceTemplates"][0]["uriTemplate"], "demo://greetings/{name}",
+                "{what}"
+            );
+            let completion = json_of(&with(&["complete", "prompt", "greet", "name", "a"]), &what);
+            assert_eq!(
+                completion["completion"]["values"],
+                serde_json::json!(["Ada", "Alan"]),
+                "{what}"
+            );
             let read = json_of(&with(&["read", "demo://readme"]), &what);
             assert!(read["contents"][0]["text"].is_string(), "{what}: {read}");
             let prompts = json_of(&with(&["prompts"]), &what);
