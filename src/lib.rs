@@ -9,6 +9,7 @@
 extern crate self as typed_mcp;
 
 pub mod cache;
+pub mod client;
 pub mod config;
 pub mod framing;
 pub mod generated;

@@ -93,7 +93,9 @@ fn not_ours(folder: &str) -> Option<&'static str> {
             "elicitation: the server never asks the user for input"
         }
         "InputRequests" | "InputRequiredResult" | "InputResponses" => {
-            "input_required results: the server always completes in one answer"
+            "input_required: one definition, InputRequiredResult, checked by \
+             `input_required_results_agree_with_the_official_examples` (the maps have no type \
+             of their own here)"
         }
         "CompleteRequest"
         | "CompleteRequestParams"
@@ -317,4 +319,37 @@ fn validators_agree_with_the_official_schema_on_examples_and_mutations() {
     }
     assert!(compared > 1000, "only {compared} cases compared");
     assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+}
+
+#[test]
+fn input_required_results_agree_with_the_official_examples() {
+    use typed_mcp::generated::mcp::protocol::validate;
+    let Some(spec) = spec_dir() else { return };
+    let dir = spec.join("2026-07-28/examples");
+    let official = official_schema(&spec, "2026-07-28");
+    let reference = official_validator(&official, "/$defs/InputRequiredResult");
+    let found = examples(&dir, "InputRequiredResult");
+    assert!(
+        !found.is_empty(),
+        "the official InputRequiredResult examples"
+    );
+    for (file, example) in found {
+        assert!(reference.is_valid(&example), "{}", file.display());
+        if let Err(errors) = validate::input_required_result(&example) {
+            panic!("{}: ours refuses it: {errors:?}", file.display());
+        }
+        // Neither questions nor state: the spec's prose requires one of them (its schema
+        // cannot say so); ours does.
+        let mut bare = example.clone();
+        let members = bare.as_object_mut().expect("an object");
+        members.remove("inputRequests");
+        members.remove("requestState");
+        assert!(validate::input_required_result(&bare).is_err());
+    }
+    for (file, example) in examples(&dir, "InputRequests") {
+        let result = serde_json::json!({"resultType": "input_required", "inputRequests": example});
+        if let Err(errors) = validate::input_required_result(&result) {
+            panic!("{}: ours refuses it: {errors:?}", file.display());
+        }
+    }
 }

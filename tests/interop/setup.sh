@@ -3,7 +3,9 @@
 # versions this folder pins:
 #   - PyPI `mcp` 2.3.0 and its dependencies (requirements.lock) in the venv tests/interop/.venv;
 #   - npm `@modelcontextprotocol/sdk` 1.32.2 and `@modelcontextprotocol/client` 2.4.0
-#     (package-lock.json) in tests/interop/node_modules, with `npm ci`.
+#     (package-lock.json) in tests/interop/node_modules, with `npm ci`;
+#   - npm `@modelcontextprotocol/server-everything` 2026.8.31, the server our client is
+#     tested against (tests/client_everything.rs), in the same node_modules.
 # Needs python3 (>= 3.10) and node (>= 20) with npm. Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -23,6 +25,6 @@ if [ "$node_major" -lt 20 ]; then
   exit 1
 fi
 npm ci --no-audit --no-fund --loglevel=error
-for package in @modelcontextprotocol/sdk @modelcontextprotocol/client; do
+for package in @modelcontextprotocol/sdk @modelcontextprotocol/client @modelcontextprotocol/server-everything; do
   echo "  $package $(node -p "require('./node_modules/$package/package.json').version")"
 done

@@ -1,0 +1,148 @@
+//! The `mcp_client` example, run as a real process against the demo server over stdio and
+//! HTTP: the typed result as JSON on stdout, and exit codes 0 / 1 / 2.
+
+mod client_support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+use client_support::{build_example, demo_server, limits_file, HttpServer};
+
+fn cli() -> PathBuf {
+    build_example("mcp_client")
+}
+
+fn run(cli: &Path, args: &[&str]) -> Output {
+    Command::new(cli)
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("the CLI starts")
+}
+
+fn json_of(output: &Output, what: &str) -> Value {
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{what}: stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{what}: stdout is not JSON: {e}"))
+}
+
+#[test]
+fn the_cli_answers_every_command_over_stdio_and_http() {
+    let cli = cli();
+    let (_dir, limits) = limits_file();
+    let demo = demo_server().display().to_string();
+    let limits_arg = limits.display().to_string();
+    let server =
+        HttpServer::start(std::slice::from_ref(&demo), &limits).expect("the demo server listens");
+    let stdio = [
+        "--stdio",
+        "--",
+        demo.as_str(),
+        "--limits",
+        limits_arg.as_str(),
+        "--",
+    ];
+    let http = ["--http", server.url.as_str()];
+    for (transport, target) in [("stdio", &stdio[..]), ("http", &http[..])] {
+        for version in ["auto", "2025-06-18"] {
+            let what = format!("{transport} {version}");
+            let with = |command: &[&str]| {
+                let mut args: Vec<&str> = target.to_vec();
+                args.extend(["--version", version]);
+                args.extend(command);
+                run(&cli, &args)
+            };
+            let tools = json_of(&with(&["tools"]), &what);
+            let names: Vec<&str> = tools["tools"]
+                .as_array()
+                .expect("an array")
+                .iter()
+                .filter_map(|t| t["name"].as_str())
+                .collect();
+            assert!(names.contains(&"echo"), "{what}: {names:?}");
+            let sum = json_of(&with(&["call", "add", r#"{"a":1,"b":2}"#]), &what);
+            assert_eq!(
+                sum["structuredContent"]["data"]["sum"].as_f64(),
+                Some(3.0),
+                "{what}: {sum}"
+            );
+            let discover = json_of(&with(&["discover"]), &what);
+            assert!(
+                discover["capabilities"]["tools"].is_object(),
+                "{what}: {discover}"
+            );
+            let resources = json_of(&with(&["resources"]), &what);
+            assert_eq!(resources["resources"][0]["uri"], "demo://readme", "{what}");
+            let templates = json_of(&with(&["templates"]), &what);
+            assert_eq!(
+                templates["resourceTemplates"][0]["uriTemplate"], "demo://greetings/{name}",
+                "{what}"
+            );
+            let completion = json_of(&with(&["complete", "prompt", "greet", "name", "a"]), &what);
+            assert_eq!(
+                completion["completion"]["values"],
+                serde_json::json!(["Ada", "Alan"]),
+                "{what}"
+            );
+            let read = json_of(&with(&["read", "demo://readme"]), &what);
+            assert!(read["contents"][0]["text"].is_string(), "{what}: {read}");
+            let prompts = json_of(&with(&["prompts"]), &what);
+            assert_eq!(prompts["prompts"][0]["name"], "greet", "{what}");
+            let prompt = json_of(&with(&["prompt", "greet", r#"{"name":"Ada"}"#]), &what);
+            assert!(prompt["messages"].to_string().contains("Ada"), "{what}");
+            // A protocol error: exit 1, the reason on stderr, nothing on stdout.
+            let missing = with(&["read", "demo://missing"]);
+            assert_eq!(missing.status.code(), Some(1), "{what}");
+            assert!(missing.stdout.is_empty(), "{what}");
+            assert!(
+                String::from_utf8_lossy(&missing.stderr).contains("error"),
+                "{what}"
+            );
+        }
+    }
+    server.stop();
+}
+
+#[test]
+fn usage_errors_exit_2_and_connection_failures_exit_1() {
+    let cli = cli();
+    for args in [
+        &[][..],
+        &["tools"][..],
+        &["--http", "http://127.0.0.1:9/mcp"][..],
+        &["--http", "http://127.0.0.1:9/mcp", "frobnicate"][..],
+        &[
+            "--http",
+            "http://127.0.0.1:9/mcp",
+            "--version",
+            "1999-01-01",
+            "tools",
+        ][..],
+        &[
+            "--http",
+            "http://127.0.0.1:9/mcp",
+            "call",
+            "add",
+            "{not json",
+        ][..],
+        &["--stdio", "tools"][..],
+    ] {
+        let output = run(&cli, args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(output.stdout.is_empty(), "{args:?}");
+    }
+    let refused = run(&cli, &["--http", "http://127.0.0.1:9/mcp", "tools"]);
+    assert_eq!(refused.status.code(), Some(1));
+    let missing = run(
+        &cli,
+        &["--stdio", "--", "/nonexistent/server", "--", "tools"],
+    );
+    assert_eq!(missing.status.code(), Some(1));
+}
