@@ -102,6 +102,18 @@ fn mounting_http(server: McpServer) -> axum::Router {
     app
 }
 
+/// README "The client": list the demo server's tools and call one, over stdio.
+async fn client_over_stdio() -> Result<(), Box<dyn std::error::Error>> {
+    use serde_json::json;
+    use typed_mcp::client::{Client, ClientOptions, ServerCommand};
+    let server = ServerCommand::new("cargo").args(["run", "--example", "demo_server"]);
+    let client = Client::connect_stdio(server, ClientOptions::new("my-agent", "1.0.0")).await?;
+    let tools = client.list_tools().await?; // every page
+    let sum = client.call_tool("add", json!({"a": 2, "b": 3})).await?;
+    eprintln!("{} tools; add: {sum:?}", tools.len());
+    Ok(())
+}
+
 /// README "Logging": a server prints nothing until a subscriber is installed.
 fn logging() {
     // tracing to stderr (never stdout, which carries the protocol); RUST_LOG overrides the level
