@@ -3,7 +3,8 @@
 //! A Model Context Protocol SDK whose protocol types and validators are generated from
 //! JSON Schema at build time (see the `typed-mcp-codegen` crate), wrapped in a thin
 //! hand-written runtime: newline-delimited framing, JSON-RPC 2.0 parsing with precise
-//! diagnostics, and (in later layers) dispatch, limits and the MCP server.
+//! diagnostics, dispatch, limits, the result cache, the MCP server (stdio and, with the `http`
+//! feature, Streamable HTTP) and a typed client.
 
 // Lets generated code name this crate as `::typed_mcp` even from inside it.
 extern crate self as typed_mcp;
@@ -24,3 +25,7 @@ pub mod validation;
 
 #[doc(hidden)]
 pub mod __private;
+
+/// Every bound the runtime enforces, generated from `schema/limits.json` (load one with
+/// [`config::load_limits`]; `Limits::default()` holds the defaults).
+pub use generated::limits::Limits;

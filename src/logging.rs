@@ -2,7 +2,9 @@
 //!
 //! stdout carries protocol messages only, so every log line must go to stderr.
 
+#[cfg(feature = "stderr-logging")]
 use tracing::level_filters::LevelFilter;
+#[cfg(feature = "stderr-logging")]
 use tracing_subscriber::EnvFilter;
 
 /// Installs a global `tracing` subscriber that writes formatted events to stderr (never
@@ -23,6 +25,7 @@ use tracing_subscriber::EnvFilter;
 /// typed_mcp::logging::init_stderr(LevelFilter::INFO).expect("first subscriber");
 /// assert!(typed_mcp::logging::init_stderr(LevelFilter::INFO).is_err());
 /// ```
+#[cfg(feature = "stderr-logging")]
 pub fn init_stderr(default_level: LevelFilter) -> Result<(), LoggingError> {
     let filter = EnvFilter::builder()
         .with_default_directive(default_level.into())
