@@ -1,6 +1,8 @@
 //! Loading `Limits` from files, strings and values: defaults, complete violation lists,
 //! unknown members, malformed JSON and unreadable files.
 
+mod echo_support;
+
 use std::io::Write;
 
 use serde_json::json;
@@ -269,7 +271,7 @@ fn deep_nesting_is_an_error_not_a_crash() {
 /// Runs the echo server with `args`, feeding `input` and closing stdin.
 fn run_echo(args: &[&str], input: &[u8]) -> std::process::Output {
     use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_typed-mcp-echo"))
+    let mut child = Command::new(echo_support::echo_server())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -1,7 +1,9 @@
 //! XC-003 graceful shutdown: on end of input, SIGTERM or a stop request the loop stops
 //! reading, lets in-flight requests finish (or cancels them at the grace period), flushes
 //! every answer and ends cleanly. In memory on a paused clock, and for real with the
-//! `typed-mcp-echo` binary.
+//! `echo_server` example.
+
+mod echo_support;
 
 mod server_support;
 
@@ -147,7 +149,7 @@ fn assert_all_answered(lines: &[Value], count: usize) {
 #[test]
 fn xc_003_all_responses_arrive_before_exit_when_stdin_closes() {
     const COUNT: usize = 1000;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_typed-mcp-echo"))
+    let mut child = Command::new(echo_support::echo_server())
         .args(["--max-in-flight", "16"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -178,7 +180,7 @@ fn xc_003_all_responses_arrive_before_exit_when_stdin_closes() {
 #[test]
 fn xc_003_sigterm_mid_stream_answers_every_accepted_request() {
     const COUNT: usize = 300;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_typed-mcp-echo"))
+    let mut child = Command::new(echo_support::echo_server())
         .args(["--max-in-flight", "1000", "--grace-ms", "1000"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -1,5 +1,7 @@
-//! Runs the `typed-mcp-echo` binary with trace logging and checks that stdout carries JSON-RPC
+//! Runs the `echo_server` example with trace logging and checks that stdout carries JSON-RPC
 //! lines only, one per expected answer, while logs go to stderr.
+
+mod echo_support;
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -13,7 +15,7 @@ struct Run {
 
 /// Runs the echo server with `args`, feeding `input` and closing stdin.
 fn run_echo(args: &[&str], input: Vec<u8>) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_typed-mcp-echo"))
+    let mut child = Command::new(echo_support::echo_server())
         .args(args)
         .env("RUST_LOG", "trace")
         .stdin(Stdio::piped())

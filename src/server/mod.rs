@@ -11,7 +11,7 @@
 //! [`ServeOptions::stop_on_signals`]. Tokio reads stdin on a blocking thread that a signal
 //! cannot interrupt, so once [`serve`] has returned (everything is flushed by then) end the
 //! runtime with `Runtime::shutdown_background` rather than waiting for that read, as
-//! `typed-mcp-echo` does; otherwise a client that keeps stdin open keeps the process alive.
+//! the `echo_server` example does; otherwise a client that keeps stdin open keeps the process alive.
 //!
 //! ```
 //! use serde_json::value::RawValue;

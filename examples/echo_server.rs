@@ -1,4 +1,4 @@
-//! `typed-mcp-echo`: a tiny JSON-RPC 2.0 server over stdio, built on the request loop
+//! `echo_server` (example): a tiny JSON-RPC 2.0 server over stdio, built on the request loop
 //! ([`typed_mcp::server::serve`]).
 //!
 //! - `ping` is answered with `{}`; `echo` with its `params` (or `null`);
@@ -123,7 +123,7 @@ fn raw(json: String) -> HandlerResult {
 
 fn main() -> ExitCode {
     if let Err(error) = typed_mcp::logging::init_stderr(LevelFilter::INFO) {
-        eprintln!("typed-mcp-echo: {error}");
+        eprintln!("echo_server: {error}");
     }
     let options = match parse_options() {
         Ok(options) => options,
