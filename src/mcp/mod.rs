@@ -64,6 +64,8 @@ mod subscriptions;
 mod tool_call;
 mod tools;
 mod uri_template;
+#[cfg(feature = "runtime-schema")]
+mod verbatim_schema;
 
 #[cfg(feature = "http")]
 pub(crate) use builder::ServerState;
@@ -80,6 +82,8 @@ pub use resource_templates::{
 pub use resources::{ResourceDefinition, ResourceError, ResourceReader, UriPolicy};
 pub use tools::{ArgumentSchema, ToolDefinition};
 pub use uri_template::{UriTemplate, UriTemplateError};
+#[cfg(feature = "runtime-schema")]
+pub use verbatim_schema::VerbatimSchema;
 
 /// Errors of the MCP server layer: building a server, and serving a connection.
 #[derive(Debug, thiserror::Error)]

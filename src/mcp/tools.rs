@@ -21,6 +21,10 @@
 //! path, and the handler is not called. Registration checks that every `examples` entry of
 //! the definition is accepted by the type's validator, which catches a definition paired with
 //! the wrong type.
+//!
+//! A schema the generator cannot type (`$ref`, `$anchor`, `allOf`, `if` / `then` / `else`,
+//! ...) is registered with a [`super::VerbatimSchema`] instead (feature `runtime-schema`):
+//! published as written, checked by a complete runtime validator, handed over as JSON.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -211,7 +215,22 @@ impl ToolDefinition {
             },
             other => other,
         })?;
-        Ok(Self {
+        Ok(Self::with_input_schema(
+            name,
+            description,
+            input_schema,
+            entry,
+        ))
+    }
+
+    /// A tool publishing `input_schema`, run by `entry`.
+    pub(crate) fn with_input_schema(
+        name: String,
+        description: String,
+        input_schema: ToolInputSchema,
+        entry: ToolEntry,
+    ) -> Self {
+        Self {
             tool: Tool {
                 annotations: None,
                 description: Some(description),
@@ -225,7 +244,7 @@ impl ToolDefinition {
             entry,
             required_capabilities: Vec::new(),
             content_blocks: false,
-        })
+        }
     }
 
     /// The handler returns content blocks, not data: its output must be a JSON array of
