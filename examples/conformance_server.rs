@@ -34,7 +34,7 @@ mod arguments {
 use arguments::{KeyArguments, MessageArguments, NoArguments, PromptArguments};
 
 /// The tools whose schemas go beyond plain generated arguments: a verbatim JSON Schema
-/// 2020-12 argument schema.
+/// 2020-12 argument schema and a typed output.
 #[path = "conformance_server/schema_tools.rs"]
 mod schema_tools;
 
@@ -555,6 +555,7 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
         streaming,
         key,
         schema_tools::json_schema_2020_12()?,
+        schema_tools::typed_output(schema("AddArguments")?, TOOLS_SCHEMA)?,
     ])
 }
 

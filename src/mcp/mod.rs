@@ -56,6 +56,7 @@ mod dispatch;
 pub mod era;
 mod input_required;
 mod outbound;
+mod output_schema;
 mod params;
 mod prompts;
 mod resource_templates;
@@ -72,6 +73,7 @@ pub(crate) use builder::ServerState;
 pub use builder::{CacheHints, McpServer, McpServerBuilder, DEFAULT_TTL_MS};
 #[cfg(feature = "http")]
 pub(crate) use dispatch::Connection;
+pub use output_schema::OutputSchema;
 pub use prompts::{
     user_text, AskingPromptRenderer, PromptArguments, PromptCompleter, PromptContext,
     PromptDefinition, PromptError, PromptFuture, PromptRenderer,

@@ -25,6 +25,10 @@
 //! A schema the generator cannot type (`$ref`, `$anchor`, `allOf`, `if` / `then` / `else`,
 //! ...) is registered with a [`super::VerbatimSchema`] instead (feature `runtime-schema`):
 //! published as written, checked by a complete runtime validator, handed over as JSON.
+//!
+//! A tool may also declare its output as a definition of the schema file
+//! ([`super::OutputSchema`], [`ToolDefinition::from_async_with_output`]): its `outputSchema`
+//! is published, and its output is the generated type, validated before it is sent.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -137,6 +141,8 @@ pub struct ToolDefinition {
     pub(crate) entry: ToolEntry,
     pub(crate) required_capabilities: Vec<String>,
     pub(crate) content_blocks: bool,
+    /// A published `outputSchema` describes the output: it is never cut.
+    pub(crate) structured_output: bool,
 }
 
 impl ToolDefinition {
@@ -244,6 +250,7 @@ impl ToolDefinition {
             entry,
             required_capabilities: Vec::new(),
             content_blocks: false,
+            structured_output: false,
         }
     }
 
@@ -252,6 +259,7 @@ impl ToolDefinition {
     /// `content` (images, audio, embedded resources, links, text). `structuredContent`
     /// keeps the uniform envelope with `data: null`. Blocks are never truncated: a result
     /// over `maxResponseBytes` is `RESPONSE_TOO_LARGE`; invalid blocks are `INTERNAL`.
+    /// Not for a tool with a typed output (its `outputSchema` describes `data`).
     #[must_use]
     pub fn returns_content(mut self) -> Self {
         self.content_blocks = true;
