@@ -203,3 +203,37 @@ fn an_output_definition_that_does_not_match_its_type_is_refused() {
     );
     assert!(mismatched.is_err());
 }
+
+#[tokio::test]
+async fn returns_content_does_not_change_a_typed_output() {
+    let add = ToolDefinition::from_async_with_output(
+        "add",
+        "Adds two integers.",
+        ArgumentSchema::from_defs(FIXTURE, "AddArguments").unwrap(),
+        OutputSchema::from_defs(FIXTURE, "AddOutput").unwrap(),
+        |_ctx: ToolContext, args: AddArguments| async move {
+            Ok(AddOutput {
+                sum: args.a + args.b,
+                summary: String::new(),
+            })
+        },
+    )
+    .unwrap()
+    .returns_content();
+    let server = McpServer::builder("typed-output", "1.0.0")
+        .tool(add)
+        .build()
+        .unwrap();
+    let mut client = legacy_client(server, "2025-11-25").await;
+    let list = client.result(json!(1), "tools/list", None).await;
+    let schema = published_output_schema(&list, "add");
+    let result = client
+        .result(
+            json!(2),
+            "tools/call",
+            Some(call("add", json!({"a": 2, "b": 2}))),
+        )
+        .await;
+    assert_eq!(result["structuredContent"]["data"]["sum"], 4, "{result}");
+    assert_described(&schema, &result);
+}

@@ -259,9 +259,18 @@ impl ToolDefinition {
     /// `content` (images, audio, embedded resources, links, text). `structuredContent`
     /// keeps the uniform envelope with `data: null`. Blocks are never truncated: a result
     /// over `maxResponseBytes` is `RESPONSE_TOO_LARGE`; invalid blocks are `INTERNAL`.
-    /// Not for a tool with a typed output (its `outputSchema` describes `data`).
+    ///
+    /// A tool with a typed output returns its output type, not blocks: for it this does
+    /// nothing but log an error (its published `outputSchema` keeps describing what is sent).
     #[must_use]
     pub fn returns_content(mut self) -> Self {
+        if self.structured_output {
+            tracing::error!(
+                tool = %self.tool.name,
+                "returns_content() ignored: the tool has a typed output"
+            );
+            return self;
+        }
         self.content_blocks = true;
         self
     }
