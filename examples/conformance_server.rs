@@ -33,6 +33,11 @@ mod arguments {
 }
 use arguments::{KeyArguments, MessageArguments, NoArguments, PromptArguments};
 
+/// The tools whose schemas go beyond plain generated arguments: a verbatim JSON Schema
+/// 2020-12 argument schema and a typed output.
+#[path = "conformance_server/schema_tools.rs"]
+mod schema_tools;
+
 const TOOLS_SCHEMA: &str = include_str!("conformance_server/tools.json");
 
 /// A tiny WAV file, base64.
@@ -549,6 +554,8 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
         input_capabilities,
         streaming,
         key,
+        schema_tools::json_schema_2020_12()?,
+        schema_tools::typed_output(schema("AddArguments")?, TOOLS_SCHEMA)?,
     ])
 }
 

@@ -56,6 +56,7 @@ mod dispatch;
 pub mod era;
 mod input_required;
 mod outbound;
+mod output_schema;
 mod params;
 mod prompts;
 mod resource_templates;
@@ -64,12 +65,15 @@ mod subscriptions;
 mod tool_call;
 mod tools;
 mod uri_template;
+#[cfg(feature = "runtime-schema")]
+mod verbatim_schema;
 
 #[cfg(feature = "http")]
 pub(crate) use builder::ServerState;
 pub use builder::{CacheHints, McpServer, McpServerBuilder, DEFAULT_TTL_MS};
 #[cfg(feature = "http")]
 pub(crate) use dispatch::Connection;
+pub use output_schema::OutputSchema;
 pub use prompts::{
     user_text, AskingPromptRenderer, PromptArguments, PromptCompleter, PromptContext,
     PromptDefinition, PromptError, PromptFuture, PromptRenderer,
@@ -80,6 +84,8 @@ pub use resource_templates::{
 pub use resources::{ResourceDefinition, ResourceError, ResourceReader, UriPolicy};
 pub use tools::{ArgumentSchema, ToolDefinition};
 pub use uri_template::{UriTemplate, UriTemplateError};
+#[cfg(feature = "runtime-schema")]
+pub use verbatim_schema::VerbatimSchema;
 
 /// Errors of the MCP server layer: building a server, and serving a connection.
 #[derive(Debug, thiserror::Error)]

@@ -87,7 +87,8 @@ impl ToolSet {
         let entry = &definition.entry;
         let mut options = CallOptions::for_request(request.ctx.id())
             .cancel_token(request.ctx.cancellation().clone())
-            .content_blocks(definition.content_blocks);
+            .content_blocks(definition.content_blocks)
+            .structured_output(definition.structured_output);
         if let Some(client) = request.client.clone() {
             options = options.client_requester(client);
         }

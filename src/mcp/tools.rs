@@ -21,6 +21,14 @@
 //! path, and the handler is not called. Registration checks that every `examples` entry of
 //! the definition is accepted by the type's validator, which catches a definition paired with
 //! the wrong type.
+//!
+//! A schema the generator cannot type (`$ref`, `$anchor`, `allOf`, `if` / `then` / `else`,
+//! ...) is registered with a [`super::VerbatimSchema`] instead (feature `runtime-schema`):
+//! published as written, checked by a complete runtime validator, handed over as JSON.
+//!
+//! A tool may also declare its output as a definition of the schema file
+//! ([`super::OutputSchema`], [`ToolDefinition::from_async_with_output`]): its `outputSchema`
+//! is published, and its output is the generated type, validated before it is sent.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -133,6 +141,8 @@ pub struct ToolDefinition {
     pub(crate) entry: ToolEntry,
     pub(crate) required_capabilities: Vec<String>,
     pub(crate) content_blocks: bool,
+    /// A published `outputSchema` describes the output: it is never cut.
+    pub(crate) structured_output: bool,
 }
 
 impl ToolDefinition {
@@ -211,7 +221,22 @@ impl ToolDefinition {
             },
             other => other,
         })?;
-        Ok(Self {
+        Ok(Self::with_input_schema(
+            name,
+            description,
+            input_schema,
+            entry,
+        ))
+    }
+
+    /// A tool publishing `input_schema`, run by `entry`.
+    pub(crate) fn with_input_schema(
+        name: String,
+        description: String,
+        input_schema: ToolInputSchema,
+        entry: ToolEntry,
+    ) -> Self {
+        Self {
             tool: Tool {
                 annotations: None,
                 description: Some(description),
@@ -225,7 +250,8 @@ impl ToolDefinition {
             entry,
             required_capabilities: Vec::new(),
             content_blocks: false,
-        })
+            structured_output: false,
+        }
     }
 
     /// The handler returns content blocks, not data: its output must be a JSON array of
@@ -233,8 +259,18 @@ impl ToolDefinition {
     /// `content` (images, audio, embedded resources, links, text). `structuredContent`
     /// keeps the uniform envelope with `data: null`. Blocks are never truncated: a result
     /// over `maxResponseBytes` is `RESPONSE_TOO_LARGE`; invalid blocks are `INTERNAL`.
+    ///
+    /// A tool with a typed output returns its output type, not blocks: for it this does
+    /// nothing but log an error (its published `outputSchema` keeps describing what is sent).
     #[must_use]
     pub fn returns_content(mut self) -> Self {
+        if self.structured_output {
+            tracing::error!(
+                tool = %self.tool.name,
+                "returns_content() ignored: the tool has a typed output"
+            );
+            return self;
+        }
         self.content_blocks = true;
         self
     }

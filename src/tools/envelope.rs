@@ -15,7 +15,7 @@
 //! Size (RESP-003, RESP-004): the rendering is measured against a byte budget (the response
 //! limit minus the JSON-RPC line around the result). A text output (a JSON string) that does
 //! not fit is cut at a character boundary, with `truncated: true` and `originalSizeBytes`.
-//! Structured output is never cut: when it does not fit even with its text copy shortened, the
+//! Structured output, and the output of a tool with a published `outputSchema`, is never cut: when it does not fit even with its text copy shortened, the
 //! answer is a `RESPONSE_TOO_LARGE` error. An error report that does not fit keeps as many
 //! violations as fit, then falls back to a minimal error.
 
@@ -146,13 +146,15 @@ pub(crate) fn base_meta(duration_ms: u64, cached: bool) -> ResultMeta {
     }
 }
 
-/// Renders a successful call's output within `budget` bytes. The result's
+/// Renders a successful call's output within `budget` bytes; a text output may be cut to fit
+/// only when `cut_text` is set (a typed output is never cut). The result's
 /// `cacheable_output` is left `None`; the runner fills it in.
 pub(crate) fn render_success(
     data: &Value,
     meta: ResultMeta,
     budget: usize,
     max_response_bytes: usize,
+    cut_text: bool,
 ) -> ToolCallResult {
     let text_copy = match data {
         Value::String(_) => None,
@@ -171,7 +173,7 @@ pub(crate) fn render_success(
         return success(json, meta);
     }
     let original = output_size(data);
-    if let Value::String(text) = data {
+    if let (Value::String(text), true) = (data, cut_text) {
         return truncate_text(text, meta, budget, max_response_bytes, original);
     }
     // Structured output is never cut; try again with a short note for the text copy.

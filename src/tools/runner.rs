@@ -60,6 +60,9 @@ pub struct CallOptions {
     /// The handler's output is a list of content blocks (rendered as the result's
     /// `content`), not data.
     pub content_blocks: bool,
+    /// The handler's output is described by a published `outputSchema`: it is never cut
+    /// to fit the response limit (a text output that does not fit is `RESPONSE_TOO_LARGE`).
+    pub structured_output: bool,
     /// Bytes of the response line outside the `result` member (see
     /// [`CallOptions::for_request`]); the result is kept within `maxResponseBytes` minus this.
     pub line_overhead: usize,
@@ -82,6 +85,7 @@ impl CallOptions {
             progress: None,
             log: None,
             content_blocks: false,
+            structured_output: false,
             client: None,
             line_overhead,
         }
@@ -105,6 +109,13 @@ impl CallOptions {
     #[must_use]
     pub fn content_blocks(mut self, content_blocks: bool) -> Self {
         self.content_blocks = content_blocks;
+        self
+    }
+
+    /// Never cuts the output (see `CallOptions::structured_output`).
+    #[must_use]
+    pub fn structured_output(mut self, structured_output: bool) -> Self {
+        self.structured_output = structured_output;
         self
     }
 
@@ -460,6 +471,7 @@ impl ToolRunner {
             meta,
             self.budget(options),
             self.inner.max_response_bytes,
+            !options.structured_output,
         );
         self.count_result(&result);
         result

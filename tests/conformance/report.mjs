@@ -1,6 +1,6 @@
 // Reads what run.sh collected (a manifest of scenario runs and their checks.json files), prints one
 // table row per run and the details that matter, and decides the exit code:
-//   0  every FAILURE check is listed in expected-failures.txt and every listed entry still fails;
+//   0  every FAILURE check is listed in the expected-failures file (CONFORMANCE_EXPECTED) and every listed entry still fails;
 //   1  an unexpected FAILURE, a stale expected-failures entry (it passes now, or never fails), or a
 //      run that produced no checks.json / no checks / crashed / timed out.
 // Usage: node report.mjs MANIFEST EXPECTED_FAILURES_FILE
@@ -13,7 +13,7 @@ if (!manifestPath || !expectedPath) {
   process.exit(2);
 }
 
-// ---- expected-failures.txt: "scenario check-id  # reason"
+// ---- the expected-failures file: "scenario check-id  # reason"
 // scenario: a run label (e.g. server-stateless@0.2.0/2026-07-28) or a bare scenario name (every run of
 // it); check-id: a check's id, or its name (ids repeat inside some scenarios, names tell them apart).
 const entries = [];
@@ -106,7 +106,7 @@ const section = (title, items) => {
   items.forEach((i) => console.log(`  ${i}`));
 };
 section('warnings (do not fail the run)', warnings);
-section('expected failures (listed in expected-failures.txt)', expected);
+section('expected failures (listed in the expected-failures file)', expected);
 section('UNEXPECTED FAILURES', unexpected);
 section('STALE expected-failures entries', stale);
 section('ERRORS', errors);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance scenarios listed in scenarios.txt against the Streamable HTTP
 # server at URL, then prints a table of the results and exits non-zero on any FAILURE check not
-# listed in expected-failures.txt, on any listed entry that no longer fails, and on any scenario
-# that crashed, timed out or wrote no checks.json (report.mjs decides).
+# listed in the expected-failures file (none by default), on any listed entry that no longer
+# fails, and on any scenario that crashed, timed out or wrote no checks.json (report.mjs decides).
 #
 # Usage: tests/conformance/run.sh URL [LABEL-REGEX]
 #   URL          e.g. http://127.0.0.1:8080/mcp (must be a localhost URL: dns-rebinding-protection
@@ -13,8 +13,10 @@
 #   CONFORMANCE_RESULTS  where the results go (wiped first). Default: a new directory
 #                        tests/conformance/results/run-DATE-PID, so runs at the same time do not mix
 #   CONFORMANCE_TIMEOUT  seconds one scenario may take before it is killed (default 180)
-#   CONFORMANCE_SCENARIOS, CONFORMANCE_EXPECTED  other scenario / expected-failures files than
-#                        tests/conformance/scenarios.txt / expected-failures.txt (self-tests)
+#   CONFORMANCE_SCENARIOS  another scenario file than tests/conformance/scenarios.txt
+#                        (tests/conformance.rs uses scenarios-fixture.txt for the fixture server)
+#   CONFORMANCE_EXPECTED  a file of checks allowed to FAIL (`SCENARIO CHECK  # reason`, see
+#                        README.md); default none: every FAILURE fails the run
 # Needs tests/conformance/setup.sh to have run (it installs the suite and Node 22).
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -34,7 +36,7 @@ fi
 
 limit="${CONFORMANCE_TIMEOUT:-180}"
 scenarios="${CONFORMANCE_SCENARIOS:-$here/scenarios.txt}"
-expected="${CONFORMANCE_EXPECTED:-$here/expected-failures.txt}"
+expected="${CONFORMANCE_EXPECTED:-/dev/null}"
 if [ -n "${CONFORMANCE_RESULTS:-}" ]; then
   results="$CONFORMANCE_RESULTS"
   rm -rf "$results"

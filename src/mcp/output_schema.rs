@@ -1,0 +1,320 @@
+//! Typed tool outputs: a tool may declare its output as a definition of the user's schema
+//! file; its `outputSchema` is published and its output is the generated type, validated
+//! before it is sent.
+//!
+//! # How the published `outputSchema` and the uniform envelope coexist
+//!
+//! Every `tools/call` result of typed-mcp carries the uniform envelope of
+//! `schema/errors.json` as its `structuredContent`, and a typed tool keeps it: its output
+//! `O` is the envelope's `data`. So the `outputSchema` published for the tool is the schema
+//! of what is actually sent, the envelope with `data` narrowed to the tool's definition:
+//!
+//! ```json
+//! {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+//!  "oneOf": [{"$ref": "#/$defs/ToolSuccess"}, {"$ref": "#/$defs/ToolFailure"}],
+//!  "$defs": {"ToolSuccess": {"properties": {"ok": {"const": true},
+//!                                           "data": <the tool's output definition>,
+//!                                           "meta": {"$ref": "#/$defs/ResultMeta"}}, ...},
+//!            "ToolFailure": ..., "ToolError": ..., "ResultMeta": ..., ...}}
+//! ```
+//!
+//! - A success (`isError: false`) is `{"ok": true, "data": <O as JSON>, "meta": {...}}`:
+//!   `durationMs`, `truncated` (always `false`: a typed output is never cut; one that does
+//!   not fit the response limit is a `RESPONSE_TOO_LARGE` error instead) and `cached` (a
+//!   cacheable tool's output served from the result cache is the same validated value).
+//! - A failure (`isError: true`) is `{"ok": false, "error": {code, message, retryable, ...},
+//!   "meta": {...}}`, also described by the published schema (the `ToolFailure` branch).
+//! - The text content is the compact JSON text of `data`, as for every data tool.
+//! - Before sending, the output is serialized and checked by the generated validator of the
+//!   output definition; an output that fails is never sent: the call is answered with an
+//!   `INTERNAL` error (the violations are logged to stderr, not sent).
+//!
+//! The output definition must be self-contained (no `$ref`), as argument definitions are; the
+//! envelope parts are copied from `schema/errors.json` without their `x-` annotations.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use super::{ArgumentSchema, McpError, ToolDefinition};
+use crate::generated::mcp::protocol::ToolOutputSchema;
+use crate::tools::{ToolCallError, ToolContext};
+use crate::validation::SchemaValidate;
+
+/// The envelope definitions, from the file the runtime's envelope types are generated from.
+const ERRORS_SCHEMA: &str =
+    include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/schema/errors.json"));
+
+/// The envelope parts the published output schema refers to.
+const ENVELOPE_DEFS: [&str; 6] = [
+    "ToolSuccess",
+    "ToolFailure",
+    "ToolError",
+    "ToolErrorCode",
+    "ValidationError",
+    "ResultMeta",
+];
+
+/// The JSON Schema of a tool's output: one self-contained definition (no `$ref`) of the
+/// user's schema file, of any type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutputSchema {
+    definition: Value,
+}
+
+impl OutputSchema {
+    /// The definition `name` of a schema file's `$defs`, from the file's text.
+    ///
+    /// # Errors
+    ///
+    /// [`McpError::InvalidToolSchema`] when the text is not JSON, has no such definition, or
+    /// the definition is not a self-contained schema object.
+    pub fn from_defs(file_text: &str, name: &str) -> Result<Self, McpError> {
+        let invalid = |reason: &str| McpError::InvalidToolSchema {
+            definition: name.to_owned(),
+            reason: reason.to_owned(),
+        };
+        let file: Value =
+            serde_json::from_str(file_text).map_err(|_| invalid("the schema file is not JSON"))?;
+        let definition = file
+            .get("$defs")
+            .and_then(|defs| defs.get(name))
+            .ok_or_else(|| invalid("the schema file's $defs has no such definition"))?;
+        if !definition.is_object() {
+            return Err(invalid("an output definition must be a JSON object"));
+        }
+        if contains_ref(definition) {
+            return Err(invalid(
+                "an output definition must be self-contained (no $ref)",
+            ));
+        }
+        Ok(Self {
+            definition: definition.clone(),
+        })
+    }
+
+    /// The tool's output definition, as it appears under `data` in the published schema.
+    #[must_use]
+    pub fn definition(&self) -> &Value {
+        &self.definition
+    }
+
+    /// The `outputSchema` published for a tool with this output (see the module docs).
+    ///
+    /// # Errors
+    ///
+    /// [`McpError::InvalidToolSchema`] should the envelope definitions be unusable (they are
+    /// part of the crate, checked by its tests).
+    pub fn published(&self) -> Result<Value, McpError> {
+        let broken = || McpError::InvalidToolSchema {
+            definition: "ToolResultEnvelope".to_owned(),
+            reason: "the envelope definitions of schema/errors.json are unusable".to_owned(),
+        };
+        let errors: Value = serde_json::from_str(ERRORS_SCHEMA).map_err(|_| broken())?;
+        let mut defs = Map::new();
+        for name in ENVELOPE_DEFS {
+            let definition = errors["$defs"].get(name).ok_or_else(broken)?;
+            defs.insert(name.to_owned(), without_annotations(definition));
+        }
+        let mut data = self.definition.clone();
+        if let (Value::Object(data), Some(description)) = (
+            &mut data,
+            defs["ToolSuccess"]["properties"]["data"]["description"].as_str(),
+        ) {
+            data.entry("description")
+                .or_insert_with(|| Value::from(description));
+        }
+        defs["ToolSuccess"]["properties"]["data"] = data;
+        Ok(json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "description": "typed-mcp's uniform result envelope: {ok: true, data, meta} on \
+                success, {ok: false, error, meta} when isError is true.",
+            "oneOf": [{"$ref": "#/$defs/ToolSuccess"}, {"$ref": "#/$defs/ToolFailure"}],
+            "$defs": defs,
+        }))
+    }
+
+    fn examples(&self) -> impl Iterator<Item = &Value> {
+        self.definition
+            .get("examples")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+    }
+}
+
+fn contains_ref(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => map.contains_key("$ref") || map.values().any(contains_ref),
+        Value::Array(items) => items.iter().any(contains_ref),
+        _ => false,
+    }
+}
+
+/// `value` without its `x-` keys (annotations of this project, unknown to other validators).
+fn without_annotations(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(key, _)| !key.starts_with("x-"))
+                .map(|(key, value)| (key.clone(), without_annotations(value)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_annotations).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Serializes a typed output and checks it with its generated validator.
+fn checked_output<O: Serialize + SchemaValidate>(
+    tool: &str,
+    output: &O,
+) -> Result<Value, ToolCallError> {
+    let internal = || ToolCallError::Internal {
+        message: "the tool's output does not match its published output schema".to_owned(),
+    };
+    let value = serde_json::to_value(output).map_err(|error| {
+        tracing::error!(tool, %error, "a typed tool output does not serialize");
+        internal()
+    })?;
+    if let Err(violations) = O::validate_value(&value) {
+        for violation in &violations {
+            tracing::error!(tool, %violation, "a typed tool output violates its schema");
+        }
+        return Err(internal());
+    }
+    Ok(value)
+}
+
+impl ToolDefinition {
+    /// A tool with an async handler taking the generated argument type `A` and returning the
+    /// generated output type `O`, whose `outputSchema` is published (see
+    /// [`OutputSchema::published`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`ToolDefinition::from_async`], and [`McpError::InvalidToolSchema`] when an
+    /// `examples` entry of the output definition is rejected by `O`'s validator or does not
+    /// decode into `O`.
+    pub fn from_async_with_output<A, O, F, Fut>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        arguments: ArgumentSchema,
+        output: OutputSchema,
+        handler: F,
+    ) -> Result<Self, McpError>
+    where
+        A: DeserializeOwned + SchemaValidate + Send + 'static,
+        O: Serialize + DeserializeOwned + SchemaValidate + Send + 'static,
+        F: Fn(ToolContext, A) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<O, ToolCallError>> + Send + 'static,
+    {
+        let name = name.into();
+        let tool = Arc::<str>::from(name.as_str());
+        let handler = Arc::new(handler);
+        let definition = Self::from_async(name, description, arguments, move |ctx, args: A| {
+            let handler = Arc::clone(&handler);
+            let tool = Arc::clone(&tool);
+            async move { checked_output(&tool, &handler(ctx, args).await?) }
+        })?;
+        definition.with_output::<O>(&output)
+    }
+
+    /// Like [`ToolDefinition::from_async_with_output`], with a synchronous handler run on
+    /// the blocking pool.
+    ///
+    /// # Errors
+    ///
+    /// As [`ToolDefinition::from_async_with_output`].
+    pub fn blocking_with_output<A, O, F>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        arguments: ArgumentSchema,
+        output: OutputSchema,
+        handler: F,
+    ) -> Result<Self, McpError>
+    where
+        A: DeserializeOwned + SchemaValidate + Send + 'static,
+        O: Serialize + DeserializeOwned + SchemaValidate + Send + 'static,
+        F: Fn(ToolContext, A) -> Result<O, ToolCallError> + Send + Sync + 'static,
+    {
+        let name = name.into();
+        let tool = name.clone();
+        let definition = Self::blocking(name, description, arguments, move |ctx, args: A| {
+            checked_output(&tool, &handler(ctx, args)?)
+        })?;
+        definition.with_output::<O>(&output)
+    }
+
+    /// Publishes `output`'s envelope schema and marks the output as never cut.
+    fn with_output<O: DeserializeOwned + SchemaValidate>(
+        mut self,
+        output: &OutputSchema,
+    ) -> Result<Self, McpError> {
+        for (index, example) in output.examples().enumerate() {
+            if O::validate_value(example).is_err() || O::deserialize(example).is_err() {
+                return Err(McpError::InvalidToolSchema {
+                    definition: self.tool.name,
+                    reason: format!(
+                        "example {index} of the output definition is rejected by the output \
+                         type: the definition and the type do not match"
+                    ),
+                });
+            }
+        }
+        let published: ToolOutputSchema =
+            serde_json::from_value(output.published()?).map_err(|_| {
+                McpError::InvalidToolSchema {
+                    definition: self.tool.name.clone(),
+                    reason: "the output schema does not fit a tool's outputSchema".to_owned(),
+                }
+            })?;
+        self.tool.output_schema = Some(published);
+        self.structured_output = true;
+        Ok(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = r##"{"$defs": {
+        "Total": {"type": "object", "properties": {"sum": {"type": "integer"}},
+                  "required": ["sum"], "additionalProperties": false},
+        "Linked": {"type": "object", "properties": {"x": {"$ref": "#/$defs/Total"}}}
+    }}"##;
+
+    #[test]
+    fn output_definitions_are_self_contained_definitions_of_the_file() {
+        let output = OutputSchema::from_defs(FILE, "Total").unwrap();
+        assert_eq!(output.definition()["required"][0], "sum");
+        assert!(OutputSchema::from_defs(FILE, "Linked").is_err());
+        assert!(OutputSchema::from_defs(FILE, "Missing").is_err());
+        assert!(OutputSchema::from_defs("{", "Total").is_err());
+    }
+
+    #[test]
+    fn the_published_schema_is_the_envelope_with_data_narrowed() {
+        let published = OutputSchema::from_defs(FILE, "Total")
+            .unwrap()
+            .published()
+            .unwrap();
+        let success = &published["$defs"]["ToolSuccess"];
+        assert_eq!(success["properties"]["data"]["required"][0], "sum");
+        assert_eq!(success["properties"]["ok"]["const"], true);
+        assert_eq!(
+            published["$defs"]["ToolFailure"]["properties"]["ok"]["const"],
+            false
+        );
+        assert!(!published.to_string().contains("\"x-"), "{published}");
+        // Every reference resolves inside the published schema.
+        for name in ENVELOPE_DEFS {
+            assert!(published["$defs"].get(name).is_some(), "{name}");
+        }
+    }
+}
