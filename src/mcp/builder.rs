@@ -224,6 +224,7 @@ impl McpServerBuilder {
                 modern_capabilities,
                 subscriptions: super::subscriptions::Subscriptions::default(),
                 state_key: super::input_required::StateKey::generate(),
+                page_size: usize::try_from(self.limits.lists.page_size.get()).unwrap_or(usize::MAX),
                 hints: self.hints,
                 tools,
                 resources,
@@ -246,8 +247,10 @@ pub(crate) struct ServerState {
     pub(crate) modern_capabilities: ServerCapabilities,
     pub(crate) hints: CacheHints,
     pub(crate) subscriptions: super::subscriptions::Subscriptions,
-    /// Seals the `requestState` of `input_required` results.
+    /// Seals the `requestState` of `input_required` results, and the list cursors.
     pub(crate) state_key: super::input_required::StateKey,
+    /// Largest number of items in one page of a list result.
+    pub(crate) page_size: usize,
     pub(crate) tools: ToolSet,
     pub(crate) resources: ResourceSet,
     pub(crate) prompts: PromptSet,

@@ -18,7 +18,7 @@ use super::params::{
 };
 use super::tool_call::CallRequest;
 use crate::generated::mcp::protocol::{
-    validate, CallToolRequestParams, CompleteRequestParams, Cursor, DiscoverResult, EmptyResult,
+    validate, CallToolRequestParams, CompleteRequestParams, DiscoverResult, EmptyResult,
     GetPromptRequestParams, InitializeRequestParams, InitializeResult, LegacyCallToolRequestParams,
     LegacyCompleteRequestParams, LegacyGetPromptRequestParams, LegacyPaginatedRequestParams,
     LegacyReadResourceRequestParams, LegacySetLevelRequestParams, LegacySubscribeRequestParams,
@@ -206,21 +206,22 @@ impl Connection {
                 respond(ResultKind::Empty, &EmptyResult { meta: None })
             }
             ("ping" | "server/discover", _) => Err(method_not_found()),
-            ("tools/list", _) => {
-                paginated(method, params, era)?;
-                state.tools.list(era, hints)
-            }
+            ("tools/list", _) => state
+                .tools
+                .list(era, hints, &pager(state, method, params, era)?),
             ("resources/list", _) => {
-                paginated(method, params, era)?;
-                state.resources.list(era, hints)
+                state
+                    .resources
+                    .list(era, hints, &pager(state, method, params, era)?)
             }
             ("resources/templates/list", _) => {
-                paginated(method, params, era)?;
-                state.resources.list_templates(era, hints)
+                let pager = pager(state, method, params, era)?;
+                state.resources.list_templates(era, hints, &pager)
             }
             ("prompts/list", _) => {
-                paginated(method, params, era)?;
-                state.prompts.list(era, hints)
+                state
+                    .prompts
+                    .list(era, hints, &pager(state, method, params, era)?)
             }
             ("tools/call", Era::Legacy(_)) => {
                 let p: LegacyCallToolRequestParams = decode(
@@ -535,9 +536,13 @@ impl Handler for Connection {
     }
 }
 
-/// Validates the params of a list method; this server returns everything in one page, so
-/// any cursor is invalid.
-fn paginated(method: &str, params: Option<&Value>, era: Era) -> Result<(), ErrorObject<'static>> {
+/// Validates the params of a list method; the pager of the page they ask for.
+fn pager<'a>(
+    state: &'a ServerState,
+    method: &'a str,
+    params: Option<&Value>,
+    era: Era,
+) -> Result<super::pagination::Pager<'a>, ErrorObject<'static>> {
     let cursor = match era {
         Era::Legacy(_) => {
             decode::<LegacyPaginatedRequestParams>(
@@ -558,17 +563,12 @@ fn paginated(method: &str, params: Option<&Value>, era: Era) -> Result<(), Error
             .cursor
         }
     };
-    match cursor {
-        None => Ok(()),
-        Some(Cursor(_)) => Err(invalid_params(
-            "invalid cursor",
-            vec![violation(
-                "/cursor",
-                "cursor",
-                "this server returns a single page",
-            )],
-        )),
-    }
+    Ok(super::pagination::Pager::new(
+        &state.state_key,
+        method,
+        state.page_size,
+        cursor,
+    ))
 }
 
 fn to_json_map<T: serde::Serialize>(arguments: T) -> serde_json::Map<String, Value> {

@@ -21,6 +21,9 @@
 //!   progress reports into `notifications/progress`.
 //! - **Outbound validation.** Every result is checked with its generated validator before it
 //!   is written; a failure is logged and answered with `-32603` instead.
+//! - **Lists.** Every list method is paged (`limits.lists.pageSize`). A cursor is opaque and
+//!   sealed (HMAC) and names the last item delivered: it survives other changes to the
+//!   list, and fails with `-32602` once that item is removed, or when altered.
 //! - **Resources.** URIs checked (RFC 3986 and a [`UriPolicy`]) at registration and on
 //!   `resources/read`; an unknown URI is `-32002` (2025) or `-32602` (2026-07-28).
 //!
@@ -56,6 +59,7 @@ mod dispatch;
 pub mod era;
 mod input_required;
 mod outbound;
+mod pagination;
 mod params;
 mod prompts;
 mod resource_templates;
