@@ -1,8 +1,30 @@
-//! The list features over Streamable HTTP: pagination across stateless requests.
+//! The list features over Streamable HTTP: pagination across stateless requests, and
+//! `notifications/*/list_changed` on a 2025 session's GET stream.
 
 mod http_support;
 
+use futures_util::StreamExt as _;
+use reqwest::StatusCode;
 use serde_json::json;
+use typed_mcp::generated::limits::Limits;
+use typed_mcp::mcp::ResourceDefinition;
+
+/// Reads an event stream until it holds `count` events; returns its text.
+async fn events<B: AsRef<[u8]>>(
+    body: &mut (impl futures_util::Stream<Item = reqwest::Result<B>> + Unpin),
+    count: usize,
+) -> String {
+    let mut seen = String::new();
+    while seen.matches("data: ").count() < count {
+        let chunk = tokio::time::timeout(http_support::HANG_GUARD, body.next())
+            .await
+            .expect("the event arrives (hang guard)")
+            .expect("the stream is open")
+            .expect("a chunk");
+        seen.push_str(&String::from_utf8_lossy(chunk.as_ref()));
+    }
+    seen
+}
 
 #[tokio::test]
 async fn stateless_http_requests_page_with_the_same_cursor() {
@@ -33,4 +55,48 @@ async fn stateless_http_requests_page_with_the_same_cursor() {
         .modern(3, "tools/list", json!({ "cursor": format!("{cursor}x") }))
         .await;
     assert_eq!(refused.error_code(), -32602);
+}
+
+#[tokio::test]
+async fn list_changes_reach_a_session_get_stream() {
+    let h = http_support::start(Limits::default()).await;
+    let session = h.initialize("2025-11-25").await;
+    let stream = h
+        .client
+        .get(&h.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), StatusCode::OK);
+    let mut body = stream.bytes_stream();
+    let notes = ResourceDefinition::text("demo://notes", "notes", "text/plain", "a note");
+    h.server.add_resource(notes).await.expect("added");
+    assert!(h.server.remove_prompt("greet").await);
+    let seen = events(&mut body, 2).await;
+    let methods: Vec<&str> = seen
+        .lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .map(|data| {
+            let value: serde_json::Value = serde_json::from_str(data).unwrap();
+            if value["method"] == "notifications/resources/list_changed" {
+                "resources"
+            } else if value["method"] == "notifications/prompts/list_changed" {
+                "prompts"
+            } else {
+                "other"
+            }
+        })
+        .collect();
+    assert_eq!(methods, ["resources", "prompts"], "{seen}");
+    let read = h
+        .in_session(
+            &session,
+            1,
+            "resources/read",
+            json!({"uri": "demo://notes"}),
+        )
+        .await;
+    assert_eq!(read.json()["result"]["contents"][0]["text"], "a note");
 }

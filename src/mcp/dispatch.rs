@@ -96,6 +96,16 @@ impl Connection {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(peer);
     }
 
+    /// Where this connection's notifications outside requests go: the standalone stream
+    /// when set, else `peer` (stdio: the one output).
+    fn notification_peer(&self, peer: &crate::server::Peer) -> crate::server::Peer {
+        self.standalone
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+            .unwrap_or_else(|| peer.clone())
+    }
+
     /// A connection for one stateless (2026-07-28) HTTP request: `initialize` and `ping` do
     /// not exist there (`-32601`).
     #[cfg(feature = "http")]
@@ -199,6 +209,8 @@ impl Connection {
     ) -> HandlerResult {
         let state = &*self.state;
         let hints = &state.hints;
+        // One snapshot of the tools, resources and prompts for the whole request.
+        let sets = state.catalog.current();
         match (method, era) {
             ("ping", Era::Legacy(_)) => {
                 let _params: Option<PingRequestParams> =
@@ -206,21 +218,19 @@ impl Connection {
                 respond(ResultKind::Empty, &EmptyResult { meta: None })
             }
             ("ping" | "server/discover", _) => Err(method_not_found()),
-            ("tools/list", _) => state
+            ("tools/list", _) => sets
                 .tools
                 .list(era, hints, &pager(state, method, params, era)?),
             ("resources/list", _) => {
-                state
-                    .resources
+                sets.resources
                     .list(era, hints, &pager(state, method, params, era)?)
             }
             ("resources/templates/list", _) => {
                 let pager = pager(state, method, params, era)?;
-                state.resources.list_templates(era, hints, &pager)
+                sets.resources.list_templates(era, hints, &pager)
             }
             ("prompts/list", _) => {
-                state
-                    .prompts
+                sets.prompts
                     .list(era, hints, &pager(state, method, params, era)?)
             }
             ("tools/call", Era::Legacy(_)) => {
@@ -231,7 +241,7 @@ impl Connection {
                     false,
                 )?;
                 let declared = self.session.client_capabilities().unwrap_or_default();
-                self.state.tools.check_capabilities(&p.name, &declared)?;
+                sets.tools.check_capabilities(&p.name, &declared)?;
                 let progress_token = p.meta.and_then(|meta| meta.progress_token);
                 let log_level = self.session.log_level();
                 let client = super::client_requests::requester(
@@ -239,8 +249,7 @@ impl Connection {
                     ctx.peer().clone(),
                     declared,
                 );
-                self.state
-                    .tools
+                sets.tools
                     .call(CallRequest {
                         ctx: &ctx,
                         era,
@@ -258,7 +267,7 @@ impl Connection {
                 let declared =
                     serde_json::to_value(&p.meta.io_modelcontextprotocol_client_capabilities)
                         .unwrap_or_default();
-                self.state.tools.check_capabilities(&p.name, &declared)?;
+                sets.tools.check_capabilities(&p.name, &declared)?;
                 // Questions to the client become an input_required result; a retry brings
                 // the answers (and the sealed answers of earlier rounds).
                 let answers = super::input_required::answers_of(
@@ -271,8 +280,7 @@ impl Connection {
                     p.extra.get("inputResponses"),
                     declared,
                 ));
-                let answer = self
-                    .state
+                let answer = sets
                     .tools
                     .call(CallRequest {
                         ctx: &ctx,
@@ -296,7 +304,7 @@ impl Connection {
                     validate::legacy_read_resource_request_params,
                     false,
                 )?;
-                state.resources.read(&p.uri, era, hints)
+                sets.resources.read(&p.uri, era, hints)
             }
             ("resources/read", Era::Modern) => {
                 let p: ReadResourceRequestParams = decode(
@@ -305,7 +313,7 @@ impl Connection {
                     validate::read_resource_request_params,
                     false,
                 )?;
-                state.resources.read(&p.uri, era, hints)
+                sets.resources.read(&p.uri, era, hints)
             }
             ("prompts/get", Era::Legacy(_)) => {
                 let p: LegacyGetPromptRequestParams = decode(
@@ -320,8 +328,7 @@ impl Connection {
                     ctx.peer().clone(),
                     declared,
                 );
-                state
-                    .prompts
+                sets.prompts
                     .get(&p.name, p.arguments.map(to_json_map), era, Some(client))
                     .await
             }
@@ -342,7 +349,7 @@ impl Connection {
                     p.extra.get("inputResponses"),
                     declared,
                 ));
-                let answer = state
+                let answer = sets
                     .prompts
                     .get(
                         &p.name,
@@ -363,12 +370,12 @@ impl Connection {
                     validate::legacy_complete_request_params,
                     false,
                 )?;
-                super::completion::complete(state, &p.ref_, &p.argument, p.context.as_ref(), era)
+                super::completion::complete(&sets, &p.ref_, &p.argument, p.context.as_ref(), era)
             }
             ("completion/complete", Era::Modern) => {
                 let p: CompleteRequestParams =
                     decode(method, params, validate::complete_request_params, false)?;
-                super::completion::complete(state, &p.ref_, &p.argument, p.context.as_ref(), era)
+                super::completion::complete(&sets, &p.ref_, &p.argument, p.context.as_ref(), era)
             }
             ("resources/subscribe" | "resources/unsubscribe", Era::Legacy(_)) => {
                 let p: LegacySubscribeRequestParams = decode(
@@ -378,13 +385,8 @@ impl Connection {
                     false,
                 )?;
                 if method == "resources/subscribe" {
-                    state.resources.check_known(&p.uri, era)?;
-                    let peer = self
-                        .standalone
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .clone()
-                        .unwrap_or_else(|| ctx.peer().clone());
+                    sets.resources.check_known(&p.uri, era)?;
+                    let peer = self.notification_peer(ctx.peer());
                     state.subscriptions.subscribe(self.id, peer, &p.uri);
                 } else {
                     let _had = state.subscriptions.unsubscribe(self.id, &p.uri);
@@ -431,7 +433,7 @@ impl Connection {
         respond(
             ResultKind::Initialize,
             &InitializeResult {
-                capabilities: state.capabilities.clone(),
+                capabilities: state.catalog.current().capabilities.clone(),
                 instructions: state.instructions.clone(),
                 meta: None,
                 protocol_version: version.to_owned(),
@@ -448,7 +450,7 @@ impl Connection {
             ResultKind::Discover,
             &DiscoverResult {
                 cache_scope: state.hints.scope,
-                capabilities: state.modern_capabilities.clone(),
+                capabilities: state.catalog.current().modern_capabilities.clone(),
                 instructions: state.instructions.clone(),
                 meta: Some(ResultMeta {
                     io_modelcontextprotocol_server_info: Some(state.info.clone()),
@@ -525,12 +527,17 @@ impl Handler for Connection {
 
     async fn handle_notification(
         &self,
-        _ctx: NotificationContext,
+        ctx: NotificationContext,
         method: &str,
         _params: Option<&RawValue>,
     ) {
         match method {
-            "notifications/initialized" => self.session.mark_initialized(),
+            "notifications/initialized" => {
+                self.session.mark_initialized();
+                // From now on the client hears of changes to the lists.
+                let peer = self.notification_peer(ctx.peer());
+                self.state.subscriptions.watch_lists(self.id, peer);
+            }
             other => tracing::debug!(method = other, "notification ignored"),
         }
     }

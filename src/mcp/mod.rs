@@ -24,6 +24,9 @@
 //! - **Lists.** Every list method is paged (`limits.lists.pageSize`). A cursor is opaque and
 //!   sealed (HMAC) and names the last item delivered: it survives other changes to the
 //!   list, and fails with `-32602` once that item is removed, or when altered.
+//! - **Changes while serving.** `McpServer::add_tool` / `remove_tool` (and the same for
+//!   resources, templates, prompts) change the offer of every connection; each change is
+//!   announced with `notifications/*/list_changed` to every initialized 2025 connection.
 //! - **Resources.** URIs checked (RFC 3986 and a [`UriPolicy`]) at registration and on
 //!   `resources/read`; an unknown URI is `-32002` (2025) or `-32602` (2026-07-28).
 //!
@@ -52,10 +55,12 @@
 //! ```
 
 mod builder;
+mod catalog;
 mod client_requests;
 mod completion;
 pub mod content;
 mod dispatch;
+mod dynamic;
 pub mod era;
 mod input_required;
 mod outbound;
