@@ -1,5 +1,6 @@
-//! The list features over Streamable HTTP: pagination across stateless requests, and
-//! `notifications/*/list_changed` on a 2025 session's GET stream.
+//! The list features over Streamable HTTP: pagination across stateless requests,
+//! `notifications/*/list_changed` on a 2025 session's GET stream, and `subscriptions/listen`
+//! answered with an event stream that stays open.
 
 mod http_support;
 
@@ -99,4 +100,89 @@ async fn list_changes_reach_a_session_get_stream() {
         )
         .await;
     assert_eq!(read.json()["result"]["contents"][0]["text"], "a note");
+}
+
+#[tokio::test]
+async fn a_listen_post_is_answered_with_a_stream_that_stays_open() {
+    let h = http_support::start(Limits::default()).await;
+    let body = http_support::modern_body(
+        7,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true, "resourceSubscriptions": ["demo://readme"]}}),
+    );
+    let answer = h
+        .client
+        .post(&h.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), StatusCode::OK);
+    let content_type = answer.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        content_type.starts_with("text/event-stream"),
+        "{content_type}"
+    );
+    let mut stream = answer.bytes_stream();
+    let first = events(&mut stream, 1).await;
+    assert!(
+        first.contains("notifications/subscriptions/acknowledged"),
+        "{first}"
+    );
+    assert!(h.server.remove_tool("echo").await);
+    let more = events(&mut stream, 1).await;
+    let event: serde_json::Value = serde_json::from_str(
+        more.lines()
+            .find_map(|line| line.strip_prefix("data: "))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(event["method"], "notifications/tools/list_changed");
+    assert_eq!(
+        event["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        7
+    );
+    // The client leaves: its subscription goes with it.
+    drop(stream);
+    let gone = tokio::time::timeout(http_support::HANG_GUARD, async {
+        while h.server.notify_resource_updated("demo://readme").await != 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    assert!(
+        gone.is_ok(),
+        "hang guard: the subscription outlived its stream"
+    );
+}
+
+#[tokio::test]
+async fn a_listen_post_that_accepts_only_json_is_refused() {
+    let h = http_support::start(Limits::default()).await;
+    let body = http_support::modern_body(
+        1,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    );
+    let answer = h
+        .client
+        .post(&h.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let answer = http_support::finish(answer).await;
+    assert_eq!(answer.status, StatusCode::NOT_ACCEPTABLE);
+    assert_eq!(answer.error_code(), -32600);
 }

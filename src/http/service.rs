@@ -239,6 +239,20 @@ impl Inner {
             }
             let connection = Arc::new(Connection::stateless(Arc::clone(&self.state)));
             let delivery = delivery.with_progress(probe.wants_progress);
+            // A listen stream is an event stream from its acknowledgement on.
+            let delivery = match (request.method.as_ref(), delivery) {
+                ("subscriptions/listen", Delivery::JsonOnly) => {
+                    return reply::error(
+                        StatusCode::NOT_ACCEPTABLE,
+                        Some(request.id),
+                        ErrorCode::INVALID_REQUEST,
+                        "subscriptions/listen answers with an event stream: the Accept header \
+                         must allow text/event-stream",
+                    )
+                }
+                ("subscriptions/listen", _) => Delivery::Stream,
+                (_, delivery) => delivery,
+            };
             let answer = exchange::run(
                 connection,
                 request,

@@ -36,10 +36,9 @@ pub(crate) struct Sets {
     pub(crate) tools: ToolSet,
     pub(crate) resources: ResourceSet,
     pub(crate) prompts: PromptSet,
-    /// What `initialize` declares (2025 versions).
+    /// What `initialize` and `server/discover` declare (2026-07-28 subscribes to
+    /// resources and list changes through `subscriptions/listen`).
     pub(crate) capabilities: ServerCapabilities,
-    /// What `server/discover` declares (2026-07-28).
-    pub(crate) modern_capabilities: ServerCapabilities,
 }
 
 /// The live offer of a server.
@@ -160,25 +159,12 @@ impl Catalog {
         )?;
         let prompts = PromptSet::new(definitions.prompts.clone())?;
         let capabilities = capabilities(&tools, &resources, &prompts);
-        let mut modern_capabilities = capabilities.clone();
-        if let Some(resources) = modern_capabilities.resources.as_mut() {
-            // 2026-07-28 subscribes through subscriptions/listen.
-            resources.subscribe = None;
-            resources.list_changed = None;
-        }
-        if let Some(tools) = modern_capabilities.tools.as_mut() {
-            tools.list_changed = None;
-        }
-        if let Some(prompts) = modern_capabilities.prompts.as_mut() {
-            prompts.list_changed = None;
-        }
         Ok(Sets {
             generation,
             tools,
             resources,
             prompts,
             capabilities,
-            modern_capabilities,
         })
     }
 }
@@ -196,7 +182,6 @@ impl Sets {
             resources: ResourceSet::default(),
             prompts: PromptSet::default(),
             capabilities: ServerCapabilities::default(),
-            modern_capabilities: ServerCapabilities::default(),
         }
     }
 }

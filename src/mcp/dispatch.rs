@@ -46,6 +46,7 @@ const METHODS: &[&str] = &[
     "logging/setLevel",
     "resources/subscribe",
     "resources/unsubscribe",
+    "subscriptions/listen",
 ];
 
 /// The request loop's handler for one connection.
@@ -62,6 +63,8 @@ pub(crate) struct Connection {
     batches: SharedBatchPolicy,
     /// One request of the stateless HTTP transport: 2026-07-28 only, no handshake.
     stateless: bool,
+    /// Fires when the server stops reading this connection: listen streams end gracefully.
+    closing: tokio_util::sync::CancellationToken,
 }
 
 /// What the era gate decided for a request.
@@ -84,6 +87,7 @@ impl Connection {
             session: Session::new(),
             batches,
             stateless: false,
+            closing: tokio_util::sync::CancellationToken::new(),
         }
     }
 
@@ -393,6 +397,10 @@ impl Connection {
                 }
                 respond(ResultKind::Empty, &EmptyResult { meta: None })
             }
+            ("subscriptions/listen", Era::Modern) => {
+                let closing = &self.closing;
+                super::listen::listen(state, &sets, self.id, &ctx, params, closing).await
+            }
             ("logging/setLevel", Era::Legacy(_)) => {
                 let p: LegacySetLevelRequestParams = decode(
                     method,
@@ -450,7 +458,7 @@ impl Connection {
             ResultKind::Discover,
             &DiscoverResult {
                 cache_scope: state.hints.scope,
-                capabilities: state.catalog.current().modern_capabilities.clone(),
+                capabilities: state.catalog.current().capabilities.clone(),
                 instructions: state.instructions.clone(),
                 meta: Some(ResultMeta {
                     io_modelcontextprotocol_server_info: Some(state.info.clone()),
@@ -517,6 +525,10 @@ impl Handler for Connection {
             }
             Route::Serve(era) => self.dispatch(ctx, method, params.as_ref(), era).await,
         }
+    }
+
+    async fn on_stop_reading(&self) {
+        self.closing.cancel();
     }
 
     async fn handle_response(&self, response: crate::jsonrpc::Response<'static>) {

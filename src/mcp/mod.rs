@@ -26,7 +26,8 @@
 //!   list, and fails with `-32602` once that item is removed, or when altered.
 //! - **Changes while serving.** `McpServer::add_tool` / `remove_tool` (and the same for
 //!   resources, templates, prompts) change the offer of every connection; each change is
-//!   announced with `notifications/*/list_changed` to every initialized 2025 connection.
+//!   announced with `notifications/*/list_changed` to every initialized 2025 connection,
+//!   and to every 2026-07-28 `subscriptions/listen` stream that opted in.
 //! - **Resources.** URIs checked (RFC 3986 and a [`UriPolicy`]) at registration and on
 //!   `resources/read`; an unknown URI is `-32002` (2025) or `-32602` (2026-07-28).
 //!
@@ -63,6 +64,7 @@ mod dispatch;
 mod dynamic;
 pub mod era;
 mod input_required;
+mod listen;
 mod outbound;
 mod pagination;
 mod params;
