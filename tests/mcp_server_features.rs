@@ -316,7 +316,8 @@ async fn subscribers_are_told_when_a_resource_changes_until_they_unsubscribe() {
         )
         .await;
     assert_eq!(server.notify_resource_updated("demo://readme").await, 0);
-    // 2026-07-28 has no resources/subscribe, and discover does not offer it.
+    // 2026-07-28 has no resources/subscribe: discover's `subscribe` is served by
+    // subscriptions/listen (tests/mcp_server_listen.rs).
     let mut modern_client = TestClient::start(server.clone());
     let gone = modern_client
         .error(
@@ -329,9 +330,7 @@ async fn subscribers_are_told_when_a_resource_changes_until_they_unsubscribe() {
     let discover = modern_client
         .result(json!(6), "server/discover", Some(modern(json!({}))))
         .await;
-    assert!(discover["capabilities"]["resources"]
-        .get("subscribe")
-        .is_none());
+    assert_eq!(discover["capabilities"]["resources"]["subscribe"], true);
     let init = client.notifications.len();
     assert_eq!(init, 0);
 }

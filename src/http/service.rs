@@ -45,8 +45,8 @@ pub struct McpHttpService {
 #[derive(Debug)]
 struct Inner {
     state: Arc<ServerState>,
-    /// The tools' `x-mcp-header` arguments.
-    param_headers: ParamHeaders,
+    /// The tools' `x-mcp-header` arguments, and the catalog generation they were read from.
+    param_headers: std::sync::Mutex<(u64, Arc<ParamHeaders>)>,
     options: HttpOptions,
     sessions: SessionStore,
     permits: Arc<Semaphore>,
@@ -62,7 +62,7 @@ impl McpHttpService {
         let permits = Arc::new(Semaphore::new(options.max_concurrent_requests()));
         Self {
             inner: Arc::new(Inner {
-                param_headers: ParamHeaders::from_tools(&state.tools.list),
+                param_headers: std::sync::Mutex::new((u64::MAX, Arc::default())),
                 state,
                 options,
                 sessions,
@@ -239,6 +239,20 @@ impl Inner {
             }
             let connection = Arc::new(Connection::stateless(Arc::clone(&self.state)));
             let delivery = delivery.with_progress(probe.wants_progress);
+            // A listen stream is an event stream from its acknowledgement on.
+            let delivery = match (request.method.as_ref(), delivery) {
+                ("subscriptions/listen", Delivery::JsonOnly) => {
+                    return reply::error(
+                        StatusCode::NOT_ACCEPTABLE,
+                        Some(request.id),
+                        ErrorCode::INVALID_REQUEST,
+                        "subscriptions/listen answers with an event stream: the Accept header \
+                         must allow text/event-stream",
+                    )
+                }
+                ("subscriptions/listen", _) => Delivery::Stream,
+                (_, delivery) => delivery,
+            };
             let answer = exchange::run(
                 connection,
                 request,
@@ -271,7 +285,8 @@ impl Inner {
         let Some(tool) = probe.name.as_deref() else {
             return Ok(());
         };
-        if request.method != "tools/call" || !self.param_headers.has(tool) {
+        let param_headers = self.param_headers();
+        if request.method != "tools/call" || !param_headers.has(tool) {
             return Ok(());
         }
         #[derive(serde::Deserialize)]
@@ -283,7 +298,23 @@ impl Inner {
             .as_deref()
             .and_then(|params| serde_json::from_str::<Arguments>(params.get()).ok())
             .and_then(|parsed| parsed.arguments);
-        self.param_headers.check(tool, arguments.as_ref(), headers)
+        param_headers.check(tool, arguments.as_ref(), headers)
+    }
+
+    /// The mirrored arguments of the current tools (read again after the tools changed).
+    fn param_headers(&self) -> Arc<ParamHeaders> {
+        let sets = self.state.catalog.current();
+        let mut cached = self
+            .param_headers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if cached.0 != sets.generation {
+            *cached = (
+                sets.generation,
+                Arc::new(ParamHeaders::from_tools(&sets.tools.list)),
+            );
+        }
+        Arc::clone(&cached.1)
     }
 
     /// `initialize`: a session is opened when it succeeds.

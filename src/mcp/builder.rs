@@ -1,23 +1,18 @@
 //! The server builder and the entry points that serve a connection.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::dispatch::Connection;
-use super::prompts::{PromptDefinition, PromptSet};
+use super::prompts::PromptDefinition;
 use super::resource_templates::ResourceTemplateDefinition;
-use super::resources::{ResourceDefinition, ResourceSet, UriPolicy};
-use super::tool_call::ToolSet;
+use super::resources::{ResourceDefinition, UriPolicy};
 use super::tools::ToolDefinition;
 use super::McpError;
-use crate::cache::{Cache, CacheBuilder};
+use crate::cache::Cache;
 use crate::generated::limits::Limits;
-use crate::generated::mcp::protocol::{
-    CacheScope, Implementation, OpenObject, ServerCapabilities, ServerCapabilitiesPrompts,
-    ServerCapabilitiesResources, ServerCapabilitiesTools,
-};
+use crate::generated::mcp::protocol::{CacheScope, Implementation};
 use crate::jsonrpc::BatchPolicy;
 use crate::server::{serve, ServeOptions, SharedBatchPolicy, ShutdownReport};
 use crate::tools::ToolRunner;
@@ -161,73 +156,32 @@ impl McpServerBuilder {
     /// Duplicate tool, resource or prompt names, a resource URI the policy refuses, or
     /// cache limits that do not validate.
     pub fn build(self) -> Result<McpServer, McpError> {
-        let mut by_name = HashMap::new();
-        let mut list = Vec::new();
-        for tool in self.tools {
-            list.push(tool.tool.clone());
-            let name = tool.name().to_owned();
-            if by_name.insert(name.clone(), tool).is_some() {
-                return Err(McpError::DuplicateName { kind: "tool", name });
-            }
-        }
-        let cache = if by_name.values().any(|tool| tool.entry.cacheable) {
-            let in_runtime = tokio::runtime::Handle::try_current().is_ok();
-            Some(
-                CacheBuilder::from_limits(&self.limits.cache)
-                    .cleanup_task(in_runtime)
-                    .build()
-                    .map_err(McpError::Cache)?,
-            )
-        } else {
-            None
+        let definitions = super::catalog::Definitions {
+            tools: self.tools,
+            resources: self.resources,
+            templates: self.templates,
+            prompts: self.prompts,
         };
-        let tools = ToolSet {
-            list,
-            by_name,
-            runner: ToolRunner::new(&self.limits),
-            cache,
-        };
-        let resources = ResourceSet::new(self.resources, self.templates, self.uri_policy)?;
-        let prompts = PromptSet::new(self.prompts)?;
-        let capabilities = ServerCapabilities {
-            // Prompt arguments and template variables can be completed (with no
-            // suggestions where no completer is set).
-            completions: (!prompts.is_empty() || !resources.templates.is_empty())
-                .then(|| OpenObject(serde_json::Map::new())),
-            experimental: None,
-            extensions: None,
-            // Tools may log (`ToolContext::log`); nothing is sent unless the client asks.
-            logging: Some(OpenObject(serde_json::Map::new())),
-            prompts: (!prompts.is_empty())
-                .then_some(ServerCapabilitiesPrompts { list_changed: None }),
-            resources: (!resources.is_empty()).then_some(ServerCapabilitiesResources {
-                list_changed: None,
-                subscribe: Some(true),
-            }),
-            tools: (!tools.list.is_empty())
-                .then_some(ServerCapabilitiesTools { list_changed: None }),
-        };
+        let catalog = super::catalog::Catalog::new(
+            definitions,
+            ToolRunner::new(&self.limits),
+            self.limits.cache.clone(),
+            self.uri_policy,
+        )?;
         let line_limit = ServeOptions::from_limits(&self.limits).max_line_bytes_value();
         #[cfg(feature = "http")]
         let http_options = crate::http::HttpOptions::from_limits(&self.limits);
-        let mut modern_capabilities = capabilities.clone();
-        if let Some(resources) = modern_capabilities.resources.as_mut() {
-            resources.subscribe = None;
-        }
         Ok(McpServer {
             #[cfg(feature = "http")]
             http_options,
             state: Arc::new(ServerState {
                 info: self.info,
                 instructions: self.instructions,
-                capabilities,
-                modern_capabilities,
                 subscriptions: super::subscriptions::Subscriptions::default(),
                 state_key: super::input_required::StateKey::generate(),
+                page_size: usize::try_from(self.limits.lists.page_size.get()).unwrap_or(usize::MAX),
                 hints: self.hints,
-                tools,
-                resources,
-                prompts,
+                catalog,
             }),
             serve_options: self.serve_options.max_line_bytes(line_limit),
         })
@@ -239,25 +193,21 @@ impl McpServerBuilder {
 pub(crate) struct ServerState {
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
-    /// What `initialize` declares (2025 versions).
-    pub(crate) capabilities: ServerCapabilities,
-    /// What `server/discover` declares (2026-07-28: no resource subscriptions, which that
-    /// version does through `subscriptions/listen`, not offered yet).
-    pub(crate) modern_capabilities: ServerCapabilities,
     pub(crate) hints: CacheHints,
     pub(crate) subscriptions: super::subscriptions::Subscriptions,
-    /// Seals the `requestState` of `input_required` results.
+    /// Seals the `requestState` of `input_required` results, and the list cursors.
     pub(crate) state_key: super::input_required::StateKey,
-    pub(crate) tools: ToolSet,
-    pub(crate) resources: ResourceSet,
-    pub(crate) prompts: PromptSet,
+    /// Largest number of items in one page of a list result.
+    pub(crate) page_size: usize,
+    /// The tools, resources and prompts, which may change while serving.
+    pub(crate) catalog: super::catalog::Catalog,
 }
 
 /// An MCP server speaking both protocol eras. Cheap to clone; clones share tools, limits and
 /// the result cache, and every connection served gets its own session.
 #[derive(Debug, Clone)]
 pub struct McpServer {
-    state: Arc<ServerState>,
+    pub(super) state: Arc<ServerState>,
     serve_options: ServeOptions,
     #[cfg(feature = "http")]
     http_options: crate::http::HttpOptions,
@@ -278,7 +228,7 @@ impl McpServer {
     /// The result cache, when a tool is cacheable (e.g. for its statistics).
     #[must_use]
     pub fn cache(&self) -> Option<&Cache> {
-        self.state.tools.cache.as_ref()
+        self.state.catalog.cache()
     }
 
     /// Sends `notifications/resources/updated` for `uri` to every connection (stdio or HTTP
@@ -291,7 +241,7 @@ impl McpServer {
     /// The tool runner (e.g. for its statistics).
     #[must_use]
     pub fn tool_runner(&self) -> &ToolRunner {
-        &self.state.tools.runner
+        self.state.catalog.runner()
     }
 
     /// Serves one connection over `input` / `output` until the input ends (or a stop the

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::builder::ServerState;
+use super::catalog::Sets;
 use super::era::Era;
 use super::outbound::{respond, ResultKind};
 use super::params::{invalid_params, violation};
@@ -18,7 +18,7 @@ pub(crate) const MAX_VALUES: usize = 100;
 
 /// Answers a `completion/complete` whose params decoded into these parts.
 pub(crate) fn complete(
-    state: &ServerState,
+    state: &Sets,
     reference: &CompletionReference,
     argument: &CompletionArgument,
     context: Option<&CompletionContext>,

@@ -18,7 +18,7 @@ use super::params::{
 };
 use super::tool_call::CallRequest;
 use crate::generated::mcp::protocol::{
-    validate, CallToolRequestParams, CompleteRequestParams, Cursor, DiscoverResult, EmptyResult,
+    validate, CallToolRequestParams, CompleteRequestParams, DiscoverResult, EmptyResult,
     GetPromptRequestParams, InitializeRequestParams, InitializeResult, LegacyCallToolRequestParams,
     LegacyCompleteRequestParams, LegacyGetPromptRequestParams, LegacyPaginatedRequestParams,
     LegacyReadResourceRequestParams, LegacySetLevelRequestParams, LegacySubscribeRequestParams,
@@ -46,6 +46,7 @@ const METHODS: &[&str] = &[
     "logging/setLevel",
     "resources/subscribe",
     "resources/unsubscribe",
+    "subscriptions/listen",
 ];
 
 /// The request loop's handler for one connection.
@@ -62,6 +63,8 @@ pub(crate) struct Connection {
     batches: SharedBatchPolicy,
     /// One request of the stateless HTTP transport: 2026-07-28 only, no handshake.
     stateless: bool,
+    /// Fires when the server stops reading this connection: listen streams end gracefully.
+    closing: tokio_util::sync::CancellationToken,
 }
 
 /// What the era gate decided for a request.
@@ -84,6 +87,7 @@ impl Connection {
             session: Session::new(),
             batches,
             stateless: false,
+            closing: tokio_util::sync::CancellationToken::new(),
         }
     }
 
@@ -94,6 +98,16 @@ impl Connection {
             .standalone
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(peer);
+    }
+
+    /// Where this connection's notifications outside requests go: the standalone stream
+    /// when set, else `peer` (stdio: the one output).
+    fn notification_peer(&self, peer: &crate::server::Peer) -> crate::server::Peer {
+        self.standalone
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+            .unwrap_or_else(|| peer.clone())
     }
 
     /// A connection for one stateless (2026-07-28) HTTP request: `initialize` and `ping` do
@@ -199,6 +213,8 @@ impl Connection {
     ) -> HandlerResult {
         let state = &*self.state;
         let hints = &state.hints;
+        // One snapshot of the tools, resources and prompts for the whole request.
+        let sets = state.catalog.current();
         match (method, era) {
             ("ping", Era::Legacy(_)) => {
                 let _params: Option<PingRequestParams> =
@@ -206,21 +222,20 @@ impl Connection {
                 respond(ResultKind::Empty, &EmptyResult { meta: None })
             }
             ("ping" | "server/discover", _) => Err(method_not_found()),
-            ("tools/list", _) => {
-                paginated(method, params, era)?;
-                state.tools.list(era, hints)
-            }
+            ("tools/list", _) => sets
+                .tools
+                .list(era, hints, &pager(state, method, params, era)?),
             ("resources/list", _) => {
-                paginated(method, params, era)?;
-                state.resources.list(era, hints)
+                sets.resources
+                    .list(era, hints, &pager(state, method, params, era)?)
             }
             ("resources/templates/list", _) => {
-                paginated(method, params, era)?;
-                state.resources.list_templates(era, hints)
+                let pager = pager(state, method, params, era)?;
+                sets.resources.list_templates(era, hints, &pager)
             }
             ("prompts/list", _) => {
-                paginated(method, params, era)?;
-                state.prompts.list(era, hints)
+                sets.prompts
+                    .list(era, hints, &pager(state, method, params, era)?)
             }
             ("tools/call", Era::Legacy(_)) => {
                 let p: LegacyCallToolRequestParams = decode(
@@ -230,7 +245,7 @@ impl Connection {
                     false,
                 )?;
                 let declared = self.session.client_capabilities().unwrap_or_default();
-                self.state.tools.check_capabilities(&p.name, &declared)?;
+                sets.tools.check_capabilities(&p.name, &declared)?;
                 let progress_token = p.meta.and_then(|meta| meta.progress_token);
                 let log_level = self.session.log_level();
                 let client = super::client_requests::requester(
@@ -238,8 +253,7 @@ impl Connection {
                     ctx.peer().clone(),
                     declared,
                 );
-                self.state
-                    .tools
+                sets.tools
                     .call(CallRequest {
                         ctx: &ctx,
                         era,
@@ -257,7 +271,7 @@ impl Connection {
                 let declared =
                     serde_json::to_value(&p.meta.io_modelcontextprotocol_client_capabilities)
                         .unwrap_or_default();
-                self.state.tools.check_capabilities(&p.name, &declared)?;
+                sets.tools.check_capabilities(&p.name, &declared)?;
                 // Questions to the client become an input_required result; a retry brings
                 // the answers (and the sealed answers of earlier rounds).
                 let answers = super::input_required::answers_of(
@@ -270,8 +284,7 @@ impl Connection {
                     p.extra.get("inputResponses"),
                     declared,
                 ));
-                let answer = self
-                    .state
+                let answer = sets
                     .tools
                     .call(CallRequest {
                         ctx: &ctx,
@@ -295,7 +308,7 @@ impl Connection {
                     validate::legacy_read_resource_request_params,
                     false,
                 )?;
-                state.resources.read(&p.uri, era, hints)
+                sets.resources.read(&p.uri, era, hints)
             }
             ("resources/read", Era::Modern) => {
                 let p: ReadResourceRequestParams = decode(
@@ -304,7 +317,7 @@ impl Connection {
                     validate::read_resource_request_params,
                     false,
                 )?;
-                state.resources.read(&p.uri, era, hints)
+                sets.resources.read(&p.uri, era, hints)
             }
             ("prompts/get", Era::Legacy(_)) => {
                 let p: LegacyGetPromptRequestParams = decode(
@@ -319,8 +332,7 @@ impl Connection {
                     ctx.peer().clone(),
                     declared,
                 );
-                state
-                    .prompts
+                sets.prompts
                     .get(&p.name, p.arguments.map(to_json_map), era, Some(client))
                     .await
             }
@@ -341,7 +353,7 @@ impl Connection {
                     p.extra.get("inputResponses"),
                     declared,
                 ));
-                let answer = state
+                let answer = sets
                     .prompts
                     .get(
                         &p.name,
@@ -362,12 +374,12 @@ impl Connection {
                     validate::legacy_complete_request_params,
                     false,
                 )?;
-                super::completion::complete(state, &p.ref_, &p.argument, p.context.as_ref(), era)
+                super::completion::complete(&sets, &p.ref_, &p.argument, p.context.as_ref(), era)
             }
             ("completion/complete", Era::Modern) => {
                 let p: CompleteRequestParams =
                     decode(method, params, validate::complete_request_params, false)?;
-                super::completion::complete(state, &p.ref_, &p.argument, p.context.as_ref(), era)
+                super::completion::complete(&sets, &p.ref_, &p.argument, p.context.as_ref(), era)
             }
             ("resources/subscribe" | "resources/unsubscribe", Era::Legacy(_)) => {
                 let p: LegacySubscribeRequestParams = decode(
@@ -377,18 +389,17 @@ impl Connection {
                     false,
                 )?;
                 if method == "resources/subscribe" {
-                    state.resources.check_known(&p.uri, era)?;
-                    let peer = self
-                        .standalone
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .clone()
-                        .unwrap_or_else(|| ctx.peer().clone());
+                    sets.resources.check_known(&p.uri, era)?;
+                    let peer = self.notification_peer(ctx.peer());
                     state.subscriptions.subscribe(self.id, peer, &p.uri);
                 } else {
                     let _had = state.subscriptions.unsubscribe(self.id, &p.uri);
                 }
                 respond(ResultKind::Empty, &EmptyResult { meta: None })
+            }
+            ("subscriptions/listen", Era::Modern) => {
+                let closing = &self.closing;
+                super::listen::listen(state, &sets, self.id, &ctx, params, closing).await
             }
             ("logging/setLevel", Era::Legacy(_)) => {
                 let p: LegacySetLevelRequestParams = decode(
@@ -430,7 +441,7 @@ impl Connection {
         respond(
             ResultKind::Initialize,
             &InitializeResult {
-                capabilities: state.capabilities.clone(),
+                capabilities: state.catalog.current().capabilities.clone(),
                 instructions: state.instructions.clone(),
                 meta: None,
                 protocol_version: version.to_owned(),
@@ -447,7 +458,7 @@ impl Connection {
             ResultKind::Discover,
             &DiscoverResult {
                 cache_scope: state.hints.scope,
-                capabilities: state.modern_capabilities.clone(),
+                capabilities: state.catalog.current().capabilities.clone(),
                 instructions: state.instructions.clone(),
                 meta: Some(ResultMeta {
                     io_modelcontextprotocol_server_info: Some(state.info.clone()),
@@ -516,6 +527,10 @@ impl Handler for Connection {
         }
     }
 
+    async fn on_stop_reading(&self) {
+        self.closing.cancel();
+    }
+
     async fn handle_response(&self, response: crate::jsonrpc::Response<'static>) {
         if !self.pending.deliver(response) {
             tracing::debug!("a response matched no request of this server: ignored");
@@ -524,20 +539,29 @@ impl Handler for Connection {
 
     async fn handle_notification(
         &self,
-        _ctx: NotificationContext,
+        ctx: NotificationContext,
         method: &str,
         _params: Option<&RawValue>,
     ) {
         match method {
-            "notifications/initialized" => self.session.mark_initialized(),
+            "notifications/initialized" => {
+                self.session.mark_initialized();
+                // From now on the client hears of changes to the lists.
+                let peer = self.notification_peer(ctx.peer());
+                self.state.subscriptions.watch_lists(self.id, peer);
+            }
             other => tracing::debug!(method = other, "notification ignored"),
         }
     }
 }
 
-/// Validates the params of a list method; this server returns everything in one page, so
-/// any cursor is invalid.
-fn paginated(method: &str, params: Option<&Value>, era: Era) -> Result<(), ErrorObject<'static>> {
+/// Validates the params of a list method; the pager of the page they ask for.
+fn pager<'a>(
+    state: &'a ServerState,
+    method: &'a str,
+    params: Option<&Value>,
+    era: Era,
+) -> Result<super::pagination::Pager<'a>, ErrorObject<'static>> {
     let cursor = match era {
         Era::Legacy(_) => {
             decode::<LegacyPaginatedRequestParams>(
@@ -558,17 +582,12 @@ fn paginated(method: &str, params: Option<&Value>, era: Era) -> Result<(), Error
             .cursor
         }
     };
-    match cursor {
-        None => Ok(()),
-        Some(Cursor(_)) => Err(invalid_params(
-            "invalid cursor",
-            vec![violation(
-                "/cursor",
-                "cursor",
-                "this server returns a single page",
-            )],
-        )),
-    }
+    Ok(super::pagination::Pager::new(
+        &state.state_key,
+        method,
+        state.page_size,
+        cursor,
+    ))
 }
 
 fn to_json_map<T: serde::Serialize>(arguments: T) -> serde_json::Map<String, Value> {

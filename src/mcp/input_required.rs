@@ -64,18 +64,28 @@ impl StateKey {
 
     /// `answers` sealed for `scope` (the tool's name).
     pub(crate) fn seal(&self, scope: &str, answers: &BTreeMap<String, Value>) -> String {
-        let payload = serde_json::to_vec(answers).unwrap_or_default();
-        let tag = self.mac(scope, &payload).finalize().into_bytes();
-        format!("{}.{}", B64.encode(&payload), B64.encode(tag))
+        self.seal_bytes(scope, &serde_json::to_vec(answers).unwrap_or_default())
     }
 
     /// The answers `state` carries, if it is intact and was sealed for `scope`.
     pub(crate) fn open(&self, scope: &str, state: &str) -> Option<BTreeMap<String, Value>> {
-        let (payload, tag) = state.split_once('.')?;
+        serde_json::from_slice(&self.open_bytes(scope, state)?).ok()
+    }
+
+    /// `payload` sealed for `scope`: `base64url(payload).base64url(tag)`, readable but not
+    /// forgeable (also the pagination cursors).
+    pub(crate) fn seal_bytes(&self, scope: &str, payload: &[u8]) -> String {
+        let tag = self.mac(scope, payload).finalize().into_bytes();
+        format!("{}.{}", B64.encode(payload), B64.encode(tag))
+    }
+
+    /// The payload `sealed` carries, if it is intact and was sealed for `scope`.
+    pub(crate) fn open_bytes(&self, scope: &str, sealed: &str) -> Option<Vec<u8>> {
+        let (payload, tag) = sealed.split_once('.')?;
         let payload = B64.decode(payload).ok()?;
         let tag = B64.decode(tag).ok()?;
         self.mac(scope, &payload).verify_slice(&tag).ok()?;
-        serde_json::from_slice(&payload).ok()
+        Some(payload)
     }
 }
 

@@ -21,6 +21,13 @@
 //!   progress reports into `notifications/progress`.
 //! - **Outbound validation.** Every result is checked with its generated validator before it
 //!   is written; a failure is logged and answered with `-32603` instead.
+//! - **Lists.** Every list method is paged (`limits.lists.pageSize`). A cursor is opaque and
+//!   sealed (HMAC) and names the last item delivered: it survives other changes to the
+//!   list, and fails with `-32602` once that item is removed, or when altered.
+//! - **Changes while serving.** `McpServer::add_tool` / `remove_tool` (and the same for
+//!   resources, templates, prompts) change the offer of every connection; each change is
+//!   announced with `notifications/*/list_changed` to every initialized 2025 connection,
+//!   and to every 2026-07-28 `subscriptions/listen` stream that opted in.
 //! - **Resources.** URIs checked (RFC 3986 and a [`UriPolicy`]) at registration and on
 //!   `resources/read`; an unknown URI is `-32002` (2025) or `-32602` (2026-07-28).
 //!
@@ -49,14 +56,18 @@
 //! ```
 
 mod builder;
+mod catalog;
 mod client_requests;
 mod completion;
 pub mod content;
 mod dispatch;
+mod dynamic;
 pub mod era;
 mod input_required;
+mod listen;
 mod outbound;
 mod output_schema;
+mod pagination;
 mod params;
 mod prompts;
 mod resource_templates;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::builder::CacheHints;
 use super::era::Era;
 use super::outbound::{respond, ResultKind};
+use super::pagination::Pager;
 use super::params::{internal_error, invalid_params, violation};
 use super::McpError;
 use crate::generated::mcp::protocol::{
@@ -234,14 +235,15 @@ impl PromptSet {
     }
 
     /// The `prompts/list` result.
-    pub(crate) fn list(&self, era: Era, hints: &CacheHints) -> HandlerResult {
-        let prompts = self.list.clone();
+    pub(crate) fn list(&self, era: Era, hints: &CacheHints, pager: &Pager<'_>) -> HandlerResult {
+        let page = pager.page(&self.list, |prompt| &prompt.name)?;
+        let (prompts, next_cursor) = (page.items, page.next_cursor);
         match era {
             Era::Legacy(_) => respond(
                 ResultKind::LegacyListPrompts,
                 &LegacyListPromptsResult {
                     meta: None,
-                    next_cursor: None,
+                    next_cursor,
                     prompts,
                 },
             ),
@@ -250,7 +252,7 @@ impl PromptSet {
                 &ListPromptsResult {
                     cache_scope: hints.scope,
                     meta: None,
-                    next_cursor: None,
+                    next_cursor,
                     prompts,
                     result_type: ResultType::Complete,
                     ttl_ms: hints.ttl_ms,

@@ -10,6 +10,7 @@ use serde_json::json;
 use super::builder::CacheHints;
 use super::era::Era;
 use super::outbound::{respond, ResultKind};
+use super::pagination::Pager;
 use super::params::{error_with_data, internal_error, invalid_params, violation};
 use super::resource_templates::ResourceTemplateDefinition;
 use super::McpError;
@@ -249,14 +250,15 @@ impl ResourceSet {
     }
 
     /// The `resources/list` result.
-    pub(crate) fn list(&self, era: Era, hints: &CacheHints) -> HandlerResult {
-        let resources = self.list.clone();
+    pub(crate) fn list(&self, era: Era, hints: &CacheHints, pager: &Pager<'_>) -> HandlerResult {
+        let page = pager.page(&self.list, |resource| &resource.uri)?;
+        let (resources, next_cursor) = (page.items, page.next_cursor);
         match era {
             Era::Legacy(_) => respond(
                 ResultKind::LegacyListResources,
                 &LegacyListResourcesResult {
                     meta: None,
-                    next_cursor: None,
+                    next_cursor,
                     resources,
                 },
             ),
@@ -265,7 +267,7 @@ impl ResourceSet {
                 &ListResourcesResult {
                     cache_scope: hints.scope,
                     meta: None,
-                    next_cursor: None,
+                    next_cursor,
                     resources,
                     result_type: ResultType::Complete,
                     ttl_ms: hints.ttl_ms,
@@ -275,18 +277,25 @@ impl ResourceSet {
     }
 
     /// The `resources/templates/list` result.
-    pub(crate) fn list_templates(&self, era: Era, hints: &CacheHints) -> HandlerResult {
-        let resource_templates: Vec<_> = self
-            .templates
-            .iter()
-            .map(|definition| definition.template.clone())
+    pub(crate) fn list_templates(
+        &self,
+        era: Era,
+        hints: &CacheHints,
+        pager: &Pager<'_>,
+    ) -> HandlerResult {
+        let page = pager.page(&self.templates, |definition| &definition.template.name)?;
+        let next_cursor = page.next_cursor;
+        let resource_templates: Vec<_> = page
+            .items
+            .into_iter()
+            .map(|definition| definition.template)
             .collect();
         match era {
             Era::Legacy(_) => respond(
                 ResultKind::LegacyListResourceTemplates,
                 &LegacyListResourceTemplatesResult {
                     meta: None,
-                    next_cursor: None,
+                    next_cursor,
                     resource_templates: resource_templates.clone(),
                 },
             ),
@@ -295,7 +304,7 @@ impl ResourceSet {
                 &ListResourceTemplatesResult {
                     cache_scope: hints.scope,
                     meta: None,
-                    next_cursor: None,
+                    next_cursor,
                     resource_templates,
                     result_type: ResultType::Complete,
                     ttl_ms: hints.ttl_ms,

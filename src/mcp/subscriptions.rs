@@ -1,25 +1,117 @@
-//! Resource subscriptions of the 2025 versions: `resources/subscribe`,
-//! `resources/unsubscribe`, and `notifications/resources/updated` to every connection that
-//! subscribed to a URI.
+//! Who gets which server-initiated notifications: `notifications/resources/updated` for the
+//! URIs a connection subscribed to (`resources/subscribe`, 2025 versions), and
+//! `notifications/{tools,resources,prompts}/list_changed` for every initialized 2025
+//! connection (stdio, or an HTTP session's GET stream); in 2026-07-28, what each
+//! `subscriptions/listen` stream opted in to, tagged with its subscription id.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use crate::generated::mcp::protocol::{validate, ResourceUpdatedNotificationParams};
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+
+use crate::generated::mcp::protocol::validate;
 use crate::server::Peer;
 
-/// The subscriptions of every connection of a server.
+/// A list whose changes are announced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ListKind {
+    /// `tools/list`.
+    Tools,
+    /// `resources/list` and `resources/templates/list`.
+    Resources,
+    /// `prompts/list`.
+    Prompts,
+}
+
+impl ListKind {
+    /// The notification announcing a change of this list.
+    pub(crate) fn method(self) -> &'static str {
+        match self {
+            Self::Tools => "notifications/tools/list_changed",
+            Self::Resources => "notifications/resources/list_changed",
+            Self::Prompts => "notifications/prompts/list_changed",
+        }
+    }
+}
+
+/// Which list changes a subscriber is told of.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct ListFilter {
+    pub(crate) tools: bool,
+    pub(crate) resources: bool,
+    pub(crate) prompts: bool,
+}
+
+impl ListFilter {
+    /// Every list.
+    pub(crate) const ALL: Self = Self {
+        tools: true,
+        resources: true,
+        prompts: true,
+    };
+
+    fn wants(self, kind: ListKind) -> bool {
+        match kind {
+            ListKind::Tools => self.tools,
+            ListKind::Resources => self.resources,
+            ListKind::Prompts => self.prompts,
+        }
+    }
+
+    fn is_empty(self) -> bool {
+        self == Self::default()
+    }
+}
+
+/// The subscribers of every connection of a server.
 #[derive(Debug, Default)]
 pub(crate) struct Subscriptions {
     next_connection: AtomicU64,
-    by_connection: Mutex<HashMap<u64, Subscriber>>,
+    next_stream: AtomicU64,
+    subscribers: Mutex<HashMap<Key, Subscriber>>,
+}
+
+/// A connection's own subscriptions (2025), or one of its listen streams (2026-07-28).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Key {
+    connection: u64,
+    stream: Option<u64>,
 }
 
 #[derive(Debug)]
 struct Subscriber {
     peer: Peer,
     uris: HashSet<String>,
+    lists: ListFilter,
+    /// The listen request's id, carried in `_meta` of every notification of its stream.
+    tag: Option<Value>,
+}
+
+impl Subscriber {
+    fn new(peer: Peer) -> Self {
+        Self {
+            peer,
+            uris: HashSet::new(),
+            lists: ListFilter::default(),
+            tag: None,
+        }
+    }
+}
+
+/// One `subscriptions/listen` stream's registration: removed when dropped (the stream
+/// ended, was cancelled, or its HTTP client left).
+#[derive(Debug)]
+pub(crate) struct ListenRegistration<'a> {
+    subscriptions: &'a Subscriptions,
+    key: Key,
+}
+
+impl Drop for ListenRegistration<'_> {
+    fn drop(&mut self) {
+        let _gone = self.subscriptions.all().remove(&self.key);
+    }
 }
 
 impl Subscriptions {
@@ -28,82 +120,148 @@ impl Subscriptions {
         self.next_connection.fetch_add(1, Ordering::Relaxed)
     }
 
+    fn all(&self) -> std::sync::MutexGuard<'_, HashMap<Key, Subscriber>> {
+        self.subscribers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn own(connection: u64) -> Key {
+        Key {
+            connection,
+            stream: None,
+        }
+    }
+
     /// Subscribes `connection` (reached through `peer`) to `uri`.
     pub(crate) fn subscribe(&self, connection: u64, peer: Peer, uri: &str) {
-        let mut all = self
-            .by_connection
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let subscriber = all.entry(connection).or_insert_with(|| Subscriber {
-            peer,
-            uris: HashSet::new(),
-        });
+        let mut all = self.all();
+        let subscriber = all
+            .entry(Self::own(connection))
+            .or_insert_with(|| Subscriber::new(peer));
         let _new = subscriber.uris.insert(uri.to_owned());
+    }
+
+    /// Tells `connection` (reached through `peer`) of every list change from now on.
+    pub(crate) fn watch_lists(&self, connection: u64, peer: Peer) {
+        let mut all = self.all();
+        let subscriber = all
+            .entry(Self::own(connection))
+            .or_insert_with(|| Subscriber::new(peer));
+        subscriber.lists = ListFilter::ALL;
+    }
+
+    /// Registers a listen stream of `connection`: its notifications go to `peer`, tagged
+    /// with `tag`, for the lists and URIs given.
+    pub(crate) fn listen(
+        &self,
+        connection: u64,
+        peer: Peer,
+        tag: Value,
+        lists: ListFilter,
+        uris: HashSet<String>,
+    ) -> ListenRegistration<'_> {
+        let key = Key {
+            connection,
+            stream: Some(self.next_stream.fetch_add(1, Ordering::Relaxed)),
+        };
+        let subscriber = Subscriber {
+            peer,
+            uris,
+            lists,
+            tag: Some(tag),
+        };
+        let _none = self.all().insert(key, subscriber);
+        ListenRegistration {
+            subscriptions: self,
+            key,
+        }
     }
 
     /// Ends `connection`'s subscription to `uri`; `false` if it had none.
     pub(crate) fn unsubscribe(&self, connection: u64, uri: &str) -> bool {
-        let mut all = self
-            .by_connection
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let Some(subscriber) = all.get_mut(&connection) else {
+        let mut all = self.all();
+        let key = Self::own(connection);
+        let Some(subscriber) = all.get_mut(&key) else {
             return false;
         };
         let removed = subscriber.uris.remove(uri);
-        if subscriber.uris.is_empty() {
-            let _gone = all.remove(&connection);
+        if subscriber.uris.is_empty() && subscriber.lists.is_empty() {
+            let _gone = all.remove(&key);
         }
         removed
     }
 
-    /// Forgets a connection that ended.
+    /// Forgets a connection that ended, and its listen streams.
     pub(crate) fn drop_connection(&self, connection: u64) {
-        let _gone = self
-            .by_connection
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&connection);
+        self.all().retain(|key, _| key.connection != connection);
     }
 
     /// Sends `notifications/resources/updated` for `uri` to every subscriber; returns how
-    /// many were notified. Subscribers whose output has closed are forgotten.
+    /// many were notified.
     pub(crate) async fn notify_updated(&self, uri: &str) -> usize {
-        let peers: Vec<(u64, Peer)> = self
-            .by_connection
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .iter()
-            .filter(|(_, subscriber)| subscriber.uris.contains(uri))
-            .map(|(id, subscriber)| (*id, subscriber.peer.clone()))
-            .collect();
-        if peers.is_empty() {
-            return 0;
-        }
-        let params = ResourceUpdatedNotificationParams {
-            meta: None,
-            uri: uri.to_owned(),
-        };
-        let Ok(value) = serde_json::to_value(&params) else {
-            return 0;
-        };
-        if validate::resource_updated_notification_params(&value).is_err() {
+        let targets = self.targets(|subscriber| subscriber.uris.contains(uri));
+        if validate::resource_updated_notification_params(&json!({ "uri": uri })).is_err() {
             tracing::error!("resource update not sent: the URI is not a valid URI");
             return 0;
         }
-        let Ok(raw) = serde_json::value::to_raw_value(&value) else {
-            return 0;
-        };
+        self.send(targets, "notifications/resources/updated", |tag| {
+            let mut params = json!({ "uri": uri });
+            if let Some(tag) = tag {
+                params["_meta"] = json!({ SUBSCRIPTION_ID_KEY: tag });
+            }
+            Some(params)
+        })
+        .await
+    }
+
+    /// Sends the list-changed notification of `kind` to every subscriber that watches it;
+    /// returns how many were notified.
+    pub(crate) async fn notify_list_changed(&self, kind: ListKind) -> usize {
+        let targets = self.targets(|subscriber| subscriber.lists.wants(kind));
+        self.send(targets, kind.method(), |tag| {
+            tag.map(|tag| json!({ "_meta": { SUBSCRIPTION_ID_KEY: tag } }))
+        })
+        .await
+    }
+
+    fn targets(&self, wanted: impl Fn(&Subscriber) -> bool) -> Vec<(Key, Peer, Option<Value>)> {
+        self.all()
+            .iter()
+            .filter(|(_, subscriber)| wanted(subscriber))
+            .map(|(key, subscriber)| (*key, subscriber.peer.clone(), subscriber.tag.clone()))
+            .collect()
+    }
+
+    /// Sends `method` to each target with the params `params` builds from its tag;
+    /// targets whose output has closed are forgotten.
+    async fn send(
+        &self,
+        targets: Vec<(Key, Peer, Option<Value>)>,
+        method: &'static str,
+        params: impl Fn(Option<&Value>) -> Option<Value>,
+    ) -> usize {
         let mut notified = 0;
-        for (connection, peer) in peers {
-            match peer
-                .notify("notifications/resources/updated", Some(raw.clone()))
-                .await
-            {
+        for (key, peer, tag) in targets {
+            let raw: Option<Box<RawValue>> =
+                match params(tag.as_ref()).map(|value| serde_json::value::to_raw_value(&value)) {
+                    None => None,
+                    Some(Ok(raw)) => Some(raw),
+                    Some(Err(error)) => {
+                        tracing::error!(%error, method, "notification not sent");
+                        continue;
+                    }
+                };
+            match peer.notify(method, raw).await {
                 Ok(()) => notified += 1,
-                Err(_) => self.drop_connection(connection),
+                Err(_) => {
+                    let _gone = self.all().remove(&key);
+                }
             }
         }
         notified
     }
 }
+
+/// The `_meta` key naming the listen stream a notification belongs to.
+pub(crate) const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";

@@ -175,15 +175,21 @@ impl ToolSet {
         }
     }
 
-    /// The `tools/list` result.
-    pub(crate) fn list(&self, era: Era, hints: &super::builder::CacheHints) -> HandlerResult {
-        let tools = self.list.clone();
+    /// The `tools/list` result: the page `pager` asks for.
+    pub(crate) fn list(
+        &self,
+        era: Era,
+        hints: &super::builder::CacheHints,
+        pager: &super::pagination::Pager<'_>,
+    ) -> HandlerResult {
+        let page = pager.page(&self.list, |tool| &tool.name)?;
+        let (tools, next_cursor) = (page.items, page.next_cursor);
         match era {
             Era::Legacy(_) => respond(
                 ResultKind::LegacyListTools,
                 &crate::generated::mcp::protocol::LegacyListToolsResult {
                     meta: None,
-                    next_cursor: None,
+                    next_cursor,
                     tools,
                 },
             ),
@@ -192,7 +198,7 @@ impl ToolSet {
                 &crate::generated::mcp::protocol::ListToolsResult {
                     cache_scope: hints.scope,
                     meta: None,
-                    next_cursor: None,
+                    next_cursor,
                     result_type: crate::generated::mcp::protocol::ResultType::Complete,
                     tools,
                     ttl_ms: hints.ttl_ms,

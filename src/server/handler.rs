@@ -77,6 +77,13 @@ pub trait Handler: Send + Sync + 'static {
         std::future::ready(())
     }
 
+    /// Called once when the loop stops reading (the input ended, a signal, a stop), before
+    /// the requests in flight get their grace period: end long-lived requests (e.g.
+    /// subscription streams) gracefully here. The default does nothing.
+    fn on_stop_reading(&self) -> impl Future<Output = ()> + Send {
+        std::future::ready(())
+    }
+
     /// Called once during shutdown, after the last request finished (or was cancelled) and
     /// before the output is flushed: stop background tasks here. The default does nothing.
     fn on_shutdown(&self) -> impl Future<Output = ()> + Send {
@@ -105,6 +112,10 @@ impl<H: Handler> Handler for Arc<H> {
 
     fn handle_response(&self, response: Response<'static>) -> impl Future<Output = ()> + Send {
         (**self).handle_response(response)
+    }
+
+    fn on_stop_reading(&self) -> impl Future<Output = ()> + Send {
+        (**self).on_stop_reading()
     }
 
     fn on_shutdown(&self) -> impl Future<Output = ()> + Send {

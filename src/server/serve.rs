@@ -90,6 +90,7 @@ where
         in_flight = state.shared.in_flight.len(),
         "shutting down"
     );
+    state.shared.handler.on_stop_reading().await;
     state.drain(&mut signals).await;
     state.shared.handler.on_shutdown().await;
 

@@ -404,6 +404,21 @@ fn limits_samples() -> Vec<Samples> {
                 json!({"unknown": 1}),
             ],
         ),
+        samples(
+            "limits.json",
+            "ListLimits",
+            vec![
+                json!({}),
+                json!({"pageSize": 1}),
+                json!({"pageSize": 100_000}),
+            ],
+            vec![
+                json!({"pageSize": 0}),
+                json!({"pageSize": 100_001}),
+                json!({"pageSize": "10"}),
+                json!({"size": 10}),
+            ],
+        ),
     ]
 }
 

@@ -72,7 +72,11 @@ async fn resources_templates_prompts() -> Result<(), Box<dyn std::error::Error>>
         .resource_template(note)
         .prompt(greet)
         .build()?;
-    server.notify_resource_updated("notes://readme").await; // to every 2025 subscriber
+    server.notify_resource_updated("notes://readme").await; // to every subscriber, both eras
+    let farewell =
+        PromptDefinition::new("farewell", "Says goodbye.", |_| Ok(vec![user_text("Bye.")]));
+    server.add_prompt(farewell).await?; // while serving: announced with list_changed
+    server.remove_tool("shout").await; // likewise (add_/remove_ tool, resource, template, prompt)
     Ok(())
 }
 
