@@ -38,6 +38,10 @@ use arguments::{KeyArguments, MessageArguments, NoArguments, PromptArguments};
 #[path = "conformance_server/schema_tools.rs"]
 mod schema_tools;
 
+/// `test_trigger_tool_change` / `test_trigger_prompt_change`: list changes while serving.
+#[path = "conformance_server/triggers.rs"]
+mod triggers;
+
 const TOOLS_SCHEMA: &str = include_str!("conformance_server/tools.json");
 
 /// A tiny WAV file, base64.
@@ -691,7 +695,8 @@ fn build() -> Result<McpServer, McpError> {
         McpServer::builder("typed-mcp-conformance-fixture", env!("CARGO_PKG_VERSION"))
             .instructions("The fixtures of the official MCP conformance suite's server scenarios.")
             .resource_template(template);
-    for tool in tools()? {
+    let slot = triggers::ServerSlot::default();
+    for tool in tools()?.into_iter().chain(triggers::trigger_tools(&slot)?) {
         builder = builder.tool(tool);
     }
     for resource in resources {
@@ -700,7 +705,10 @@ fn build() -> Result<McpServer, McpError> {
     for prompt in prompts() {
         builder = builder.prompt(prompt);
     }
-    builder.build()
+    let server = builder.build()?;
+    // The hooks hold the server they change (a cycle that lives as long as the process).
+    let _ = slot.set(server.clone());
+    Ok(server)
 }
 
 async fn serve(http: Option<SocketAddr>) -> Result<(), Box<dyn std::error::Error>> {
@@ -749,7 +757,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            tracing::error!(%error, "conformance_server failed");
+            tracing::error!(error = %typed_mcp::logging::ErrorChain(&*error), "conformance_server failed");
             ExitCode::FAILURE
         }
     }
