@@ -1,0 +1,184 @@
+//! The official JSON Schema Test Suite (draft 2020-12, required tests) through the generator:
+//! how many groups it accepts, whether the accepted ones compile (they are all in this crate,
+//! so reaching this test means they do), whether the generated validators give the suite's
+//! verdict on every instance, and whether every valid instance survives the generated type
+//! (deserialize, serialize) as an equal JSON value (`serde_json::Value` equality: `2` and
+//! `2.0` differ).
+//!
+//! The suite is located by `TYPED_MCP_JSTS_DIR` (default `../shared/jsts` beside the
+//! repository). Missing, the test is skipped with a printed reason, or fails when `CI` is set.
+
+use std::collections::BTreeMap;
+
+use jsts_fixture::generated::GROUPS;
+use serde_json::Value;
+
+/// How `build.rs` marks an accepted group whose code does not compile.
+const NOT_COMPILED: &str = "accepted, but the generated code does not compile";
+/// The most accepted groups whose code may not compile (must reach 0).
+const MAX_NOT_COMPILED: usize = 3;
+
+/// The least figures this test accepts; raised as the generator learns more of 2020-12.
+const MIN_ACCEPTED: usize = 182;
+const MIN_AGREE_PERCENT: f64 = 98.9;
+const MIN_ROUND_TRIP_PERCENT: f64 = 93.7;
+
+/// Instances left out of the verdict and round-trip figures, each with its reason:
+/// `(file, group index, test description)`.
+const EXCEPTIONS: &[(&str, usize, &str, &str)] = &[];
+
+struct Figures {
+    groups: usize,
+    accepted: usize,
+    instances: usize,
+    agree: usize,
+    valid: usize,
+    round_trip: usize,
+    excepted: usize,
+}
+
+fn percent(part: usize, whole: usize) -> f64 {
+    if whole == 0 {
+        100.0
+    } else {
+        part as f64 * 100.0 / whole as f64
+    }
+}
+
+fn exception(file: &str, index: usize, description: &str) -> Option<&'static str> {
+    EXCEPTIONS
+        .iter()
+        .find(|(f, i, d, _)| *f == file && *i == index && *d == description)
+        .map(|(_, _, _, reason)| *reason)
+}
+
+#[test]
+fn json_schema_test_suite_draft2020_12() {
+    let missing = env!("JSTS_MISSING");
+    if !missing.is_empty() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but the JSON Schema Test Suite is missing: {missing}"
+        );
+        eprintln!(
+            "SKIPPED: the JSON Schema Test Suite is missing ({missing}); set TYPED_MCP_JSTS_DIR"
+        );
+        return;
+    }
+    let dir = std::path::Path::new(env!("JSTS_DIR"));
+    let mut files: BTreeMap<&str, Value> = BTreeMap::new();
+    let mut figures = Figures {
+        groups: GROUPS.len(),
+        accepted: 0,
+        instances: 0,
+        agree: 0,
+        valid: 0,
+        round_trip: 0,
+        excepted: 0,
+    };
+    let mut not_compiled = 0;
+    let mut refusals: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut problems = Vec::new();
+    for group in GROUPS {
+        let label = format!("{}#{}", group.file, group.index);
+        let Some(generated) = group.generated else {
+            if group.refusal == NOT_COMPILED {
+                not_compiled += 1;
+            }
+            refusals
+                .entry(group.refusal.to_string())
+                .or_default()
+                .push(label);
+            continue;
+        };
+        figures.accepted += 1;
+        let suite = files.entry(group.file).or_insert_with(|| {
+            let text = std::fs::read_to_string(dir.join(group.file)).expect("a suite file");
+            serde_json::from_str(&text).expect("a suite file is JSON")
+        });
+        let tests = suite[group.index]["tests"].as_array().expect("tests");
+        for test in tests {
+            let description = test["description"].as_str().unwrap_or_default();
+            let data = &test["data"];
+            let expected = test["valid"].as_bool().expect("valid is a boolean");
+            if let Some(reason) = exception(group.file, group.index, description) {
+                figures.excepted += 1;
+                println!("exception {label} `{description}`: {reason}");
+                continue;
+            }
+            figures.instances += 1;
+            let verdict = (generated.validate)(data);
+            if verdict == expected {
+                figures.agree += 1;
+            } else {
+                problems.push(format!(
+                    "verdict {label} `{description}`: expected {expected}, got {verdict}"
+                ));
+            }
+            if expected {
+                figures.valid += 1;
+                match (generated.round_trip)(data) {
+                    Ok(back) if back == *data => figures.round_trip += 1,
+                    Ok(back) => problems.push(format!(
+                        "round-trip {label} `{description}`: {data} came back as {back}"
+                    )),
+                    Err(error) => problems.push(format!(
+                        "round-trip {label} `{description}`: {data} refused: {error}"
+                    )),
+                }
+            }
+        }
+    }
+    for (reason, groups) in &refusals {
+        println!(
+            "refused ({}): {reason}: {}",
+            groups.len(),
+            groups.join(", ")
+        );
+    }
+    for problem in &problems {
+        println!("{problem}");
+    }
+    let Figures {
+        groups,
+        accepted,
+        instances,
+        agree,
+        valid,
+        round_trip,
+        excepted,
+    } = figures;
+    println!("JSON Schema Test Suite, draft 2020-12 (required tests), through typed-mcp-codegen:");
+    let compiled = accepted;
+    let accepted = accepted + not_compiled;
+    println!(
+        "  groups accepted:            {accepted}/{groups} ({:.1}%)",
+        percent(accepted, groups)
+    );
+    println!("  accepted groups compiled:   {compiled}/{accepted} (one generated crate)");
+    println!(
+        "  verdicts agree:             {agree}/{instances} instances ({:.1}%)",
+        percent(agree, instances)
+    );
+    println!(
+        "  valid instances round-trip: {round_trip}/{valid} ({:.1}%)",
+        percent(round_trip, valid)
+    );
+    println!("  documented exceptions:      {excepted} instances");
+    assert!(
+        not_compiled <= MAX_NOT_COMPILED,
+        "{not_compiled} accepted groups do not compile"
+    );
+    assert!(
+        accepted >= MIN_ACCEPTED,
+        "accepted groups fell below {MIN_ACCEPTED}"
+    );
+    assert!(
+        percent(agree, instances) >= MIN_AGREE_PERCENT,
+        "verdicts agree on less than {MIN_AGREE_PERCENT}%"
+    );
+    assert!(
+        percent(round_trip, valid) >= MIN_ROUND_TRIP_PERCENT,
+        "round-trip below {MIN_ROUND_TRIP_PERCENT}%"
+    );
+}
