@@ -122,10 +122,30 @@ fn main() {
     write(&out_dir.join("registry.rs"), &registry);
 }
 
-/// The generator's configuration for the suite.
-fn config(_suite: &Path) -> typed_mcp_codegen::Config {
+/// The generator's configuration for the suite: every file of its `remotes/` listed as the
+/// remote document `http://localhost:1234/<path>`, as the suite's README asks.
+fn config(suite: &Path) -> typed_mcp_codegen::Config {
     let mut config = typed_mcp_codegen::Config::new();
     config.emit_rerun_if_changed(false);
+    let remotes = suite.join("remotes");
+    let mut stack = vec![remotes.clone()];
+    let mut files = Vec::new();
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "json") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    for path in files {
+        let relative = path.strip_prefix(&remotes).expect("below remotes/");
+        let relative = relative.to_string_lossy().replace('\\', "/");
+        config.remote(format!("http://localhost:1234/{relative}"), &path);
+    }
     config
 }
 
@@ -175,9 +195,11 @@ fn read_groups(dir: &Path) -> Result<Vec<Group>, String> {
 
 /// Rewrites every local JSON Pointer reference (`#`, `#/...`) in `schema` to point into
 /// `#/$defs/<name>`, where the schema now lives. Instance data (`const`, `enum`, `default`,
-/// `examples`) is left alone.
+/// `examples`) is left alone, and so is every schema resource with an `$id` of its own (its
+/// `#` references name it, wherever it lives).
 fn rebase_refs(schema: &mut Value, name: &str) {
     match schema {
+        Value::Object(map) if map.get("$id").is_some_and(Value::is_string) => {}
         Value::Object(map) => {
             for (key, value) in map.iter_mut() {
                 match key.as_str() {
