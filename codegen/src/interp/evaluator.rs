@@ -289,7 +289,9 @@ impl State<'_, '_> {
         v: bool,
         instance: &Value,
     ) -> (bool, Seen) {
-        let enter = at != base;
+        // A target with an `$id` enters its own resource (in `eval`); any other target
+        // enters the resource it sits in.
+        let enter = at != base && target.get("$id").is_none();
         if enter {
             self.scope.push(at.to_string());
         }
