@@ -34,6 +34,7 @@ pub struct Config {
     runtime_path: String,
     emit_rerun_if_changed: Option<bool>,
     remotes: Vec<(String, PathBuf)>,
+    format_assertion: bool,
 }
 
 /// One file written (or left alone) by [`Config::generate`].
@@ -83,6 +84,7 @@ impl Config {
             runtime_path: "::typed_mcp".to_string(),
             emit_rerun_if_changed: None,
             remotes: Vec::new(),
+            format_assertion: true,
         }
     }
 
@@ -174,6 +176,25 @@ impl Config {
     /// ```
     pub fn remote(&mut self, uri: impl Into<String>, path: impl AsRef<Path>) -> &mut Self {
         self.remotes.push((uri.into(), path.as_ref().to_path_buf()));
+        self
+    }
+
+    /// Whether the emitted validators assert `format` (`uri`, `byte`, `uri-template`,
+    /// `date-time`, `email`; any other format is never checked). JSON Schema 2020-12 makes
+    /// `format` an annotation unless asserting is asked for; the generator still asserts by
+    /// default, because the MCP runtime wants malformed `uri`s and timestamps in protocol
+    /// messages and tool arguments reported rather than passed on. `false` gives the 2020-12
+    /// default. (Definitions left to the embedded evaluator always treat `format` as an
+    /// annotation.)
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut config = typed_mcp_codegen::Config::new();
+    /// config.format_assertion(false);
+    /// ```
+    pub fn format_assertion(&mut self, assert: bool) -> &mut Self {
+        self.format_assertion = assert;
         self
     }
 
@@ -270,7 +291,12 @@ impl Config {
         for (uri, path) in &self.remotes {
             remotes.insert(uri.clone(), crate::doc::SchemaDoc::read(path)?);
         }
-        render(schema, &runtime, &serde_json::Value::Object(remotes))
+        render(
+            schema,
+            &runtime,
+            &serde_json::Value::Object(remotes),
+            self.format_assertion,
+        )
     }
 }
 

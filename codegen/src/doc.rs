@@ -25,6 +25,8 @@ pub(crate) struct SchemaDoc {
     pub(crate) evaluated: Vec<String>,
     /// The remote documents listed in the `Config`, as an object mapping URIs to documents.
     pub(crate) remotes: Value,
+    /// Whether the emitted validators assert `format` (see `Config::format_assertion`).
+    pub(crate) assert_formats: bool,
 }
 
 /// A named schema of the document.
@@ -205,6 +207,7 @@ impl SchemaDoc {
             raw,
             evaluated,
             remotes: Value::Object(Map::new()),
+            assert_formats: true,
         };
         doc.lift_nested_defs();
         for def in &doc.defs {

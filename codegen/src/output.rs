@@ -18,9 +18,10 @@ pub(crate) fn render(
     schema: &Path,
     runtime: &syn::Path,
     remotes: &Value,
+    assert_formats: bool,
 ) -> Result<(String, Vec<GeneratedDefinition>)> {
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        render_evaluating(schema, runtime, remotes)
+        render_evaluating(schema, runtime, remotes, assert_formats)
     }));
     outcome.unwrap_or_else(|panic| {
         let text = panic
@@ -43,6 +44,7 @@ fn render_evaluating(
     schema: &Path,
     runtime: &syn::Path,
     remotes: &Value,
+    assert_formats: bool,
 ) -> Result<(String, Vec<GeneratedDefinition>)> {
     let root = SchemaDoc::read(schema)?;
     let mut evaluate: Vec<String> = Vec::new();
@@ -51,6 +53,7 @@ fn render_evaluating(
         let attempt = SchemaDoc::from_value_evaluating(schema, root.clone(), &evaluate).and_then(
             |mut doc| {
                 doc.remotes = remotes.clone();
+                doc.assert_formats = assert_formats;
                 for name in doc.evaluated.clone() {
                     crate::interp::check(&doc, &name)?;
                 }

@@ -15,12 +15,49 @@ use serde_json::Value;
 
 /// The least figures this test accepts; raised as the generator learns more of 2020-12.
 const MIN_ACCEPTED: usize = 381;
-const MIN_AGREE_PERCENT: f64 = 99.5;
-const MIN_ROUND_TRIP_PERCENT: f64 = 99.8;
+const MIN_AGREE_PERCENT: f64 = 100.0;
+const MIN_ROUND_TRIP_PERCENT: f64 = 100.0;
 
-/// Instances left out of the verdict and round-trip figures, each with its reason:
-/// `(file, group index, test description)`.
-const EXCEPTIONS: &[(&str, usize, &str, &str)] = &[];
+/// What an exception leaves out of the figures for one instance.
+#[derive(PartialEq)]
+enum Check {
+    /// The validator's verdict.
+    Verdict,
+    /// The round trip through the generated type.
+    RoundTrip,
+}
+
+/// Instances left out of one figure, each with its reason:
+/// `(file, group index, test description, check, reason)`.
+const EXCEPTIONS: &[(&str, usize, &str, Check, &str)] = &[
+    (
+        "pattern.json",
+        2,
+        "ASCII letters match",
+        Check::Verdict,
+        UNICODE_PATTERNS,
+    ),
+    (
+        "pattern.json",
+        2,
+        "Non-ASCII letters match",
+        Check::Verdict,
+        UNICODE_PATTERNS,
+    ),
+    (
+        "default.json",
+        2,
+        "missing properties are not filled in with the default",
+        Check::RoundTrip,
+        "the generated type fills an absent member with its `default` (typify's serde \
+         default, which the runtime's limits rely on), so `{}` comes back as `{\"alpha\":5}`",
+    ),
+];
+
+/// Why `\p{Letter}` does not match.
+const UNICODE_PATTERNS: &str = "the runtime compiles `pattern` without ECMA-262's `u` flag \
+    (`regress::Regex::new` in src/validation/lazy.rs, outside the generator), so `\\p{Letter}` \
+    is not a Unicode property escape; fixed by `Regex::with_flags(source, \"u\")` there";
 
 struct Figures {
     groups: usize,
@@ -40,11 +77,11 @@ fn percent(part: usize, whole: usize) -> f64 {
     }
 }
 
-fn exception(file: &str, index: usize, description: &str) -> Option<&'static str> {
+fn exception(file: &str, index: usize, description: &str, check: Check) -> Option<&'static str> {
     EXCEPTIONS
         .iter()
-        .find(|(f, i, d, _)| *f == file && *i == index && *d == description)
-        .map(|(_, _, _, reason)| *reason)
+        .find(|(f, i, d, c, _)| *f == file && *i == index && *d == description && *c == check)
+        .map(|(_, _, _, _, reason)| *reason)
 }
 
 #[test]
@@ -92,21 +129,27 @@ fn json_schema_test_suite_draft2020_12() {
             let description = test["description"].as_str().unwrap_or_default();
             let data = &test["data"];
             let expected = test["valid"].as_bool().expect("valid is a boolean");
-            if let Some(reason) = exception(group.file, group.index, description) {
-                figures.excepted += 1;
-                println!("exception {label} `{description}`: {reason}");
-                continue;
-            }
-            figures.instances += 1;
             let verdict = (generated.validate)(data);
-            if verdict == expected {
+            if let Some(reason) = exception(group.file, group.index, description, Check::Verdict) {
+                figures.excepted += 1;
+                println!("exception (verdict {verdict}) {label} `{description}`: {reason}");
+            } else if verdict == expected {
+                figures.instances += 1;
                 figures.agree += 1;
             } else {
+                figures.instances += 1;
                 problems.push(format!(
                     "verdict {label} `{description}`: expected {expected}, got {verdict}"
                 ));
             }
             if expected {
+                if let Some(reason) =
+                    exception(group.file, group.index, description, Check::RoundTrip)
+                {
+                    figures.excepted += 1;
+                    println!("exception (round-trip) {label} `{description}`: {reason}");
+                    continue;
+                }
                 figures.valid += 1;
                 match (generated.round_trip)(data) {
                     Ok(back) if back == *data => figures.round_trip += 1,
@@ -155,7 +198,7 @@ fn json_schema_test_suite_draft2020_12() {
         "  valid instances round-trip: {round_trip}/{valid} ({:.1}%)",
         percent(round_trip, valid)
     );
-    println!("  documented exceptions:      {excepted} instances");
+    println!("  documented exceptions:      {excepted} (instance, check) pairs, listed above");
     assert!(
         accepted >= MIN_ACCEPTED,
         "accepted groups fell below {MIN_ACCEPTED}"
