@@ -24,9 +24,14 @@ fn not_is_evaluated() {
 }
 
 #[test]
-fn a_schema_typify_panics_on_is_evaluated() {
+fn a_schema_typify_panics_on_is_typed_as_a_json_value() {
+    // An untyped enum of mixed values: typify 0.8 panics on it, so it never sees it.
     let code = generate("typify_panic");
-    assert!(code.contains("__eval::Registry::new("), "{code}");
+    assert!(code.contains("pub struct A("), "{code}");
+    assert!(
+        !code.contains("mod __eval"),
+        "its validator is the emitted one"
+    );
 }
 
 #[test]

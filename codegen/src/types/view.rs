@@ -84,8 +84,11 @@ pub(crate) fn types_view(doc: &SchemaDoc) -> Vec<(String, Value)> {
 ///   numbers `f64`, so `2` would come back as `2.0`, and compares arrays as text);
 /// - a root `type: "integer"` (typify's `i64` refuses `1.0` and integers beyond it);
 /// - property names that are not distinct once made Rust identifiers, or hold control
-///   characters;
-/// - an optional member that may be `null` (an `Option` would drop the explicit `null`).
+///   characters.
+///
+/// (An optional member that may be `null` keeps its `Option`, which writes an explicit `null`
+/// back as an absent member: pydantic's optional members are written that way, and a typed
+/// struct is worth more there.)
 ///
 /// Unions and string enums, which the generator types itself, are never affected.
 pub(crate) fn needs_value_type(schema: &Value) -> bool {
@@ -140,13 +143,6 @@ fn unfaithful_members(schema: &Value) -> bool {
         return false;
     };
     if let Some(Value::Object(properties)) = map.get("properties") {
-        let required: Vec<&str> = map
-            .get("required")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
         let mut idents = std::collections::BTreeSet::new();
         for (name, member) in properties {
             let ident = heck::ToSnakeCase::to_snake_case(
@@ -156,14 +152,6 @@ fn unfaithful_members(schema: &Value) -> bool {
                     .as_str(),
             );
             if name.chars().any(char::is_control) || !idents.insert(ident) {
-                return true;
-            }
-            let nullable = match member.get("type") {
-                Some(Value::String(t)) => t == "null",
-                Some(Value::Array(ts)) => ts.iter().any(|t| t == "null"),
-                _ => false,
-            };
-            if nullable && !required.contains(&name.as_str()) {
                 return true;
             }
             if unfaithful_members(member) {
