@@ -33,6 +33,8 @@ pub struct Config {
     out_dir: Option<PathBuf>,
     runtime_path: String,
     emit_rerun_if_changed: Option<bool>,
+    remotes: Vec<(String, PathBuf)>,
+    format_assertion: bool,
 }
 
 /// One file written (or left alone) by [`Config::generate`].
@@ -81,6 +83,8 @@ impl Config {
             out_dir: None,
             runtime_path: "::typed_mcp".to_string(),
             emit_rerun_if_changed: None,
+            remotes: Vec::new(),
+            format_assertion: true,
         }
     }
 
@@ -156,6 +160,41 @@ impl Config {
     /// ```
     pub fn emit_rerun_if_changed(&mut self, emit: bool) -> &mut Self {
         self.emit_rerun_if_changed = Some(emit);
+        self
+    }
+
+    /// Lists a remote document: references to `uri` (absolute, without fragment) resolve to
+    /// the schema in the file at `path`, read at generation time. Nothing is ever fetched
+    /// from the network; a reference that resolves neither in the schema file nor in a listed
+    /// document is refused.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut config = typed_mcp_codegen::Config::new();
+    /// config.remote("https://example.com/schemas/address.json", "schema/address.json");
+    /// ```
+    pub fn remote(&mut self, uri: impl Into<String>, path: impl AsRef<Path>) -> &mut Self {
+        self.remotes.push((uri.into(), path.as_ref().to_path_buf()));
+        self
+    }
+
+    /// Whether the emitted validators assert `format` (`uri`, `byte`, `uri-template`,
+    /// `date-time`, `email`; any other format is never checked). JSON Schema 2020-12 makes
+    /// `format` an annotation unless asserting is asked for; the generator still asserts by
+    /// default, because the MCP runtime wants malformed `uri`s and timestamps in protocol
+    /// messages and tool arguments reported rather than passed on. `false` gives the 2020-12
+    /// default. (Definitions left to the embedded evaluator always treat `format` as an
+    /// annotation.)
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut config = typed_mcp_codegen::Config::new();
+    /// config.format_assertion(false);
+    /// ```
+    pub fn format_assertion(&mut self, assert: bool) -> &mut Self {
+        self.format_assertion = assert;
         self
     }
 
@@ -248,7 +287,16 @@ impl Config {
     fn render(&self, schema: &Path) -> Result<(String, Vec<GeneratedDefinition>)> {
         let runtime: syn::Path = syn::parse_str(&self.runtime_path)
             .map_err(|e| Error::Config(format!("runtime path `{}`: {e}", self.runtime_path)))?;
-        render(schema, &runtime)
+        let mut remotes = serde_json::Map::new();
+        for (uri, path) in &self.remotes {
+            remotes.insert(uri.clone(), crate::doc::SchemaDoc::read(path)?);
+        }
+        render(
+            schema,
+            &runtime,
+            &serde_json::Value::Object(remotes),
+            self.format_assertion,
+        )
     }
 }
 

@@ -18,6 +18,15 @@ pub(crate) struct SchemaDoc {
     /// The definitions in name order (as `serde_json` maps iterate), hoisted unions after the
     /// ones they came from.
     pub(crate) defs: Vec<Definition>,
+    /// The file's root as read, for the embedded evaluator (see [`crate::interp`]).
+    pub(crate) raw: Value,
+    /// Names of the definitions the embedded evaluator validates (their `schema` is the
+    /// [`crate::interp::MARKER`]).
+    pub(crate) evaluated: Vec<String>,
+    /// The remote documents listed in the `Config`, as an object mapping URIs to documents.
+    pub(crate) remotes: Value,
+    /// Whether the emitted validators assert `format` (see `Config::format_assertion`).
+    pub(crate) assert_formats: bool,
 }
 
 /// A named schema of the document.
@@ -88,20 +97,36 @@ const ROOT_KEYWORDS: &[&str] = &["$schema", "$id", "$defs", "definitions"];
 impl SchemaDoc {
     /// Reads and checks a schema file.
     pub(crate) fn load(path: &Path) -> Result<Self> {
+        Self::from_value(path, Self::read(path)?)
+    }
+
+    /// Reads a schema file as JSON.
+    pub(crate) fn read(path: &Path) -> Result<Value> {
         let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
             path: path.to_path_buf(),
             source,
         })?;
-        let value: Value = serde_json::from_str(&text).map_err(|source| Error::Json {
+        serde_json::from_str(&text).map_err(|source| Error::Json {
             path: path.to_path_buf(),
             source,
-        })?;
-        Self::from_value(path, value)
+        })
     }
 
     /// Checks an already parsed schema; `file` is only used in messages.
     pub(crate) fn from_value(file: &Path, root: Value) -> Result<Self> {
+        Self::from_value_evaluating(file, root, &[])
+    }
+
+    /// As [`SchemaDoc::from_value`], the definitions named in `evaluate` (and every one using
+    /// what the emitted validators do not implement, see [`needs_evaluator`]) being left to
+    /// the embedded evaluator.
+    pub(crate) fn from_value_evaluating(
+        file: &Path,
+        root: Value,
+        evaluate: &[String],
+    ) -> Result<Self> {
         let file = file.to_path_buf();
+        let raw = root.clone();
         let Value::Object(root) = root else {
             return Err(invalid(
                 &file,
@@ -164,10 +189,26 @@ impl SchemaDoc {
             .and_then(Value::as_str)
             .and_then(crate::dialect::Dialect::from_uri)
             .unwrap_or(crate::dialect::Dialect::Current);
+        let mut evaluated = Vec::new();
+        for def in &mut defs {
+            if !def.pointer.is_empty()
+                && (evaluate.contains(&def.name) || needs_evaluator(&def.schema))
+            {
+                evaluated.push(def.name.clone());
+                def.schema = serde_json::json!({ crate::interp::MARKER: true });
+            }
+        }
         for def in &mut defs {
             crate::dialect::normalize(&mut def.schema, dialect);
         }
-        let mut doc = SchemaDoc { file, defs };
+        let mut doc = SchemaDoc {
+            file,
+            defs,
+            raw,
+            evaluated,
+            remotes: Value::Object(Map::new()),
+            assert_formats: true,
+        };
         doc.lift_nested_defs();
         for def in &doc.defs {
             check_schema(&doc.file, &def.pointer, &def.schema, true)?;
@@ -263,6 +304,84 @@ impl SchemaDoc {
             .find(|candidate| self.get(candidate).is_none())
             .expect("an unused name exists")
     }
+}
+
+/// Keywords (besides [`SUPPORTED_KEYWORDS`]) the dialect pass rewrites or takes out.
+const NORMALIZED_KEYWORDS: &[&str] = &[
+    "$defs",
+    "definitions",
+    "$schema",
+    "dependencies",
+    "additionalItems",
+];
+
+/// Whether `schema` uses anything the emitted validators do not implement keyword by keyword
+/// (a keyword outside [`SUPPORTED_KEYWORDS`], a reference other than to a definition, a
+/// metaschema the dialect pass does not know, a count written as a decimal, an empty `enum`,
+/// a decimal `multipleOf`): such a definition is validated by the embedded evaluator.
+pub(crate) fn needs_evaluator(schema: &Value) -> bool {
+    let Value::Object(map) = schema else {
+        return false;
+    };
+    for (key, value) in map {
+        let key = key.as_str();
+        if key.starts_with("x-") {
+            continue;
+        }
+        if !SUPPORTED_KEYWORDS.contains(&key) && !NORMALIZED_KEYWORDS.contains(&key) {
+            return true;
+        }
+        let odd = match (key, value) {
+            ("$schema", Value::String(uri)) => crate::dialect::Dialect::from_uri(uri).is_none(),
+            ("$ref", Value::String(target)) => !is_definition_ref(target),
+            (
+                "minItems" | "maxItems" | "minLength" | "maxLength" | "minProperties"
+                | "maxProperties",
+                count,
+            ) => count.as_u64().is_none() && count.as_f64().is_some_and(|f| f.fract() == 0.0),
+            ("enum", Value::Array(values)) => values.is_empty(),
+            ("multipleOf", divisor) => divisor.is_number() && divisor.as_u64().is_none(),
+            _ => false,
+        };
+        if odd {
+            return true;
+        }
+        let below = match (key, value) {
+            ("additionalProperties" | "items" | "propertyNames" | "additionalItems", sub) => {
+                needs_evaluator(sub)
+            }
+            ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(subs)) => {
+                subs.iter().any(needs_evaluator)
+            }
+            (
+                "properties" | "dependentSchemas" | "dependencies" | "$defs" | "definitions",
+                Value::Object(subs),
+            ) => subs.values().any(needs_evaluator),
+            _ => false,
+        };
+        if below {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether the emitted validators resolve `target`: a definition of the file, or one nested in
+/// another definition's `$defs` / `definitions` (lifted out by the document).
+fn is_definition_ref(target: &str) -> bool {
+    if ref_target(target).is_some() {
+        return true;
+    }
+    let Some(pointer) = target.strip_prefix("#/") else {
+        return false;
+    };
+    let tokens: Vec<&str> = pointer.split('/').collect();
+    !target.contains('%')
+        && tokens.len() >= 2
+        && tokens.len() % 2 == 0
+        && tokens
+            .chunks(2)
+            .all(|pair| matches!(pair[0], "$defs" | "definitions") && !pair[1].is_empty())
 }
 
 /// `#/$defs/Name` or `#/definitions/Name` → `Name`.

@@ -29,6 +29,7 @@ mod dialect;
 mod doc;
 mod error;
 mod hoist;
+mod interp;
 mod naming;
 mod output;
 mod types;

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use quote::quote;
+use serde_json::Value;
 
 use crate::config::GeneratedDefinition;
 use crate::doc::SchemaDoc;
@@ -16,9 +17,11 @@ use crate::error::{Error, Result};
 pub(crate) fn render(
     schema: &Path,
     runtime: &syn::Path,
+    remotes: &Value,
+    assert_formats: bool,
 ) -> Result<(String, Vec<GeneratedDefinition>)> {
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        render_unguarded(schema, runtime)
+        render_evaluating(schema, runtime, remotes, assert_formats)
     }));
     outcome.unwrap_or_else(|panic| {
         let text = panic
@@ -34,11 +37,67 @@ pub(crate) fn render(
     })
 }
 
+/// Generates the code, leaving to the embedded evaluator (see [`crate::interp`]) each
+/// definition the emitters fail on when the evaluator accepts it; a definition both refuse is
+/// reported with the emitters' error.
+fn render_evaluating(
+    schema: &Path,
+    runtime: &syn::Path,
+    remotes: &Value,
+    assert_formats: bool,
+) -> Result<(String, Vec<GeneratedDefinition>)> {
+    let root = SchemaDoc::read(schema)?;
+    let mut evaluate: Vec<String> = Vec::new();
+    let mut first_errors: Vec<(String, Error)> = Vec::new();
+    loop {
+        let attempt = SchemaDoc::from_value_evaluating(schema, root.clone(), &evaluate).and_then(
+            |mut doc| {
+                doc.remotes = remotes.clone();
+                doc.assert_formats = assert_formats;
+                for name in doc.evaluated.clone() {
+                    crate::interp::check(&doc, &name)?;
+                }
+                render_unguarded(doc, schema, runtime)
+            },
+        );
+        let error = match attempt {
+            Ok(done) => return Ok(done),
+            Err(error) => error,
+        };
+        let Some(name) = culprit(&root, &error) else {
+            return Err(error);
+        };
+        if evaluate.contains(&name) {
+            let first = first_errors.into_iter().find(|(n, _)| *n == name);
+            return Err(first.map_or(error, |(_, e)| e));
+        }
+        evaluate.push(name.clone());
+        first_errors.push((name, error));
+    }
+}
+
+/// The top-level definition (of the file's `root`) an unsupported keyword or a type
+/// generation failure points into, if any (a malformed schema is refused, never evaluated).
+fn culprit(root: &Value, error: &Error) -> Option<String> {
+    let pointer = match error {
+        Error::Unsupported { pointer, .. } | Error::TypeGeneration { pointer, .. } => pointer,
+        _ => return None,
+    };
+    let mut tokens = pointer.strip_prefix('/')?.split('/');
+    let container = tokens.next()?;
+    if container != "$defs" && container != "definitions" {
+        return None;
+    }
+    let name = tokens.next()?.replace("~1", "/").replace("~0", "~");
+    root.get(container)?.get(&name)?;
+    Some(name)
+}
+
 fn render_unguarded(
+    doc: SchemaDoc,
     schema: &Path,
     runtime: &syn::Path,
 ) -> Result<(String, Vec<GeneratedDefinition>)> {
-    let doc = SchemaDoc::load(schema)?;
     let types = crate::types::emit_types(&doc, runtime)?;
     let validators = crate::validators::emit_validators(&doc, runtime)?;
     let impls = crate::types::validate_impls(&doc, &types.names, runtime);

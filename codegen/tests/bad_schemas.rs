@@ -34,13 +34,10 @@ macro_rules! bad_schema_tests {
 }
 
 bad_schema_tests!(
-    if_then_else,
-    not_keyword,
     unknown_ref,
     external_ref,
     retryable_not_in_enum,
     invalid_json,
     bad_pattern,
     bad_type,
-    typify_panic,
 );

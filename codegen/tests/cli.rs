@@ -201,16 +201,19 @@ fn usage_errors_exit_2_with_the_usage_and_help_exits_0() {
 }
 
 #[test]
-fn a_schema_typify_panics_on_exits_3_with_file_and_pointer_and_no_backtrace() {
-    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad/typify_panic.json");
+fn a_schema_typify_panics_on_generates_without_printing_the_panic() {
+    // typify 0.8 panics on this definition (an untyped enum of mixed values); the generator
+    // types it as `serde_json::Value` itself, keeping the emitted validator.
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/evaluated/typify_panic.json");
     let dir = tempfile::tempdir().unwrap();
-    let failed = generate(std::slice::from_ref(&schema), dir.path(), &[]);
-    assert_eq!(failed.status.code(), Some(3), "{}", stderr(&failed));
-    let expected = format!("{}#/$defs/A: type generation failed", schema.display());
-    assert!(stderr(&failed).contains(&expected), "{}", stderr(&failed));
+    let done = generate(std::slice::from_ref(&schema), dir.path(), &[]);
+    assert_eq!(done.status.code(), Some(0), "{}", stderr(&done));
     assert!(
-        !stderr(&failed).contains("backtrace") && !stderr(&failed).contains("thread '"),
-        "the panic is reported, not printed: {}",
-        stderr(&failed)
+        !stderr(&done).contains("backtrace") && !stderr(&done).contains("thread '"),
+        "the panic is caught, not printed: {}",
+        stderr(&done)
     );
+    let code = std::fs::read_to_string(dir.path().join("typify_panic.rs")).unwrap();
+    assert!(code.contains("pub struct A("), "{code}");
+    assert!(code.contains("pub fn a_at("), "{code}");
 }

@@ -57,6 +57,9 @@ pub(crate) fn types_view(doc: &SchemaDoc) -> Vec<(String, Value)> {
         .defs
         .iter()
         .map(|def| {
+            if needs_value_type(&def.schema) {
+                return (def.name.clone(), Value::Object(Map::new()));
+            }
             let mut schema = def.schema.clone();
             let outcome = visit_schemas_mut(&mut schema, "", &mut |map, _| {
                 rewrite(map);
@@ -71,6 +74,95 @@ pub(crate) fn types_view(doc: &SchemaDoc) -> Vec<(String, Value)> {
         serde_json::json!({ "type": "number" }),
     ));
     out
+}
+
+/// Whether a definition's type is `serde_json::Value` (its validator stays the emitted one),
+/// because the type typify would make could not hold every valid instance as it is:
+/// - a root without `type` but with object or array keywords (it also accepts `12`, `""`,
+///   `null`, ...);
+/// - a root `enum` / `const` without `type` holding anything but strings (typify makes
+///   numbers `f64`, so `2` would come back as `2.0`, and compares arrays as text);
+/// - a root `type: "integer"` (typify's `i64` refuses `1.0` and integers beyond it);
+/// - property names that are not distinct once made Rust identifiers, or hold control
+///   characters.
+///
+/// (An optional member that may be `null` keeps its `Option`, which writes an explicit `null`
+/// back as an absent member: pydantic's optional members are written that way, and a typed
+/// struct is worth more there.)
+///
+/// Unions and string enums, which the generator types itself, are never affected.
+pub(crate) fn needs_value_type(schema: &Value) -> bool {
+    let Value::Object(map) = schema else {
+        return false;
+    };
+    if crate::types::is_union(schema) || crate::types::is_own_enum(schema) {
+        return false;
+    }
+    let typed = map.contains_key("type");
+    let composed = ["$ref", "allOf", "anyOf", "oneOf", "enum", "const"]
+        .iter()
+        .any(|k| map.contains_key(*k));
+    let shaped = [
+        "properties",
+        "required",
+        "items",
+        "prefixItems",
+        "additionalProperties",
+        "minProperties",
+        "maxProperties",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "dependentRequired",
+        "dependentSchemas",
+        "propertyNames",
+    ]
+    .iter()
+    .any(|k| map.contains_key(*k));
+    if !typed && !composed && shaped {
+        return true;
+    }
+    let literals = map
+        .get("enum")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .chain(map.get("const"));
+    if !typed && literals.clone().any(|v| !v.is_string()) {
+        return true;
+    }
+    if map.get("type") == Some(&Value::String("integer".into())) && !map.contains_key("enum") {
+        return true;
+    }
+    unfaithful_members(schema)
+}
+
+/// Whether `schema` (or a schema below it) has members its struct cannot keep as they are.
+fn unfaithful_members(schema: &Value) -> bool {
+    let Value::Object(map) = schema else {
+        return false;
+    };
+    if let Some(Value::Object(properties)) = map.get("properties") {
+        let mut idents = std::collections::BTreeSet::new();
+        for (name, member) in properties {
+            let ident = heck::ToSnakeCase::to_snake_case(
+                name.chars()
+                    .map(|c| if c.is_alphanumeric() { c } else { '_' })
+                    .collect::<String>()
+                    .as_str(),
+            );
+            if name.chars().any(char::is_control) || !idents.insert(ident) {
+                return true;
+            }
+            if unfaithful_members(member) {
+                return true;
+            }
+        }
+    }
+    ["items", "additionalProperties"]
+        .iter()
+        .filter_map(|k| map.get(*k))
+        .any(unfaithful_members)
 }
 
 /// Whether typify is given the `default` of the schema `map`. Dropped (the member is then an

@@ -322,7 +322,7 @@ impl Emitter<'_> {
             );
             body.extend(quote!(if !#regex.is_match(#s) { #fail }));
         }
-        if let Some(Value::String(format)) = map.get("format") {
+        if let Some(Value::String(format)) = map.get("format").filter(|_| self.doc.assert_formats) {
             let check = match format.as_str() {
                 "uri" => Some(quote!(#rt::is_uri)),
                 "byte" => Some(quote!(#rt::is_byte)),

@@ -39,11 +39,13 @@ pub(crate) fn emit_validators(doc: &SchemaDoc, runtime: &syn::Path) -> Result<To
     }
     let statics = &emitter.statics;
     let helpers = &emitter.helpers;
+    let evaluator = crate::interp::emit_support(doc)?;
     Ok(quote! {
         use #runtime::__private as __rt;
         #(#statics)*
         #(#items)*
         #(#helpers)*
+        #evaluator
     })
 }
 
@@ -124,7 +126,11 @@ impl<'d> Emitter<'d> {
         let walker = format_ident!("{stem}_at");
         self.root_pick = None;
         self.current_pointer = def.pointer.clone();
-        let body = self.schema(&def.schema, &def.pointer, &quote!(value), &quote!(at))?;
+        let body = if crate::interp::is_evaluated(&def.schema) {
+            crate::interp::emit_call(self.doc, def)
+        } else {
+            self.schema(&def.schema, &def.pointer, &quote!(value), &quote!(at))?
+        };
         let (value, at, errors) = if body.is_empty() {
             (quote!(_value), quote!(_at), quote!(_errors))
         } else {

@@ -1,0 +1,214 @@
+//! The official JSON Schema Test Suite (draft 2020-12, required tests) through the generator:
+//! how many groups it accepts, whether the accepted ones compile (they are all in this crate,
+//! so reaching this test means they do), whether the generated validators give the suite's
+//! verdict on every instance, and whether every valid instance survives the generated type
+//! (deserialize, serialize) as an equal JSON value (`serde_json::Value` equality: `2` and
+//! `2.0` differ).
+//!
+//! The suite is located by `TYPED_MCP_JSTS_DIR` (default `../shared/jsts` beside the
+//! repository). Missing, the test is skipped with a printed reason, or fails when `CI` is set.
+
+use std::collections::BTreeMap;
+
+use jsts_fixture::generated::GROUPS;
+use serde_json::Value;
+
+/// The least figures this test accepts; raised as the generator learns more of 2020-12.
+const MIN_ACCEPTED: usize = 381;
+const MIN_AGREE_PERCENT: f64 = 100.0;
+const MIN_ROUND_TRIP_PERCENT: f64 = 100.0;
+
+/// What an exception leaves out of the figures for one instance.
+#[derive(PartialEq)]
+enum Check {
+    /// The validator's verdict.
+    Verdict,
+    /// The round trip through the generated type.
+    RoundTrip,
+}
+
+/// Instances left out of one figure, each with its reason:
+/// `(file, group index, test description, check, reason)`.
+const EXCEPTIONS: &[(&str, usize, &str, Check, &str)] = &[
+    (
+        "pattern.json",
+        2,
+        "ASCII letters match",
+        Check::Verdict,
+        UNICODE_PATTERNS,
+    ),
+    (
+        "pattern.json",
+        2,
+        "Non-ASCII letters match",
+        Check::Verdict,
+        UNICODE_PATTERNS,
+    ),
+    (
+        "default.json",
+        2,
+        "missing properties are not filled in with the default",
+        Check::RoundTrip,
+        "the generated type fills an absent member with its `default` (typify's serde \
+         default, which the runtime's limits rely on), so `{}` comes back as `{\"alpha\":5}`",
+    ),
+];
+
+/// Why `\p{Letter}` does not match.
+const UNICODE_PATTERNS: &str = "the runtime compiles `pattern` without ECMA-262's `u` flag \
+    (`regress::Regex::new` in src/validation/lazy.rs, outside the generator), so `\\p{Letter}` \
+    is not a Unicode property escape; fixed by `Regex::with_flags(source, \"u\")` there";
+
+struct Figures {
+    groups: usize,
+    accepted: usize,
+    instances: usize,
+    agree: usize,
+    valid: usize,
+    round_trip: usize,
+    excepted: usize,
+}
+
+fn percent(part: usize, whole: usize) -> f64 {
+    if whole == 0 {
+        100.0
+    } else {
+        part as f64 * 100.0 / whole as f64
+    }
+}
+
+fn exception(file: &str, index: usize, description: &str, check: Check) -> Option<&'static str> {
+    EXCEPTIONS
+        .iter()
+        .find(|(f, i, d, c, _)| *f == file && *i == index && *d == description && *c == check)
+        .map(|(_, _, _, _, reason)| *reason)
+}
+
+#[test]
+fn json_schema_test_suite_draft2020_12() {
+    let missing = env!("JSTS_MISSING");
+    if !missing.is_empty() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but the JSON Schema Test Suite is missing: {missing}"
+        );
+        eprintln!(
+            "SKIPPED: the JSON Schema Test Suite is missing ({missing}); set TYPED_MCP_JSTS_DIR"
+        );
+        return;
+    }
+    let dir = std::path::Path::new(env!("JSTS_DIR"));
+    let mut files: BTreeMap<&str, Value> = BTreeMap::new();
+    let mut figures = Figures {
+        groups: GROUPS.len(),
+        accepted: 0,
+        instances: 0,
+        agree: 0,
+        valid: 0,
+        round_trip: 0,
+        excepted: 0,
+    };
+    let mut refusals: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut problems = Vec::new();
+    for group in GROUPS {
+        let label = format!("{}#{}", group.file, group.index);
+        let Some(generated) = group.generated else {
+            refusals
+                .entry(group.refusal.to_string())
+                .or_default()
+                .push(label);
+            continue;
+        };
+        figures.accepted += 1;
+        let suite = files.entry(group.file).or_insert_with(|| {
+            let text = std::fs::read_to_string(dir.join(group.file)).expect("a suite file");
+            serde_json::from_str(&text).expect("a suite file is JSON")
+        });
+        let tests = suite[group.index]["tests"].as_array().expect("tests");
+        for test in tests {
+            let description = test["description"].as_str().unwrap_or_default();
+            let data = &test["data"];
+            let expected = test["valid"].as_bool().expect("valid is a boolean");
+            let verdict = (generated.validate)(data);
+            if let Some(reason) = exception(group.file, group.index, description, Check::Verdict) {
+                figures.excepted += 1;
+                println!("exception (verdict {verdict}) {label} `{description}`: {reason}");
+            } else if verdict == expected {
+                figures.instances += 1;
+                figures.agree += 1;
+            } else {
+                figures.instances += 1;
+                problems.push(format!(
+                    "verdict {label} `{description}`: expected {expected}, got {verdict}"
+                ));
+            }
+            if expected {
+                if let Some(reason) =
+                    exception(group.file, group.index, description, Check::RoundTrip)
+                {
+                    figures.excepted += 1;
+                    println!("exception (round-trip) {label} `{description}`: {reason}");
+                    continue;
+                }
+                figures.valid += 1;
+                match (generated.round_trip)(data) {
+                    Ok(back) if back == *data => figures.round_trip += 1,
+                    Ok(back) => problems.push(format!(
+                        "round-trip {label} `{description}`: {data} came back as {back}"
+                    )),
+                    Err(error) => problems.push(format!(
+                        "round-trip {label} `{description}`: {data} refused: {error}"
+                    )),
+                }
+            }
+        }
+    }
+    for (reason, groups) in &refusals {
+        println!(
+            "refused ({}): {reason}: {}",
+            groups.len(),
+            groups.join(", ")
+        );
+    }
+    for problem in &problems {
+        println!("{problem}");
+    }
+    let Figures {
+        groups,
+        accepted,
+        instances,
+        agree,
+        valid,
+        round_trip,
+        excepted,
+    } = figures;
+    println!("JSON Schema Test Suite, draft 2020-12 (required tests), through typed-mcp-codegen:");
+    // Every accepted group is in this crate: the test runs only if they all compiled.
+    let compiled = accepted;
+    println!(
+        "  groups accepted:            {accepted}/{groups} ({:.1}%)",
+        percent(accepted, groups)
+    );
+    println!("  accepted groups compiled:   {compiled}/{accepted} (one generated crate)");
+    println!(
+        "  verdicts agree:             {agree}/{instances} instances ({:.1}%)",
+        percent(agree, instances)
+    );
+    println!(
+        "  valid instances round-trip: {round_trip}/{valid} ({:.1}%)",
+        percent(round_trip, valid)
+    );
+    println!("  documented exceptions:      {excepted} (instance, check) pairs, listed above");
+    assert!(
+        accepted >= MIN_ACCEPTED,
+        "accepted groups fell below {MIN_ACCEPTED}"
+    );
+    assert!(
+        percent(agree, instances) >= MIN_AGREE_PERCENT,
+        "verdicts agree on less than {MIN_AGREE_PERCENT}%"
+    );
+    assert!(
+        percent(round_trip, valid) >= MIN_ROUND_TRIP_PERCENT,
+        "round-trip below {MIN_ROUND_TRIP_PERCENT}%"
+    );
+}
