@@ -480,7 +480,7 @@ fn check_schema(file: &Path, at: &str, schema: &Value, _is_def_root: bool) -> Re
                 let Some(pattern) = value.as_str() else {
                     return Err(invalid(file, &here, "`pattern` must be a string"));
                 };
-                if let Err(e) = regress::Regex::new(pattern) {
+                if let Err(e) = regress::Regex::with_flags(pattern, "u") {
                     let message = format!("`pattern` is not an ECMA-262 regular expression: {e}");
                     return Err(invalid(file, &here, &message));
                 }

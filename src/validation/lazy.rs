@@ -5,7 +5,8 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-/// An ECMA-262 regular expression (the `pattern` keyword), compiled on first use.
+/// An ECMA-262 regular expression (the `pattern` keyword) with the `u` flag (Unicode mode, as
+/// JSON Schema 2020-12 asks: `\p{Letter}` is a property escape), compiled on first use.
 #[derive(Debug)]
 pub struct LazyRegex {
     source: &'static str,
@@ -27,7 +28,7 @@ impl LazyRegex {
     /// cannot fail here; if it somehow did, nothing matches.
     pub fn is_match(&self, s: &str) -> bool {
         self.compiled
-            .get_or_init(|| regress::Regex::new(self.source).ok())
+            .get_or_init(|| regress::Regex::with_flags(self.source, "u").ok())
             .as_ref()
             .is_some_and(|re| re.find(s).is_some())
     }

@@ -36,7 +36,7 @@ mod __rt {
     impl LazyRegex {
         pub(crate) fn new(source: &'static str) -> Self {
             Self {
-                compiled: regress::Regex::new(source).ok(),
+                compiled: regress::Regex::with_flags(source, "u").ok(),
             }
         }
 
@@ -212,7 +212,7 @@ fn malformed(schema: &Value, at: &str) -> Option<(String, String)> {
         patterns.push(p);
     }
     for pattern in patterns {
-        if let Err(e) = regress::Regex::new(pattern) {
+        if let Err(e) = regress::Regex::with_flags(pattern, "u") {
             let message = format!("`pattern` is not an ECMA-262 regular expression: {e}");
             return Some((at.to_string(), message));
         }

@@ -29,35 +29,14 @@ enum Check {
 
 /// Instances left out of one figure, each with its reason:
 /// `(file, group index, test description, check, reason)`.
-const EXCEPTIONS: &[(&str, usize, &str, Check, &str)] = &[
-    (
-        "pattern.json",
-        2,
-        "ASCII letters match",
-        Check::Verdict,
-        UNICODE_PATTERNS,
-    ),
-    (
-        "pattern.json",
-        2,
-        "Non-ASCII letters match",
-        Check::Verdict,
-        UNICODE_PATTERNS,
-    ),
-    (
-        "default.json",
-        2,
-        "missing properties are not filled in with the default",
-        Check::RoundTrip,
-        "the generated type fills an absent member with its `default` (typify's serde \
+const EXCEPTIONS: &[(&str, usize, &str, Check, &str)] = &[(
+    "default.json",
+    2,
+    "missing properties are not filled in with the default",
+    Check::RoundTrip,
+    "the generated type fills an absent member with its `default` (typify's serde \
          default, which the runtime's limits rely on), so `{}` comes back as `{\"alpha\":5}`",
-    ),
-];
-
-/// Why `\p{Letter}` does not match.
-const UNICODE_PATTERNS: &str = "the runtime compiles `pattern` without ECMA-262's `u` flag \
-    (`regress::Regex::new` in src/validation/lazy.rs, outside the generator), so `\\p{Letter}` \
-    is not a Unicode property escape; fixed by `Regex::with_flags(source, \"u\")` there";
+)];
 
 struct Figures {
     groups: usize,
