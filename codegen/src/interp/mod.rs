@@ -141,7 +141,7 @@ pub(crate) fn emit_support(doc: &SchemaDoc) -> Result<TokenStream> {
         /// The remote documents listed in the generator's configuration, by URI.
         static __REMOTES: __rt::LazyJson = __rt::LazyJson::new(#remotes);
         #(#registries)*
-        #[allow(dead_code, clippy::all)]
+        #[allow(dead_code, unused_imports, clippy::all)]
         mod __eval {
             #(#attrs)*
             use super::__rt;
