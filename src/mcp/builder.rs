@@ -207,7 +207,7 @@ impl McpServerBuilder {
             tools: (!tools.list.is_empty())
                 .then_some(ServerCapabilitiesTools { list_changed: None }),
         };
-        let line_limit = ServeOptions::from_limits(&self.limits).max_line_bytes_value();
+        let from_limits = ServeOptions::from_limits(&self.limits);
         #[cfg(feature = "http")]
         let http_options = crate::http::HttpOptions::from_limits(&self.limits);
         let mut modern_capabilities = capabilities.clone();
@@ -229,7 +229,10 @@ impl McpServerBuilder {
                 resources,
                 prompts,
             }),
-            serve_options: self.serve_options.max_line_bytes(line_limit),
+            serve_options: self
+                .serve_options
+                .max_line_bytes(from_limits.max_line_bytes_value())
+                .max_depth(from_limits.max_depth_value()),
         })
     }
 }
