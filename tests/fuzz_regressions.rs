@@ -23,7 +23,8 @@ fn round_trip(frame: &[u8]) -> (String, String) {
 /// the same.
 #[test]
 fn params_whitespace_may_change_but_not_the_value() {
-    let frame = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"text\":\t\r\t \"hi\"}}";
+    let frame =
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"text\":\t\r\t \"hi\"}}";
     let (before, after) = round_trip(frame);
     let parse = |s: &str| serde_json::from_str::<Value>(s).unwrap();
     assert_eq!(parse(&before), parse(&after));
