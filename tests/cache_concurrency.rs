@@ -53,6 +53,7 @@ async fn stress(policy: EvictionPolicy) {
         ttl_ms: 40.try_into().unwrap(),
         cleanup_interval_ms: 1.try_into().unwrap(),
         eviction_policy: policy,
+        ..CacheLimits::default()
     };
     let store = Arc::new(MemoryStore::new(&limits));
     let clock = Arc::new(ManualClock::new());

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::generated::limits::{CacheLimits, EvictionPolicy};
+use crate::generated::limits::{CacheLimits, CacheStoreKind, EvictionPolicy};
 use crate::validation::SchemaValidate;
 
 use super::clock::{Clock, TokioClock};
@@ -125,7 +125,8 @@ impl CacheBuilder {
         }
     }
 
-    /// Uses `store` as the backend instead of a [`MemoryStore`] built from the limits. The
+    /// Uses `store` as the backend instead of the one `store` names in the limits (a
+    /// [`MemoryStore`], or a Redis store at `redisUrl`). The
     /// store then enforces its own bounds; the limits still give the default TTL and the
     /// cleanup interval.
     pub fn store(self, store: Arc<dyn CacheStore>) -> Self {
@@ -152,7 +153,10 @@ impl CacheBuilder {
     ///
     /// - [`CacheError::InvalidLimits`] listing every violation of `schema/limits.json`;
     /// - [`CacheError::NoRuntime`] if the cleanup task is enabled and this is not called
-    ///   from within a tokio runtime.
+    ///   from within a tokio runtime;
+    /// - [`CacheError::Store`] if `store` is `redis` and `redisUrl` is not a Redis URL;
+    ///   [`CacheError::RedisNotBuilt`] if the `redis` feature is off. (Redis being down
+    ///   is no error: the store connects when first used.)
     pub fn build(self) -> Result<Cache, CacheError> {
         let json = Value::Object(self.limits);
         CacheLimits::validate_value(&json)
@@ -167,15 +171,29 @@ impl CacheBuilder {
         } else {
             None
         };
-        let store = self
-            .store
-            .unwrap_or_else(|| Arc::new(MemoryStore::new(&limits)));
+        let store = match self.store {
+            Some(store) => store,
+            None => store_for(&limits)?,
+        };
         let clock = self.clock.unwrap_or_else(|| Arc::new(TokioClock::new()));
         let cache = Cache::assemble(limits, store, clock);
         if let Some(runtime) = runtime {
             cache.start_cleanup(&runtime);
         }
         Ok(cache)
+    }
+}
+
+/// The store `limits.store` names: a [`MemoryStore`] within the limits, or a Redis store.
+fn store_for(limits: &CacheLimits) -> Result<Arc<dyn CacheStore>, CacheError> {
+    match limits.store {
+        CacheStoreKind::Memory => Ok(Arc::new(MemoryStore::new(limits))),
+        #[cfg(feature = "redis")]
+        CacheStoreKind::Redis => Ok(Arc::new(
+            super::RedisStore::from_limits(limits).map_err(CacheError::Store)?,
+        )),
+        #[cfg(not(feature = "redis"))]
+        CacheStoreKind::Redis => Err(CacheError::RedisNotBuilt),
     }
 }
 

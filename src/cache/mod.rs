@@ -3,7 +3,9 @@
 //! [`Cache`] keeps the results of tools declared cacheable ([`CachePolicy`]), keyed by tool
 //! name and canonical arguments ([`CacheKey`]), within the bounds of the generated
 //! [`CacheLimits`](crate::generated::limits::CacheLimits) (`schema/limits.json`). The
-//! storage itself is behind the [`CacheStore`] trait; [`MemoryStore`] is the built-in one.
+//! storage itself is behind the [`CacheStore`] trait; [`MemoryStore`] is the built-in one,
+//! and `RedisStore` (feature `redis`, `cache.store: redis`) shares entries between
+//! instances, with the changes to these promises listed in its documentation.
 //!
 //! The promises, each with tests named after its id (`tests/cache_*.rs`):
 //! - **CACHE-001** the total size of entries stays `<= maxSizeBytes` after every operation;
@@ -40,6 +42,8 @@ mod flight;
 mod handle;
 mod key;
 mod memory;
+#[cfg(feature = "redis")]
+mod redis_store;
 mod stats;
 mod store;
 
@@ -52,6 +56,8 @@ pub use clock::{Clock, ManualClock, TokioClock};
 pub use handle::{Cache, CacheSource, Cached, InsertStatus};
 pub use key::{canonical_json, CacheKey};
 pub use memory::MemoryStore;
+#[cfg(feature = "redis")]
+pub use redis_store::{RedisCounters, RedisStore};
 pub use stats::CacheStats;
 pub use store::{
     entry_size_bytes, CacheStore, EntryMeta, InsertOutcome, Lookup, NewEntry, StoreError,
@@ -113,9 +119,13 @@ pub enum CacheError {
     /// within one, or disable the task with [`CacheBuilder::cleanup_task`]).
     #[error("the cache's cleanup task needs a tokio runtime")]
     NoRuntime,
-    /// The store failed (only for [`Cache::snapshot`]).
+    /// The store failed (for [`Cache::snapshot`]), or could not be set up (a `redisUrl`
+    /// that is not a Redis URL).
     #[error(transparent)]
     Store(StoreError),
+    /// The limits ask for the Redis store, but this build has no `redis` feature.
+    #[error("cache.store is redis, but typed-mcp was built without its `redis` feature")]
+    RedisNotBuilt,
 }
 
 fn list_violations(errors: &[ValidationError]) -> String {

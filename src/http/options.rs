@@ -23,6 +23,7 @@ use crate::generated::limits::{HttpLimits, Limits};
 pub struct HttpOptions {
     pub(crate) limits: HttpLimits,
     pub(crate) max_body_bytes: usize,
+    pub(crate) max_depth: usize,
     pub(crate) loopback_only: bool,
 }
 
@@ -33,12 +34,14 @@ impl Default for HttpOptions {
 }
 
 impl HttpOptions {
-    /// The `http` section of `limits`, with the body bounded by `request.maxLineBytes`.
+    /// The `http` section of `limits`, with the body bounded by `request.maxLineBytes` and
+    /// its nesting by `request.maxDepth`.
     /// Loopback only until told otherwise.
     pub fn from_limits(limits: &Limits) -> Self {
         Self {
             limits: limits.http.clone(),
             max_body_bytes: usize::try_from(limits.request.max_line_bytes).unwrap_or(usize::MAX),
+            max_depth: crate::server::depth_from_limits(limits),
             loopback_only: true,
         }
     }

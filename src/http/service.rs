@@ -15,7 +15,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use crate::jsonrpc::{
-    encode_batch_line, parse_frame, BatchPolicy, ErrorCode, Frame, Message, ParseError,
+    encode_batch_line, parse_frame_within, BatchPolicy, ErrorCode, Frame, Message, ParseError,
     Request as RpcRequest, Response,
 };
 use crate::mcp::era::LEGACY_VERSIONS;
@@ -220,7 +220,7 @@ impl Inner {
         delivery: Delivery,
         permit: OwnedSemaphorePermit,
     ) -> HttpResponse {
-        let request = match parse_frame(bytes, BatchPolicy::Reject) {
+        let request = match parse_frame_within(bytes, BatchPolicy::Reject, self.options.max_depth) {
             Frame::Single(Ok(Message::Request(request))) => request.into_owned(),
             // Stateless notifications and responses have nothing to act on.
             Frame::Single(Ok(Message::Notification(_) | Message::Response(_))) => {
@@ -390,7 +390,7 @@ impl Inner {
             }
             Ok(_) => {}
         }
-        match parse_frame(bytes, session.batches.get()) {
+        match parse_frame_within(bytes, session.batches.get(), self.options.max_depth) {
             Frame::Single(Err(error)) => parse_failure(&error),
             Frame::Single(Ok(Message::Request(request))) => {
                 let request = request.into_owned();

@@ -10,6 +10,8 @@
 //! - Duplicate members: a repeated `jsonrpc`, `id`, `method`, `params`, `result` or `error`
 //!   makes the message invalid ([`ParseErrorKind::DuplicateMember`]), since parsers disagree
 //!   on which occurrence wins; other members are ignored, repeated or not.
+//! - [`parse_frame_within`] also holds the frame to a nesting bound (`request.maxDepth`),
+//!   checked without recursion before anything else reads it.
 //! - [`ParseError::to_error_response`] builds the answer (`-32700` or `-32600`).
 //! - [`BatchPolicy`] decides, per negotiated protocol version, whether a JSON array is a batch.
 //! - [`Message::encode_line`] and [`encode_batch_line`] append one compact line to a reusable
@@ -29,6 +31,7 @@
 //! ```
 
 mod batch;
+mod depth;
 mod encode;
 mod error_code;
 mod id;
@@ -37,6 +40,7 @@ mod parse;
 mod parse_error;
 
 pub use batch::{parse_frame, BatchPolicy, Frame};
+pub use depth::{nests_deeper_than, parse_frame_within, MAX_SUPPORTED_DEPTH};
 pub use encode::encode_batch_line;
 pub use error_code::ErrorCode;
 pub use id::{Id, IdKind};

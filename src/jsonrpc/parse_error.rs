@@ -68,6 +68,10 @@ pub enum ParseErrorKind {
     /// A batch (JSON array) where the negotiated protocol version does not allow batching.
     #[error("batches are not supported by this protocol version")]
     BatchNotSupported,
+    /// The message nests arrays and objects deeper than the server accepts
+    /// (`request.maxDepth`; see [`parse_frame_within`](super::parse_frame_within)).
+    #[error("the message nests deeper than request.maxDepth allows")]
+    TooDeep,
 }
 
 impl ParseErrorKind {

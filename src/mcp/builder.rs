@@ -168,7 +168,7 @@ impl McpServerBuilder {
             self.limits.cache.clone(),
             self.uri_policy,
         )?;
-        let line_limit = ServeOptions::from_limits(&self.limits).max_line_bytes_value();
+        let from_limits = ServeOptions::from_limits(&self.limits);
         #[cfg(feature = "http")]
         let http_options = crate::http::HttpOptions::from_limits(&self.limits);
         Ok(McpServer {
@@ -183,7 +183,10 @@ impl McpServerBuilder {
                 hints: self.hints,
                 catalog,
             }),
-            serve_options: self.serve_options.max_line_bytes(line_limit),
+            serve_options: self
+                .serve_options
+                .max_line_bytes(from_limits.max_line_bytes_value())
+                .max_depth(from_limits.max_depth_value()),
         })
     }
 }

@@ -57,9 +57,11 @@ use crate::framing::FramingError;
 pub use handler::{Handler, HandlerResult, NotificationContext, Peer, RequestContext};
 #[cfg(feature = "http")]
 pub(crate) use in_flight::{InFlight, Ticket};
+#[cfg(feature = "http")]
+pub(crate) use options::depth_from_limits;
 pub use options::{
-    ServeOptions, SharedBatchPolicy, DEFAULT_GRACE_PERIOD, DEFAULT_MAX_IN_FLIGHT,
-    DEFAULT_MAX_QUEUED,
+    ServeOptions, SharedBatchPolicy, DEFAULT_GRACE_PERIOD, DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_QUEUED,
 };
 pub use serve::serve;
 

@@ -8,7 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::framing::{DEFAULT_MAX_LINE_BYTES, DEFAULT_WRITER_QUEUE};
 use crate::generated::limits::Limits;
-use crate::jsonrpc::BatchPolicy;
+use crate::jsonrpc::{BatchPolicy, MAX_SUPPORTED_DEPTH};
 
 /// Default bound on requests being handled at once.
 pub const DEFAULT_MAX_IN_FLIGHT: usize = 64;
@@ -38,6 +38,7 @@ pub struct ServeOptions {
     pub(crate) max_queued: usize,
     pub(crate) grace_period: Duration,
     pub(crate) max_line_bytes: usize,
+    pub(crate) max_depth: usize,
     pub(crate) writer_queue: usize,
     pub(crate) batch_policy: SharedBatchPolicy,
     pub(crate) stop_on_signals: bool,
@@ -51,6 +52,7 @@ impl Default for ServeOptions {
             max_queued: DEFAULT_MAX_QUEUED,
             grace_period: DEFAULT_GRACE_PERIOD,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            max_depth: DEFAULT_MAX_DEPTH,
             writer_queue: DEFAULT_WRITER_QUEUE,
             batch_policy: SharedBatchPolicy::new(BatchPolicy::Reject),
             stop_on_signals: false,
@@ -59,16 +61,29 @@ impl Default for ServeOptions {
     }
 }
 
+/// Default bound on message nesting (the default of `request.maxDepth`).
+pub const DEFAULT_MAX_DEPTH: usize = 64;
+
+/// `request.maxDepth` of `limits` as a nesting bound.
+pub(crate) fn depth_from_limits(limits: &Limits) -> usize {
+    usize::try_from(limits.request.max_depth)
+        .unwrap_or(DEFAULT_MAX_DEPTH)
+        .clamp(1, MAX_SUPPORTED_DEPTH)
+}
+
 /// The largest number of permits a `tokio` semaphore hands out at once.
 const MAX_PERMITS: usize = u32::MAX as usize >> 3;
 
 impl ServeOptions {
-    /// The defaults, with the line limit taken from `limits.request.maxLineBytes`.
+    /// The defaults, with the line limit taken from `limits.request.maxLineBytes` and the
+    /// nesting bound from `limits.request.maxDepth`.
     #[must_use]
     pub fn from_limits(limits: &Limits) -> Self {
         let max_line_bytes =
             usize::try_from(limits.request.max_line_bytes.max(1)).unwrap_or(DEFAULT_MAX_LINE_BYTES);
-        Self::default().max_line_bytes(max_line_bytes)
+        Self::default()
+            .max_line_bytes(max_line_bytes)
+            .max_depth(depth_from_limits(limits))
     }
 
     /// Bounds the requests being handled at once (at least 1). When every slot is busy,
@@ -103,6 +118,21 @@ impl ServeOptions {
     pub fn max_line_bytes(mut self, max: usize) -> Self {
         self.max_line_bytes = max;
         self
+    }
+
+    /// The deepest nesting of arrays and objects accepted in a message, the message object
+    /// being level 1 (see `request.maxDepth`; clamped to `1..=128`). A deeper message is
+    /// answered with `-32600` ([`ParseErrorKind::TooDeep`](crate::jsonrpc::ParseErrorKind)).
+    #[must_use]
+    pub fn max_depth(mut self, max: usize) -> Self {
+        self.max_depth = max.clamp(1, MAX_SUPPORTED_DEPTH);
+        self
+    }
+
+    /// The deepest nesting accepted in a message.
+    #[must_use]
+    pub fn max_depth_value(&self) -> usize {
+        self.max_depth
     }
 
     /// How many outgoing messages may wait for the writer (at least 1).

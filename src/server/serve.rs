@@ -12,8 +12,8 @@ use tokio::time::Instant;
 
 use crate::framing::{spawn_writer, FrameReader, FramingError, Outbound};
 use crate::jsonrpc::{
-    parse_frame, ErrorCode, ErrorObject, Frame, Id, Message, Notification, ParseError, Request,
-    Response, ResponsePayload,
+    parse_frame_within, ErrorCode, ErrorObject, Frame, Id, Message, Notification, ParseError,
+    Request, Response, ResponsePayload,
 };
 
 use super::handler::{Handler, NotificationContext, Peer};
@@ -294,7 +294,7 @@ impl<H: Handler> State<H> {
 
     async fn on_frame(&mut self, bytes: &[u8]) {
         tracing::trace!(bytes = bytes.len(), "frame received");
-        match parse_frame(bytes, self.batch_policy().get()) {
+        match parse_frame_within(bytes, self.batch_policy().get(), self.options.max_depth) {
             Frame::Single(Ok(message)) => match message {
                 Message::Request(request) => match self.accept(request) {
                     Ok(pending) => self.submit(Job::Single(pending)),

@@ -338,14 +338,25 @@ fn limits_samples() -> Vec<Samples> {
             vec![
                 json!({}),
                 json!({"highWaterMark": 100, "maxEntries": 1, "maxSizeBytes": 1}),
+                json!({"store": "redis", "redisUrl": "redis://user:pw@10.0.0.7:6380/2", "redisTimeoutMs": 10000, "redisKeyPrefix": ""}),
             ],
             vec![
+                json!({"store": "redis", "redisUrl": "http://127.0.0.1:6379"}),
+                json!({"redisUrl": "redis://a b"}),
+                json!({"redisTimeoutMs": 0}),
+                json!({"redisTimeoutMs": 10001}),
                 json!({"highWaterMark": 0}),
                 json!({"highWaterMark": 101}),
                 json!({"maxSizeBytes": 0}),
                 json!({"ttlMs": 1.5}),
                 json!({"cleanupIntervalMs": 0}),
             ],
+        ),
+        samples(
+            "limits.json",
+            "CacheStoreKind",
+            vec![json!("memory"), json!("redis")],
+            vec![json!("Redis"), json!("memcached"), json!(null)],
         ),
         samples(
             "limits.json",

@@ -1,0 +1,169 @@
+//! The nesting bound every inbound message is held to (`request.maxDepth`).
+//!
+//! [`parse_frame_within`] scans the frame once, byte by byte and without recursion, before
+//! `serde_json` reads it: a message nesting deeper than the bound is answered with
+//! [`ParseErrorKind::TooDeep`] (`-32600`), whatever its depth, so neither `serde_json`'s own
+//! recursion limit (128) nor any later walk over the message is ever reached by it.
+
+use super::batch::{parse_frame, BatchPolicy, Frame};
+use super::parse::parse_message;
+use super::{Message, ParseError, ParseErrorKind};
+
+/// The deepest nesting `serde_json` reads (its recursion limit); the largest `maxDepth`.
+pub const MAX_SUPPORTED_DEPTH: usize = 128;
+
+/// Like [`parse_frame`], but a frame whose arrays and objects nest deeper than `max_depth`
+/// levels (the message object being level 1) is answered with one
+/// [`ParseErrorKind::TooDeep`], echoing the request id when it can be read.
+///
+/// For a batch (a JSON array under [`BatchPolicy::Allow`]) the bound applies to each member,
+/// so the array itself is not counted; a batch with one member too deep is refused whole.
+/// `max_depth` is clamped to `1..=`[`MAX_SUPPORTED_DEPTH`].
+///
+/// # Examples
+///
+/// ```
+/// use typed_mcp::jsonrpc::{parse_frame_within, BatchPolicy, Frame, ParseErrorKind};
+///
+/// let frame = br#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":[[[1]]]}}"#;
+/// let Frame::Single(Err(error)) = parse_frame_within(frame, BatchPolicy::Reject, 4) else {
+///     panic!()
+/// };
+/// assert_eq!(error.kind(), ParseErrorKind::TooDeep);
+/// assert_eq!(error.error_code().0, -32600);
+/// assert!(matches!(parse_frame_within(frame, BatchPolicy::Reject, 5), Frame::Single(Ok(_))));
+/// ```
+pub fn parse_frame_within(frame: &[u8], policy: BatchPolicy, max_depth: usize) -> Frame<'_> {
+    let max_depth = max_depth.clamp(1, MAX_SUPPORTED_DEPTH);
+    let is_batch = policy == BatchPolicy::Allow && first_significant_byte(frame) == Some(b'[');
+    let frame_limit = if is_batch { max_depth + 1 } else { max_depth };
+    if nests_deeper_than(frame, frame_limit) {
+        let error = ParseError::new(ParseErrorKind::TooDeep);
+        let id = match parse_message(frame) {
+            Ok(Message::Request(request)) => Some(request.id),
+            _ => None,
+        };
+        return Frame::Single(Err(error.with_id(id)));
+    }
+    parse_frame(frame, policy)
+}
+
+/// Whether the arrays and objects of `bytes` nest deeper than `limit` levels. Brackets inside
+/// strings do not count; malformed input is measured the same way (its brackets only).
+#[must_use]
+pub fn nests_deeper_than(bytes: &[u8], limit: usize) -> bool {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut at = 0;
+    while at < bytes.len() {
+        let byte = bytes[at];
+        at += 1;
+        if in_string {
+            match byte {
+                b'\\' => at += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
+fn first_significant_byte(bytes: &[u8]) -> Option<u8> {
+    bytes
+        .iter()
+        .copied()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nested(depth: usize) -> String {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"x","method":"m","params":{}1{}}}"#,
+            "[".repeat(depth - 1),
+            "]".repeat(depth - 1)
+        )
+    }
+
+    #[test]
+    fn depth_counts_the_message_object_as_level_one() {
+        assert!(!nests_deeper_than(b"{}", 1));
+        assert!(nests_deeper_than(b"{\"a\":[]}", 1));
+        assert!(!nests_deeper_than(nested(10).as_bytes(), 10));
+        assert!(nests_deeper_than(nested(11).as_bytes(), 10));
+    }
+
+    #[test]
+    fn brackets_in_strings_and_escapes_do_not_count() {
+        assert!(!nests_deeper_than(br#"{"a":"[[[[{{{{\"[[["}"#, 1));
+        assert!(!nests_deeper_than(br#"{"a":"\\"}"#, 1));
+        assert!(nests_deeper_than(br#"{"a":"\\",  "b":[]}"#, 1));
+    }
+
+    #[test]
+    fn a_too_deep_request_keeps_its_id_and_a_hopeless_one_gets_none() {
+        let frame = nested(65);
+        let Frame::Single(Err(error)) =
+            parse_frame_within(frame.as_bytes(), BatchPolicy::Reject, 64)
+        else {
+            panic!("accepted a message deeper than the bound")
+        };
+        assert_eq!(error.kind(), ParseErrorKind::TooDeep);
+        assert_eq!(error.id().map(|id| id.as_json()), Some(r#""x""#));
+        let frame = "[".repeat(100_000);
+        let Frame::Single(Err(error)) =
+            parse_frame_within(frame.as_bytes(), BatchPolicy::Allow, 128)
+        else {
+            panic!("accepted 100,000 open brackets")
+        };
+        assert_eq!(error.kind(), ParseErrorKind::TooDeep);
+        assert!(error.id().is_none());
+    }
+
+    #[test]
+    fn beyond_serde_json_recursion_limit_is_too_deep_not_malformed() {
+        let frame = nested(200);
+        let Frame::Single(Err(error)) =
+            parse_frame_within(frame.as_bytes(), BatchPolicy::Reject, 500)
+        else {
+            panic!("accepted")
+        };
+        assert_eq!(error.kind(), ParseErrorKind::TooDeep);
+        let ok = nested(128);
+        assert!(matches!(
+            parse_frame_within(ok.as_bytes(), BatchPolicy::Reject, 128),
+            Frame::Single(Ok(_))
+        ));
+    }
+
+    #[test]
+    fn a_batch_member_may_use_the_whole_bound() {
+        let member = nested(8);
+        let batch = format!("[{member},{member}]");
+        assert!(matches!(
+            parse_frame_within(batch.as_bytes(), BatchPolicy::Allow, 8),
+            Frame::Batch(members) if members.iter().all(Result::is_ok)
+        ));
+        let deep = nested(9);
+        let batch = format!("[{member},{deep}]");
+        assert!(matches!(
+            parse_frame_within(batch.as_bytes(), BatchPolicy::Allow, 8),
+            Frame::Single(Err(error)) if error.kind() == ParseErrorKind::TooDeep
+        ));
+    }
+}
