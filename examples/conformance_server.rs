@@ -707,7 +707,9 @@ fn build() -> Result<McpServer, McpError> {
     }
     let server = builder.build()?;
     // The hooks hold the server they change (a cycle that lives as long as the process).
-    let _ = slot.set(server.clone());
+    if slot.set(server.clone()).is_err() {
+        unreachable!("the slot is filled once, here");
+    }
     Ok(server)
 }
 
