@@ -340,7 +340,6 @@ pub(crate) fn needs_evaluator(schema: &Value) -> bool {
                 count,
             ) => count.as_u64().is_none() && count.as_f64().is_some_and(|f| f.fract() == 0.0),
             ("enum", Value::Array(values)) => values.is_empty(),
-            ("multipleOf", divisor) => divisor.is_number() && divisor.as_u64().is_none(),
             _ => false,
         };
         if odd {

@@ -134,34 +134,9 @@ pub fn is_integer(n: &Number) -> bool {
             .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
 }
 
-/// A non-zero number as `odd_mantissa * 2^exponent` (sign dropped); `None` for zero.
-fn odd_parts(b: Bound) -> Option<(u64, i32)> {
-    let (mantissa, exponent) = match b {
-        Bound::U(u) => (u, 0),
-        Bound::I(i) => (i.unsigned_abs(), 0),
-        Bound::F(f) => {
-            if !f.is_finite() {
-                return None;
-            }
-            let bits = f.to_bits();
-            let raw_exp = ((bits >> 52) & 0x7ff) as i32;
-            let frac = bits & ((1u64 << 52) - 1);
-            if raw_exp == 0 {
-                (frac, -1074)
-            } else {
-                (frac | (1u64 << 52), raw_exp - 1075)
-            }
-        }
-    };
-    if mantissa == 0 {
-        return None;
-    }
-    let shift = mantissa.trailing_zeros();
-    Some((mantissa >> shift, exponent + shift as i32))
-}
-
-/// `true` when `n / divisor` is an integer, computed exactly on the binary values (the
-/// divisor is positive, as the schema loader checks).
+/// `true` when `n / divisor` is an integer, computed exactly in decimal on the numbers'
+/// shortest texts (as JSON Schema means it: `0.0075` is a multiple of `0.0001`, though not in
+/// binary floating point). The divisor is positive, as the schema loader checks.
 pub fn is_multiple_of(n: &Number, divisor: Bound) -> bool {
     let value = bound_of(n);
     if let (Bound::U(_) | Bound::I(_), Bound::U(d)) = (value, divisor) {
@@ -174,16 +149,68 @@ pub fn is_multiple_of(n: &Number, divisor: Bound) -> bool {
             Bound::F(_) => false,
         };
     }
-    let Some((vm, ve)) = odd_parts(value) else {
-        // Zero is a multiple of everything; NaN and infinities of nothing.
-        return matches!(value, Bound::F(f) if f == 0.0) || matches!(value, Bound::U(0));
+    let divisor_text = match divisor {
+        Bound::U(d) => d.to_string(),
+        Bound::I(d) => d.to_string(),
+        Bound::F(d) => d.to_string(),
     };
-    let Some((dm, de)) = odd_parts(divisor) else {
+    let (Some((a, ea)), Some((b, eb))) = (decimal(&n.to_string()), decimal(&divisor_text)) else {
         return false;
     };
-    // value / divisor = (vm / dm) * 2^(ve - de) with vm, dm odd: an integer exactly when dm
-    // divides vm and the power of two is not negative.
-    ve >= de && vm % dm == 0
+    if a == 0 {
+        return true;
+    }
+    if b == 0 {
+        return false;
+    }
+    // n / d = (a / b) * 10^(ea - eb), with a and b free of trailing zeros.
+    if ea >= eb {
+        let mut rest = a % b;
+        for _ in 0..(ea - eb) {
+            if rest == 0 {
+                break;
+            }
+            rest = (rest * 10) % b;
+        }
+        rest == 0
+    } else {
+        let mut a = a;
+        for _ in 0..(eb - ea) {
+            if a % 10 != 0 {
+                return false;
+            }
+            a /= 10;
+        }
+        a % b == 0
+    }
+}
+
+/// A number's decimal text as `(digits, exponent of ten)` with no trailing zero in the
+/// digits, the sign dropped; `None` when it is not a finite number's text or has more than
+/// 38 significant digits.
+fn decimal(text: &str) -> Option<(u128, i64)> {
+    let text = text.trim_start_matches('-');
+    let (mantissa, exponent) = match text.find(['e', 'E']) {
+        Some(i) => (&text[..i], text[i + 1..].parse::<i64>().ok()?),
+        None => (text, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{whole}{fraction}");
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let significant = digits.trim_start_matches('0');
+    let mut value: u128 = if significant.is_empty() {
+        0
+    } else {
+        significant.parse().ok()?
+    };
+    let mut exponent = exponent - i64::try_from(fraction.len()).ok()?;
+    while value != 0 && value % 10 == 0 {
+        value /= 10;
+        exponent += 1;
+    }
+    Some((value, exponent))
 }
 
 #[cfg(test)]
@@ -227,7 +254,12 @@ mod tests {
         assert!(is_multiple_of(&num(json!(-10)), Bound::U(5)));
         assert!(is_multiple_of(&num(json!(1.5)), Bound::F(0.5)));
         assert!(is_multiple_of(&num(json!(4.0)), Bound::U(2)));
-        assert!(!is_multiple_of(&num(json!(0.3)), Bound::F(0.1)));
+        // Decimal, not binary: 0.3 is three times 0.1, 0.0075 is 75 times 0.0001.
+        assert!(is_multiple_of(&num(json!(0.3)), Bound::F(0.1)));
+        assert!(is_multiple_of(&num(json!(0.0075)), Bound::F(0.0001)));
+        assert!(!is_multiple_of(&num(json!(0.00751)), Bound::F(0.0001)));
+        assert!(!is_multiple_of(&num(json!(0.35)), Bound::F(0.1)));
+        assert!(is_multiple_of(&num(json!(1e308)), Bound::F(0.5)));
         assert!(is_multiple_of(&num(json!(0)), Bound::F(0.1)));
         assert!(is_multiple_of(&num(json!(0.75)), Bound::F(0.25)));
     }
