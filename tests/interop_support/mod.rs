@@ -13,6 +13,9 @@
 
 pub(crate) mod http_server;
 
+#[path = "../reference_data.rs"]
+mod reference_data;
+
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -127,9 +130,8 @@ pub(crate) fn interop_dir() -> PathBuf {
     Path::new(ROOT).join("tests").join("interop")
 }
 
-pub(crate) fn in_ci() -> bool {
-    std::env::var_os("CI").is_some_and(|value| !value.is_empty())
-}
+/// Whether `CI` is set: one rule for every check (`tests/reference_data.rs`).
+pub(crate) use reference_data::in_ci;
 
 /// Writes straight to the process's stderr, which the test harness does not capture, so the
 /// matrix and skip notices show in CI logs of a passing run too.
