@@ -50,3 +50,42 @@ fn byte_format_is_canonical_padded_base64() {
     assert!(protocol::validate::content_block(&image("AA==")).is_ok());
     assert!(protocol::validate::content_block(&image("AB==")).is_err());
 }
+
+/// tool_arguments: raw arguments `null` count as no arguments (the handler gets `{}`), as
+/// the server reads `"arguments": null`; other non-objects never reach the handler.
+#[test]
+fn null_arguments_are_no_arguments_and_other_scalars_are_refused() {
+    use std::sync::{Arc, Mutex};
+    use typed_mcp::tools::{CallOptions, ToolArguments, ToolEntry, ToolHandler, ToolRunner};
+
+    let limits = typed_mcp::config::parse_limits("{}").expect("default limits");
+    let runner = ToolRunner::new(&limits);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("a runtime");
+    let received_for = |raw: &[u8]| {
+        let received: Arc<Mutex<Option<Value>>> = Arc::default();
+        let seen = Arc::clone(&received);
+        let entry = ToolEntry::new(ToolHandler::from_async(
+            move |_context, arguments: Value| {
+                *seen.lock().unwrap() = Some(arguments.clone());
+                async move { Ok(Value::Null) }
+            },
+        ));
+        let options = CallOptions::with_line_overhead(40);
+        let _outcome = runtime.block_on(runner.call("t", &entry, ToolArguments::Raw(raw), options));
+        let value = received.lock().unwrap().take();
+        value
+    };
+    assert_eq!(received_for(b"null"), Some(json!({})));
+    assert_eq!(received_for(br#"{"a":1}"#), Some(json!({"a": 1})));
+    for refused in [&b"0"[..], b"\"x\"", b"[]", b"true", b"nul"] {
+        assert_eq!(
+            received_for(refused),
+            None,
+            "{:?}",
+            String::from_utf8_lossy(refused)
+        );
+    }
+}

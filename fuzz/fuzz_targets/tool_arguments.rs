@@ -1,7 +1,8 @@
 //! The tool argument scanner through the public `ToolRunner::call` with
 //! `ToolArguments::Raw`: it never panics, and the handler runs exactly when the bytes are
 //! a JSON object within `maxDepth` and `maxArraySize` (a plain recursive model decides),
-//! receiving exactly what `serde_json` reads from them.
+//! receiving exactly what `serde_json` reads from them; `null` is no arguments, so the
+//! handler gets an empty object.
 //!
 //! Input: byte 0 picks the limits (maxDepth 8..=15, maxArraySize 1..=4), the rest is the
 //! raw arguments.
@@ -62,9 +63,15 @@ fuzz_target!(|data: &[u8]| {
     let _outcome = runtime.block_on(runner.call("t", &entry, ToolArguments::Raw(raw), options));
     let received = received.lock().unwrap().take();
     // The arguments object is level 3 of the message (message, params, arguments).
-    let model = serde_json::from_slice::<Value>(raw).ok().filter(|value| {
-        value.is_object() && depth(value) + 2 <= max_depth && largest_array(value) <= max_array
-    });
+    let model = serde_json::from_slice::<Value>(raw)
+        .ok()
+        .map(|value| match value {
+            Value::Null => Value::Object(serde_json::Map::new()),
+            other => other,
+        })
+        .filter(|value| {
+            value.is_object() && depth(value) + 2 <= max_depth && largest_array(value) <= max_array
+        });
     assert_eq!(
         received, model,
         "the handler's input differs from the model's verdict"

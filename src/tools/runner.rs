@@ -31,9 +31,11 @@ pub enum ToolArguments<'a> {
     /// No `arguments` member: the tool gets an empty object.
     Absent,
     /// Raw JSON text (e.g. the bytes of the `arguments` member). Checked before it is
-    /// parsed, so over-deep input never reaches the parser.
+    /// parsed, so over-deep input never reaches the parser. `null` counts as no
+    /// arguments (the tool gets an empty object), as the server reads `"arguments": null`;
+    /// any other non-object is refused.
     Raw(&'a [u8]),
-    /// An already parsed value.
+    /// An already parsed value (`null` counts as no arguments, as for `Raw`).
     Value(Value),
 }
 
