@@ -48,8 +48,15 @@ mod __rt {
     }
 }
 
-/// The evaluator's source, copied into generated code.
-pub(crate) const SOURCE: &str = include_str!("evaluator.rs");
+/// The evaluator's source, copied into generated code: its `mod.rs`, then each of its
+/// modules by name.
+pub(crate) const SOURCE: &str = include_str!("evaluator/mod.rs");
+const MODULES: &[(&str, &str)] = &[
+    ("registry", include_str!("evaluator/registry.rs")),
+    ("state", include_str!("evaluator/state.rs")),
+    ("uris", include_str!("evaluator/uris.rs")),
+    ("values", include_str!("evaluator/values.rs")),
+];
 
 /// The marker a definition's schema is replaced by when the evaluator validates it.
 pub(crate) const MARKER: &str = "x-typed-mcp-evaluated";
@@ -118,15 +125,7 @@ pub(crate) fn emit_support(doc: &SchemaDoc) -> Result<TokenStream> {
     if doc.evaluated.is_empty() {
         return Ok(TokenStream::new());
     }
-    let file: syn::File = syn::parse_str(SOURCE).map_err(|e| Error::GeneratedCode {
-        file: doc.file.clone(),
-        message: format!("the evaluator: {e}"),
-    })?;
-    let attrs = file.attrs.iter().map(|attr| {
-        let meta = &attr.meta;
-        quote!(#![#meta])
-    });
-    let items = &file.items;
+    let (attrs, items) = inline_module(doc, "mod.rs", SOURCE)?;
     let document = doc.raw.to_string();
     let remotes = doc.remotes.to_string();
     let registries = (0..doc.evaluated.len()).map(|i| {
@@ -246,6 +245,50 @@ fn malformed(schema: &Value, at: &str) -> Option<(String, String)> {
             _ => None,
         }
     })
+}
+
+/// The inner attributes and items of the evaluator file `source`, each `mod name;` of it
+/// replaced by the module's items inline (generated code is one file).
+fn inline_module(
+    doc: &SchemaDoc,
+    name: &str,
+    source: &str,
+) -> Result<(Vec<TokenStream>, Vec<TokenStream>)> {
+    let failed = |message: String| Error::GeneratedCode {
+        file: doc.file.clone(),
+        message: format!("the evaluator's {name}: {message}"),
+    };
+    let file: syn::File = syn::parse_str(source).map_err(|e| failed(e.to_string()))?;
+    let attrs = file
+        .attrs
+        .iter()
+        .map(|attr| {
+            let meta = &attr.meta;
+            quote!(#![#meta])
+        })
+        .collect();
+    let mut items = Vec::new();
+    for item in &file.items {
+        match item {
+            syn::Item::Mod(module) if module.content.is_none() => {
+                let ident = &module.ident;
+                let child = ident.to_string();
+                let (_, source) = MODULES
+                    .iter()
+                    .find(|(known, _)| *known == child)
+                    .ok_or_else(|| failed(format!("no source for `mod {child};`")))?;
+                let (inner_attrs, inner_items) = inline_module(doc, &child, source)?;
+                items.push(quote! {
+                    mod #ident {
+                        #(#inner_attrs)*
+                        #(#inner_items)*
+                    }
+                });
+            }
+            other => items.push(quote!(#other)),
+        }
+    }
+    Ok((attrs, items))
 }
 
 #[cfg(test)]
