@@ -75,6 +75,7 @@ mod resources;
 mod subscriptions;
 mod tool_call;
 mod tools;
+mod typed_tool;
 mod uri_template;
 #[cfg(feature = "runtime-schema")]
 mod verbatim_schema;
@@ -94,6 +95,7 @@ pub use resource_templates::{
 };
 pub use resources::{ResourceDefinition, ResourceError, ResourceReader, UriPolicy};
 pub use tools::{ArgumentSchema, ToolDefinition};
+pub use typed_tool::ToolOutput;
 pub use uri_template::{UriTemplate, UriTemplateError};
 #[cfg(feature = "runtime-schema")]
 pub use verbatim_schema::VerbatimSchema;

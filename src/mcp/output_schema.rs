@@ -96,6 +96,21 @@ impl OutputSchema {
         })
     }
 
+    /// The output definition generated type `O` carries (see
+    /// [`SchemaDefinition`](crate::SchemaDefinition)).
+    ///
+    /// # Errors
+    ///
+    /// As [`OutputSchema::from_defs`].
+    pub fn of<O: crate::SchemaDefinition>() -> Result<Self, McpError> {
+        let file = format!(
+            r#"{{"$defs": {{{}: {}}}}}"#,
+            Value::from(O::NAME),
+            O::SCHEMA
+        );
+        Self::from_defs(&file, O::NAME)
+    }
+
     /// The tool's output definition, as it appears under `data` in the published schema.
     #[must_use]
     pub fn definition(&self) -> &Value {
@@ -170,7 +185,7 @@ fn without_annotations(value: &Value) -> Value {
 }
 
 /// Serializes a typed output and checks it with its generated validator.
-fn checked_output<O: Serialize + SchemaValidate>(
+pub(crate) fn checked_output<O: Serialize + SchemaValidate>(
     tool: &str,
     output: &O,
 ) -> Result<Value, ToolCallError> {
@@ -249,9 +264,11 @@ impl ToolDefinition {
         })?;
         definition.with_output::<O>(&output)
     }
+}
 
+impl<S> ToolDefinition<S> {
     /// Publishes `output`'s envelope schema and marks the output as never cut.
-    fn with_output<O: DeserializeOwned + SchemaValidate>(
+    pub(crate) fn with_output<O: DeserializeOwned + SchemaValidate>(
         mut self,
         output: &OutputSchema,
     ) -> Result<Self, McpError> {

@@ -75,6 +75,21 @@ impl ArgumentSchema {
         })
     }
 
+    /// The argument definition generated type `A` carries (see
+    /// [`SchemaDefinition`](crate::SchemaDefinition)).
+    ///
+    /// # Errors
+    ///
+    /// As [`ArgumentSchema::from_value`].
+    pub fn of<A: crate::SchemaDefinition>() -> Result<Self, McpError> {
+        let file = format!(
+            r#"{{"$defs": {{{}: {}}}}}"#,
+            Value::from(A::NAME),
+            A::SCHEMA
+        );
+        Self::from_defs(&file, A::NAME)
+    }
+
     /// A schema given directly as a JSON value.
     ///
     /// # Errors
@@ -134,15 +149,50 @@ fn contains_ref(value: &Value) -> bool {
     }
 }
 
+/// Makes a tool's handler from the server's state (tools whose handler takes the state).
+pub(crate) type Binder<S> = Arc<dyn Fn(Arc<S>) -> ToolHandler + Send + Sync>;
+
 /// A tool: what `tools/list` publishes about it and how the runtime runs it.
-#[derive(Debug, Clone)]
-pub struct ToolDefinition {
+///
+/// `S` is the server state its handler takes ([`ToolDefinition::with_state`]; `()` for
+/// none): [`McpServerBuilder::tool`](super::McpServerBuilder::tool) accepts the tools of the
+/// builder's state type and hands them the state, so a tool cannot be registered on a server
+/// whose state it does not know.
+pub struct ToolDefinition<S = ()> {
     pub(crate) tool: Tool,
     pub(crate) entry: ToolEntry,
     pub(crate) required_capabilities: Vec<String>,
     pub(crate) content_blocks: bool,
     /// A published `outputSchema` describes the output: it is never cut.
     pub(crate) structured_output: bool,
+    /// Until [`ToolDefinition::bind`]: makes `entry`'s handler from the state.
+    pub(crate) unbound: Option<Binder<S>>,
+}
+
+impl<S> Clone for ToolDefinition<S> {
+    fn clone(&self) -> Self {
+        Self {
+            tool: self.tool.clone(),
+            entry: self.entry.clone(),
+            required_capabilities: self.required_capabilities.clone(),
+            content_blocks: self.content_blocks,
+            structured_output: self.structured_output,
+            unbound: self.unbound.clone(),
+        }
+    }
+}
+
+impl<S> std::fmt::Debug for ToolDefinition<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolDefinition")
+            .field("tool", &self.tool)
+            .field("entry", &self.entry)
+            .field("required_capabilities", &self.required_capabilities)
+            .field("content_blocks", &self.content_blocks)
+            .field("structured_output", &self.structured_output)
+            .field("takes_state", &self.unbound.is_some())
+            .finish()
+    }
 }
 
 impl ToolDefinition {
@@ -196,7 +246,7 @@ impl ToolDefinition {
         Self::assemble::<A>(name.into(), description.into(), &schema, entry)
     }
 
-    fn assemble<A: DeserializeOwned + SchemaValidate>(
+    pub(crate) fn assemble<A: DeserializeOwned + SchemaValidate>(
         name: String,
         description: String,
         schema: &ArgumentSchema,
@@ -251,9 +301,12 @@ impl ToolDefinition {
             required_capabilities: Vec::new(),
             content_blocks: false,
             structured_output: false,
+            unbound: None,
         }
     }
+}
 
+impl<S> ToolDefinition<S> {
     /// The handler returns content blocks, not data: its output must be a JSON array of
     /// content blocks (build them with [`crate::mcp::content`]), sent as the result's
     /// `content` (images, audio, embedded resources, links, text). `structuredContent`
@@ -291,10 +344,30 @@ impl ToolDefinition {
         self
     }
 
-    /// Lets successful results be served from the result cache.
+    /// Whether, and for how long, successful results may be served from the result cache
+    /// (default: never; see [`CachePolicy`](crate::cache::CachePolicy)).
     #[must_use]
-    pub fn cacheable(mut self, cacheable: bool) -> Self {
-        self.entry = self.entry.cacheable(cacheable);
+    pub fn cache(mut self, policy: crate::cache::CachePolicy) -> Self {
+        self.entry = self.entry.cache(policy);
+        self
+    }
+
+    /// Lets successful results be served from the result cache, with the cache's TTL
+    /// (`cacheable(true)` is `cache(CachePolicy::cacheable())`).
+    #[must_use]
+    pub fn cacheable(self, cacheable: bool) -> Self {
+        self.cache(if cacheable {
+            crate::cache::CachePolicy::cacheable()
+        } else {
+            crate::cache::CachePolicy::Uncacheable
+        })
+    }
+
+    /// Sets the description `tools/list` shows (by default the argument definition's
+    /// `description` for tools built with [`ToolDefinition::new`]).
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.tool.description = Some(description.into());
         self
     }
 
@@ -323,10 +396,29 @@ impl ToolDefinition {
     pub fn tool(&self) -> &Tool {
         &self.tool
     }
+
+    /// Hands the tool the server state its handler takes (done by
+    /// [`McpServerBuilder::tool`](super::McpServerBuilder::tool); call it yourself for a tool
+    /// added while serving with [`McpServer::add_tool`](super::McpServer::add_tool)).
+    #[must_use]
+    pub fn bind(self, state: Arc<S>) -> ToolDefinition {
+        let mut entry = self.entry;
+        if let Some(binder) = self.unbound {
+            entry.handler = binder(state);
+        }
+        ToolDefinition {
+            tool: self.tool,
+            entry,
+            required_capabilities: self.required_capabilities,
+            content_blocks: self.content_blocks,
+            structured_output: self.structured_output,
+            unbound: None,
+        }
+    }
 }
 
 /// Runs `A`'s generated validator on the arguments, then decodes them.
-fn typed_arguments<A: DeserializeOwned + SchemaValidate>(
+pub(crate) fn typed_arguments<A: DeserializeOwned + SchemaValidate>(
     arguments: Value,
 ) -> Result<A, ToolCallError> {
     A::validate_value(&arguments).map_err(ToolCallError::InvalidArguments)?;
