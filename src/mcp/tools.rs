@@ -1,19 +1,20 @@
 //! Typed tools: a tool's arguments are a type generated from a JSON Schema definition, and
 //! the `inputSchema` published in `tools/list` is that same definition.
 //!
-//! Write the arguments of your tools as `$defs` of a schema file, generate their types in
-//! `build.rs` with `typed-mcp-codegen`, and register each tool with the file's text
-//! (`include_str!`) and the definition's name:
+//! Write the arguments of your tools as `$defs` of a schema file and generate their types in
+//! `build.rs` with `typed-mcp-codegen`. Every generated type carries its definition
+//! ([`SchemaDefinition`](crate::SchemaDefinition)), so a tool needs nothing but its name and
+//! its handler ([`ToolDefinition::new`], see also `with_state` for shared state):
 //!
 //! ```ignore
-//! let schema = ArgumentSchema::from_defs(include_str!("tools.json"), "EchoArguments")?;
-//! let echo = ToolDefinition::from_async(
-//!     "echo",
-//!     "Sends the text back.",
-//!     schema,
-//!     |_ctx, args: EchoArguments| async move { Ok(serde_json::Value::String(args.text)) },
-//! )?;
+//! let echo = ToolDefinition::new("echo", |_ctx, args: EchoArguments| async move {
+//!     Ok(serde_json::Value::String(args.text))
+//! })?;
 //! ```
+//!
+//! [`ToolDefinition::from_async`] and [`ToolDefinition::blocking`] build the same tools from
+//! a schema given explicitly ([`ArgumentSchema::from_defs`] with the file's text and the
+//! definition's name).
 //!
 //! Before the handler runs, the arguments pass the request limits (see
 //! [`crate::tools`]), then the generated validator of the type (`A::validate_value`): a
@@ -57,7 +58,7 @@ impl ArgumentSchema {
     /// the definition is not a self-contained object schema.
     pub fn from_defs(file_text: &str, name: &str) -> Result<Self, McpError> {
         let invalid = |reason: &str| McpError::InvalidToolSchema {
-            definition: name.to_owned(),
+            name: name.to_owned(),
             reason: reason.to_owned(),
         };
         let file: Value =
@@ -68,7 +69,7 @@ impl ArgumentSchema {
             .ok_or_else(|| invalid("the schema file's $defs has no such definition"))?;
         Self::from_value(definition.clone()).map_err(|error| match error {
             McpError::InvalidToolSchema { reason, .. } => McpError::InvalidToolSchema {
-                definition: name.to_owned(),
+                name: name.to_owned(),
                 reason,
             },
             other => other,
@@ -98,7 +99,7 @@ impl ArgumentSchema {
     /// `type: "object"` and no `$ref` inside.
     pub fn from_value(schema: Value) -> Result<Self, McpError> {
         let invalid = |reason: &str| McpError::InvalidToolSchema {
-            definition: String::new(),
+            name: String::new(),
             reason: reason.to_owned(),
         };
         let Value::Object(definition) = schema else {
@@ -134,7 +135,7 @@ impl ArgumentSchema {
     fn to_input_schema(&self) -> Result<ToolInputSchema, McpError> {
         serde_json::from_value(Value::Object(self.definition.clone())).map_err(|_| {
             McpError::InvalidToolSchema {
-                definition: String::new(),
+                name: String::new(),
                 reason: "the schema does not fit a tool's inputSchema".to_owned(),
             }
         })
@@ -256,17 +257,18 @@ impl ToolDefinition {
             let accepted = A::validate_value(example).is_ok() && A::deserialize(example).is_ok();
             if !accepted {
                 return Err(McpError::InvalidToolSchema {
-                    definition: name,
+                    name,
                     reason: format!(
-                        "example {index} of the schema is rejected by the argument type: \
-                         the schema and the type do not match"
+                        "example {index} of the argument schema is rejected by the argument \
+                         type's validator or does not decode into it: the example is wrong, or \
+                         the type was generated from another definition"
                     ),
                 });
             }
         }
         let input_schema = schema.to_input_schema().map_err(|error| match error {
             McpError::InvalidToolSchema { reason, .. } => McpError::InvalidToolSchema {
-                definition: name.clone(),
+                name: name.clone(),
                 reason,
             },
             other => other,

@@ -73,7 +73,7 @@ where
 fn named(error: McpError, tool: &str) -> McpError {
     match error {
         McpError::InvalidToolSchema { reason, .. } => McpError::InvalidToolSchema {
-            definition: tool.to_owned(),
+            name: tool.to_owned(),
             reason,
         },
         other => other,
