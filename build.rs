@@ -49,7 +49,9 @@ fn json_files(dir: &str) -> Vec<PathBuf> {
 }
 
 fn generate(schemas: &[PathBuf], out_dir: &Path, what: &str) {
+    // Formats are asserted on the protocol's own messages: strict on the wire.
     if let Err(error) = typed_mcp_codegen::Config::new()
+        .format_assertion(true)
         .schemas(schemas)
         .out_dir(out_dir)
         .generate()

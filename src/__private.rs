@@ -21,7 +21,11 @@ pub use serde_json;
 pub use serde_json::{Map, Number, Value};
 
 pub use crate::validation::collector::{accepts, validate_with, Collector, Detail, Walker};
-pub use crate::validation::formats::{is_byte, is_date_time, is_email, is_uri, is_uri_template};
+pub use crate::validation::formats::{
+    is_byte, is_date, is_date_time, is_duration, is_email, is_hostname, is_idn_email,
+    is_idn_hostname, is_ipv4, is_ipv6, is_iri, is_iri_reference, is_json_pointer, is_regex,
+    is_relative_json_pointer, is_time, is_uri, is_uri_reference, is_uri_template, is_uuid,
+};
 pub use crate::validation::lazy::{LazyJson, LazyRegex};
 pub use crate::validation::location::Location;
 pub use crate::validation::numbers::{

@@ -84,7 +84,7 @@ impl Config {
             runtime_path: "::typed_mcp".to_string(),
             emit_rerun_if_changed: None,
             remotes: Vec::new(),
-            format_assertion: true,
+            format_assertion: false,
         }
     }
 
@@ -179,19 +179,24 @@ impl Config {
         self
     }
 
-    /// Whether the emitted validators assert `format` (`uri`, `byte`, `uri-template`,
-    /// `date-time`, `email`; any other format is never checked). JSON Schema 2020-12 makes
-    /// `format` an annotation unless asserting is asked for; the generator still asserts by
-    /// default, because the MCP runtime wants malformed `uri`s and timestamps in protocol
-    /// messages and tool arguments reported rather than passed on. `false` gives the 2020-12
-    /// default. (Definitions left to the embedded evaluator always treat `format` as an
-    /// annotation.)
+    /// Whether the emitted validators assert `format`. Off by default, as JSON Schema
+    /// 2020-12 says (`format` is an annotation unless asserting is asked for). On, every
+    /// 2020-12 format is checked (`date-time`, `date`, `time`, `duration`, `email`,
+    /// `idn-email`, `hostname`, `idn-hostname`, `ipv4`, `ipv6`, `uri`, `uri-reference`, `iri`,
+    /// `iri-reference`, `uuid`, `uri-template`, `json-pointer`, `relative-json-pointer`,
+    /// `regex`) and OpenAPI's `byte`; an unknown format stays an annotation.
+    ///
+    /// typed-mcp's own build asserts formats on the MCP protocol messages (a malformed `uri`
+    /// or base64 `data` is reported, not passed on). For your tool arguments, turn it on when
+    /// a handler relies on a declared format (a tool that declares `format: uri` usually
+    /// expects one). Definitions left to the embedded evaluator treat `format` as an
+    /// annotation either way.
     ///
     /// # Examples
     ///
     /// ```
     /// let mut config = typed_mcp_codegen::Config::new();
-    /// config.format_assertion(false);
+    /// config.format_assertion(true);
     /// ```
     pub fn format_assertion(&mut self, assert: bool) -> &mut Self {
         self.format_assertion = assert;

@@ -90,9 +90,9 @@ const SUPPORTED_KEYWORDS: &[&str] = &[
 /// Keywords accepted only at the root of a file.
 const ROOT_KEYWORDS: &[&str] = &["$schema", "$id", "$defs", "definitions"];
 
-// `format`: any string. The validators check `uri`, `byte`, `uri-template`, `date-time` and
-// `email`; any other format is an annotation (as 2020-12 says of formats an implementation
-// does not know): accepted, never checked.
+// `format`: any string. With format assertion on, the validators check every 2020-12 format
+// and `byte` (see `validators::formats`); any other format is an annotation (as 2020-12 says
+// of formats an implementation does not know): accepted, never checked.
 
 impl SchemaDoc {
     /// Reads and checks a schema file.

@@ -120,14 +120,22 @@ fn check_fails_on_a_missing_file_and_creates_nothing() {
 
 #[test]
 fn the_checked_in_snapshots_are_fresh() {
-    // What CI runs (.ci/run): the snapshots are generated with the default runtime path.
+    // What CI runs (.ci/run): the snapshots are generated with the default runtime path
+    // and format assertion on.
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let schemas: Vec<PathBuf> = ["annotations", "basic", "refs", "unions"]
         .into_iter()
         .map(fixture)
         .collect();
-    let check = generate(&schemas, &root.join("tests/snapshots"), &["--check"]);
+    let check = generate(
+        &schemas,
+        &root.join("tests/snapshots"),
+        &["--check", "--format-assertion"],
+    );
     assert_eq!(check.status.code(), Some(0), "{}", stderr(&check));
+    // Without the flag `format` is an annotation, so the checks in them are stale.
+    let default = generate(&schemas, &root.join("tests/snapshots"), &["--check"]);
+    assert_eq!(default.status.code(), Some(1), "{}", stderr(&default));
 }
 
 #[test]

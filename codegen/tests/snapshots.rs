@@ -19,8 +19,11 @@ fn check_real_world(name: &str) {
 fn check_in(fixtures: &str, snapshots: &str, name: &str) {
     let fixture = Path::new(fixtures).join(format!("{name}.json"));
     let snapshot = Path::new(snapshots).join(format!("{name}.rs"));
+    // Snapshots show format assertion on, so they pin the emitted `format` checks too
+    // (`.ci/run` passes `--format-assertion` to the CLI for the same files).
     let generated = typed_mcp_codegen::Config::new()
         .emit_rerun_if_changed(false)
+        .format_assertion(true)
         .generate_string(&fixture)
         .unwrap_or_else(|e| panic!("{e}"));
     if std::env::var_os("TYPED_MCP_BLESS").is_some() {
@@ -145,4 +148,19 @@ fn generate_without_schema_or_out_dir_is_a_configuration_error() {
         matches!(error, typed_mcp_codegen::Error::Config(_)),
         "{error}"
     );
+}
+
+/// `format` is an annotation unless asserting is asked for (JSON Schema 2020-12's default).
+#[test]
+fn format_is_asserted_only_when_asked() {
+    let fixture = Path::new("tests/fixtures/basic.json");
+    let generate = |assert: bool| {
+        typed_mcp_codegen::Config::new()
+            .emit_rerun_if_changed(false)
+            .format_assertion(assert)
+            .generate_string(fixture)
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    assert!(!generate(false).contains("__rt::is_uri("));
+    assert!(generate(true).contains("__rt::is_uri("));
 }

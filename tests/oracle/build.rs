@@ -56,7 +56,9 @@ fn main() {
 fn generate(version: &str, schema: &Path, out: &Path) {
     let module = format!("v{}", version.replace('-', "_"));
     let dir = out.join(&module);
+    // The reference validator asserts formats too (tests/common/mod.rs).
     let files = typed_mcp_codegen::Config::new()
+        .format_assertion(true)
         .schema(schema)
         .out_dir(&dir)
         .generate()

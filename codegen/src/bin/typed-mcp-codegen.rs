@@ -2,7 +2,8 @@
 //! in instead of generating it in `build.rs`.
 //!
 //! ```text
-//! typed-mcp-codegen generate --schema <FILE>... --out <DIR> [--runtime-path <PATH>] [--check]
+//! typed-mcp-codegen generate --schema <FILE>... --out <DIR> [--runtime-path <PATH>]
+//!                            [--format-assertion] [--check]
 //! typed-mcp-codegen --help | --version
 //! ```
 //!
@@ -27,7 +28,8 @@ const EXIT_USAGE: u8 = 2;
 const EXIT_GENERATION: u8 = 3;
 
 const USAGE: &str = "\
-usage: typed-mcp-codegen generate --schema <FILE>... --out <DIR> [--runtime-path <PATH>] [--check]
+usage: typed-mcp-codegen generate --schema <FILE>... --out <DIR> [--runtime-path <PATH>]
+                                  [--format-assertion] [--check]
        typed-mcp-codegen --help | --version
 
 Generates Rust types and validators from JSON Schema files, one <DIR>/<schema stem>.rs per
@@ -39,6 +41,8 @@ options:
   --out <DIR>            where the generated files go
   --runtime-path <PATH>  how generated code names the typed-mcp crate (default ::typed_mcp);
                          set it when your Cargo.toml renames the dependency
+  --format-assertion     the validators check `format` (off by default: an annotation, as
+                         JSON Schema 2020-12 says)
   --check                write nothing; fail if a generated file is missing or stale
 
 exit status: 0 success or fresh, 1 stale (--check), 2 usage error, 3 generation failed";
@@ -57,6 +61,7 @@ struct Generate {
     schemas: Vec<PathBuf>,
     out: PathBuf,
     runtime_path: Option<String>,
+    format_assertion: bool,
     check: bool,
 }
 
@@ -73,6 +78,7 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
     let mut out = None;
     let mut runtime_path = None;
     let mut check = false;
+    let mut format_assertion = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--schema" => {
@@ -99,6 +105,7 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
                 }
             }
             "--check" => check = true,
+            "--format-assertion" => format_assertion = true,
             "--help" | "-h" => return Ok(Command::Help),
             other if other.starts_with("--") => return Err("unknown option".into()),
             _ => return Err("unexpected argument (schema files follow --schema)".into()),
@@ -112,6 +119,7 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
         schemas,
         out,
         runtime_path,
+        format_assertion,
         check,
     }))
 }
@@ -147,6 +155,7 @@ fn run(generate: &Generate) -> ExitCode {
         .schemas(&generate.schemas)
         .out_dir(&generate.out)
         .emit_rerun_if_changed(false);
+    config.format_assertion(generate.format_assertion);
     if let Some(path) = &generate.runtime_path {
         config.runtime_path(path);
     }
@@ -253,7 +262,7 @@ mod tests {
     #[test]
     fn generate_takes_several_schemas_per_flag_and_repeated_flags() {
         let parsed = parse(args(
-            "generate --schema a.json b.json --out gen --schema c.json --check --runtime-path ::mcp",
+            "generate --schema a.json b.json --out gen --schema c.json --check --runtime-path ::mcp --format-assertion",
         ));
         assert_eq!(
             parsed,
@@ -261,6 +270,7 @@ mod tests {
                 schemas: ["a.json", "b.json", "c.json"].map(PathBuf::from).to_vec(),
                 out: PathBuf::from("gen"),
                 runtime_path: Some("::mcp".into()),
+                format_assertion: true,
                 check: true,
             }))
         );

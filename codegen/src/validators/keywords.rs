@@ -323,14 +323,10 @@ impl Emitter<'_> {
             body.extend(quote!(if !#regex.is_match(#s) { #fail }));
         }
         if let Some(Value::String(format)) = map.get("format").filter(|_| self.doc.assert_formats) {
-            let check = match format.as_str() {
-                "uri" => Some(quote!(#rt::is_uri)),
-                "byte" => Some(quote!(#rt::is_byte)),
-                "uri-template" => Some(quote!(#rt::is_uri_template)),
-                "date-time" => Some(quote!(#rt::is_date_time)),
-                "email" => Some(quote!(#rt::is_email)),
-                _ => None,
-            };
+            let check = crate::validators::formats::checker(format).map(|name| {
+                let name = quote::format_ident!("{name}");
+                quote!(#rt::#name)
+            });
             if let Some(check) = check {
                 let message = format!("string is not a valid `{format}`");
                 let fail = self.fail(

@@ -22,6 +22,7 @@ use crate::doc::{Definition, SchemaDoc};
 use crate::error::{Error, Result};
 
 mod applicators;
+mod formats;
 mod keywords;
 mod literals;
 pub(crate) mod naming;

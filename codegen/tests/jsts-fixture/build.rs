@@ -118,7 +118,8 @@ fn main() {
 fn config(suite: &Path) -> typed_mcp_codegen::Config {
     let mut config = typed_mcp_codegen::Config::new();
     // `format` as the annotation 2020-12 makes it by default (the suite's required tests
-    // expect that; the generator's own default asserts, see `Config::format_assertion`).
+    // expect that; it is also the generator's default, said here so the suite never
+    // depends on it).
     config.emit_rerun_if_changed(false).format_assertion(false);
     let remotes = suite.join("remotes");
     let mut stack = vec![remotes.clone()];

@@ -1,4 +1,5 @@
-//! `email`: an RFC 5321 mailbox (`local-part "@" domain`), ASCII only.
+//! `email`: an RFC 5321 mailbox (`local-part "@" domain`), ASCII only; `idn-email`: its
+//! RFC 6531 internationalised form.
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 
@@ -27,7 +28,7 @@ fn is_atext(b: u8) -> bool {
         )
 }
 
-fn is_local_part(local: &[u8]) -> bool {
+fn is_local_part(local: &[u8], intl: bool) -> bool {
     if local.is_empty() || local.len() > 64 {
         return false;
     }
@@ -47,6 +48,7 @@ fn is_local_part(local: &[u8]) -> bool {
                 }
                 b'"' => return false,
                 0x20..=0x7e => i += 1,
+                0x80.. if intl => i += 1,
                 _ => return false,
             }
         }
@@ -55,7 +57,7 @@ fn is_local_part(local: &[u8]) -> bool {
     // dot-string: atoms separated by single dots.
     local
         .split(|&b| b == b'.')
-        .all(|atom| !atom.is_empty() && atom.iter().all(|&b| is_atext(b)))
+        .all(|atom| !atom.is_empty() && atom.iter().all(|&b| is_atext(b) || (intl && b >= 0x80)))
 }
 
 fn is_domain(domain: &[u8]) -> bool {
@@ -92,7 +94,18 @@ pub fn is_email(s: &str) -> bool {
     let Some(at) = b.iter().rposition(|&c| c == b'@') else {
         return false;
     };
-    is_local_part(&b[..at]) && is_domain(&b[at + 1..])
+    is_local_part(&b[..at], false) && is_domain(&b[at + 1..])
+}
+
+/// `true` for an internationalised mailbox (RFC 6531): as `email`, with non-ASCII characters
+/// allowed in the local part and an internationalised host name (`idn-hostname`) as domain.
+pub fn is_idn_email(s: &str) -> bool {
+    let Some(at) = s.rfind('@') else {
+        return false;
+    };
+    let (local, domain) = (&s.as_bytes()[..at], &s[at + 1..]);
+    is_local_part(local, true)
+        && (is_domain(domain.as_bytes()) || super::net::is_idn_hostname(domain))
 }
 
 #[cfg(test)]
@@ -125,5 +138,21 @@ mod tests {
         ] {
             assert!(!is_email(bad), "{bad:?} should be rejected");
         }
+    }
+
+    #[test]
+    fn internationalised_mailboxes() {
+        use super::is_idn_email;
+        for ok in [
+            "실례@실례.테스트",
+            "joe.bloggs@example.com",
+            "\"é x\"@example.com",
+        ] {
+            assert!(is_idn_email(ok), "{ok}");
+        }
+        for bad in ["2962", "실례@-실례.테스트", "a@", "@b.c"] {
+            assert!(!is_idn_email(bad), "{bad}");
+        }
+        assert!(!super::is_email("실례@실례.테스트"));
     }
 }

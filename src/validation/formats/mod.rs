@@ -1,15 +1,38 @@
-//! The `format` checks generated validators run: `uri`, `byte`, `uri-template`, `date-time`
-//! and `email`. Each is a pure, allocation-free syntax check.
+//! The `format` checks generated validators run when format assertion is on: every format of
+//! JSON Schema 2020-12 (`date-time`, `date`, `time`, `duration`, `email`, `idn-email`,
+//! `hostname`, `idn-hostname`, `ipv4`, `ipv6`, `uri`, `uri-reference`, `iri`,
+//! `iri-reference`, `uuid`, `uri-template`, `json-pointer`, `relative-json-pointer`,
+//! `regex`) and OpenAPI's `byte`. Each is a pure syntax check.
 
 mod date_time;
 mod email;
+mod net;
+mod pointer;
 mod uri;
 mod uri_template;
 
-pub use date_time::is_date_time;
-pub use email::is_email;
-pub use uri::is_uri;
+pub use date_time::{is_date, is_date_time, is_duration, is_time};
+pub use email::{is_email, is_idn_email};
+pub use net::{is_hostname, is_idn_hostname, is_ipv4, is_ipv6};
+pub use pointer::{is_json_pointer, is_relative_json_pointer};
+pub use uri::{is_iri, is_iri_reference, is_uri, is_uri_reference};
 pub use uri_template::is_uri_template;
+
+/// `uuid`: RFC 4122 text form, `8-4-4-4-12` hexadecimal digits (either case).
+pub fn is_uuid(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, &c)| match i {
+            8 | 13 | 18 | 23 => c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
+/// `regex`: an ECMA-262 regular expression, as the runtime compiles `pattern` (Unicode
+/// mode).
+pub fn is_regex(s: &str) -> bool {
+    regress::Regex::with_flags(s, "u").is_ok()
+}
 
 /// `byte`: standard base64 (RFC 4648 section 4, `+` and `/`) with `=` padding to a multiple of
 /// four characters, and zero bits in the unused part of the last character (the canonical
@@ -51,7 +74,25 @@ pub fn is_byte(s: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::is_byte;
+    use super::{is_byte, is_regex, is_uuid};
+
+    #[test]
+    fn uuids_and_regexes() {
+        assert!(is_uuid("2EB8AA08-AA98-11EA-B4AA-73B441D16380"));
+        assert!(is_uuid("00000000-0000-0000-0000-000000000000"));
+        for bad in [
+            "2eb8aa08-aa98-11ea-b4aa-73b441d1638",
+            "2eb8aa08aa9811eab4aa73b441d16380",
+            "2eb8-aa08-aa98-11ea-b4aa73b441d16380",
+            "2eb8aa08-aa98-11ea-b4aa-73b441d1638g",
+        ] {
+            assert!(!is_uuid(bad), "{bad}");
+        }
+        assert!(is_regex("([abc])+\\s+$"));
+        assert!(is_regex("\\p{Letter}"));
+        assert!(!is_regex("^(abc]"));
+        assert!(!is_regex("\\a"));
+    }
 
     #[test]
     fn base64_needs_padding_and_the_standard_alphabet() {

@@ -18,6 +18,7 @@ fn build_rs_options() -> Result<(), typed_mcp_codegen::Error> {
         .out_dir("src/generated") // default: $OUT_DIR
         .runtime_path("::typed_mcp") // default; see below
         .emit_rerun_if_changed(true) // default inside build scripts
+        .format_assertion(true) // check `format`; default: an annotation, as 2020-12 says
         .generate()?; // Vec<GeneratedFile>: paths, changed?, definitions
     Ok(())
 }

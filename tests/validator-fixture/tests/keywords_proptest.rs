@@ -235,4 +235,29 @@ proptest! {
         let instance = json!({"str": "abc", field: text});
         agree("Everything", &instance)?;
     }
+
+    #[test]
+    fn other_format_strings_agree_with_jsonschema(
+        field in proptest::sample::select(&[
+            // Not `idnHost`, `idnMail`: `jsonschema` accepts any string there
+            // (see keywords_oracle.rs).
+            "date", "time", "duration", "ipv4", "ipv6", "host", "uuid",
+            "uriRef", "iri", "iriRef", "pointer", "relPointer", "regex",
+        ][..]),
+        text in prop_oneof![
+            proptest::sample::select(STRINGS).prop_map(String::from),
+            "[0-9]{4}-[0-9]{2}-[0-9]{2}",
+            "[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,3})?([Zz]|[+-][0-9]{2}:[0-9]{2})?",
+            "P([0-9]{1,2}[YMDW]){0,3}(T([0-9]{1,2}[HMS]){0,3})?",
+            "[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}",
+            "[0-9a-f:]{0,12}",
+            "[a-z0-9-]{0,6}(\\.[a-z0-9-]{0,6}){0,2}",
+            "[0-9a-fA-F-]{36}",
+            "[0-9]{0,2}[#/]?(/[a-z~01]{0,3}){0,3}",
+            "[a-z(|)\\[\\]*+?.\\\\]{0,8}",
+        ],
+    ) {
+        let instance = json!({ field: text });
+        agree("Formats", &instance)?;
+    }
 }

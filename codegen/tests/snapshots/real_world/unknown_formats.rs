@@ -148,6 +148,21 @@ pub mod validate {
                                     v_1,
                                 );
                         }
+                        if let __rt::Value::String(s_10) = v_1 {
+                            if !__rt::is_date(s_10) {
+                                errors
+                                    .fail(
+                                        at_7,
+                                        "/$defs/Booking/properties/day/format",
+                                        "format",
+                                        || (
+                                            __rt::Value::from("date"),
+                                            __rt::summary_str(s_10),
+                                            ::std::string::String::from("string is not a valid `date`"),
+                                        ),
+                                    );
+                            }
+                        }
                     }
                     "id" => {
                         seen_1 |= 2u64;
@@ -160,6 +175,21 @@ pub mod validate {
                                     &["string"],
                                     v_1,
                                 );
+                        }
+                        if let __rt::Value::String(s_15) = v_1 {
+                            if !__rt::is_uuid(s_15) {
+                                errors
+                                    .fail(
+                                        at_12,
+                                        "/$defs/Booking/properties/id/format",
+                                        "format",
+                                        || (
+                                            __rt::Value::from("uuid"),
+                                            __rt::summary_str(s_15),
+                                            ::std::string::String::from("string is not a valid `uuid`"),
+                                        ),
+                                    );
+                            }
                         }
                     }
                     "notes" => {
