@@ -1,5 +1,5 @@
 //! Generates the runtime's protocol types and validators from `schema/*.json` and
-//! `schema/mcp/*.json`, and the demo server's tool arguments.
+//! `schema/mcp/*.json`, and the example servers' tool schemas.
 
 use std::path::{Path, PathBuf};
 
@@ -19,6 +19,13 @@ fn main() {
         &demo,
         &out_dir.join("demo"),
         "examples/demo_server/tools.json",
+    );
+    // The notes server's tool arguments and outputs (`examples/notes_server.rs`).
+    let notes = [PathBuf::from("examples/notes_server/notes.json")];
+    generate(
+        &notes,
+        &out_dir.join("notes"),
+        "examples/notes_server/notes.json",
     );
     // The conformance fixture server's tool arguments (`examples/conformance_server.rs`).
     let fixture = [PathBuf::from("examples/conformance_server/tools.json")];

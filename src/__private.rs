@@ -1,5 +1,17 @@
 //! Support for generated code. Not public API: generated code reaches the runtime only
-//! through this module, so a generator/runtime version mismatch fails to compile.
+//! through this module. Every generated file names [`v1::CONTRACT`] and implements
+//! [`v1::SchemaDefinition`] through `v1`, the version of the contract between the generator
+//! and this module: a runtime implementing another version has no `v1`, so a
+//! generator/runtime version mismatch fails to compile (tested by
+//! `codegen/tests/downstream.rs`).
+
+/// Version 1 of the contract between generated code and the runtime.
+pub mod v1 {
+    /// Named by every generated file: it exists only in a runtime speaking this version.
+    pub const CONTRACT: () = ();
+
+    pub use crate::validation::SchemaDefinition;
+}
 
 // ---------------------------------------------------------------------------------------
 // Validator support (used by the code `typed-mcp-codegen`'s validator emitter writes).

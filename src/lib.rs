@@ -29,3 +29,6 @@ pub mod __private;
 /// Every bound the runtime enforces, generated from `schema/limits.json` (load one with
 /// [`config::load_limits`]; `Limits::default()` holds the defaults).
 pub use generated::limits::Limits;
+
+/// A type generated from a JSON Schema definition (see [`validation::SchemaDefinition`]).
+pub use validation::SchemaDefinition;

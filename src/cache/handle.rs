@@ -32,7 +32,7 @@ use super::{CacheError, CachePolicy};
 /// - single-flight: concurrent misses on one key run the computation once
 ///   ([`get_or_compute`](Self::get_or_compute));
 /// - counters ([`stats`](Self::stats));
-/// - failure isolation (XC-002): an error or panic of the store is logged and counted in
+/// - failure isolation: an error or panic of the store is logged and counted in
 ///   [`CacheStats::store_failures`], and the call goes on as if the cache were empty;
 /// - a cleanup task sweeping expired entries every `cleanupIntervalMs`, which stops on
 ///   [`shutdown`](Self::shutdown) or when the last handle is dropped.
@@ -221,8 +221,7 @@ impl Cache {
     /// (one key used with two error types) compute for themselves.
     ///
     /// A tool not cacheable under `policy` just runs `compute`
-    /// ([`CacheSource::Uncacheable`]). A failing store never stops `compute` from running
-    /// (XC-002).
+    /// ([`CacheSource::Uncacheable`]). A failing store never stops `compute` from running.
     ///
     /// # Errors
     ///
@@ -369,7 +368,7 @@ impl Inner {
     }
 
     /// Runs one store operation, turning an error or a panic into `None`, logged and
-    /// counted (XC-002).
+    /// counted.
     fn guarded<T>(
         &self,
         operation: &'static str,

@@ -7,24 +7,27 @@
 //! and `RedisStore` (feature `redis`, `cache.store: redis`) shares entries between
 //! instances, with the changes to these promises listed in its documentation.
 //!
-//! The promises, each with tests named after its id (`tests/cache_*.rs`):
-//! - **CACHE-001** the total size of entries stays `<= maxSizeBytes` after every operation;
+//! The promises (tested by `tests/cache_*.rs`):
+//! - the total size of entries stays `<= maxSizeBytes` after every operation;
 //!   eviction starts when an insertion would take it past `highWaterMark` percent, and
 //!   brings it back to at most that mark.
-//! - **CACHE-002** the number of entries stays `<= maxEntries` (same high-water mark).
-//! - **CACHE-003** a lookup never returns an entry once `now > created_at + ttl`; the TTL is
+//! - the number of entries stays `<= maxEntries` (same high-water mark).
+//! - a lookup never returns an entry once `now > created_at + ttl`; the TTL is
 //!   `ttlMs` or the tool's own ([`CachePolicy::cacheable_with_ttl_ms`]); a cleanup task
 //!   removes expired entries every `cleanupIntervalMs`.
-//! - **CACHE-004** eviction order: `lru` least recently accessed first, `lfu` least often
+//! - eviction order: `lru` least recently accessed first, `lfu` least often
 //!   read first (ties: least recent), `fifo` oldest stored first.
-//! - **CACHE-005** operations are atomic: concurrent users never see part of one.
-//! - **CACHE-006** the size total equals the sum of entry sizes exactly, where an entry's
+//! - operations are atomic: concurrent users never see part of one.
+//! - the size total equals the sum of entry sizes exactly, where an entry's
 //!   size is [`entry_size_bytes`]: key text bytes plus compact-JSON value bytes.
 //! - A value larger than `maxSizeBytes` is not cached (counted in
 //!   [`CacheStats::rejections`]); concurrent misses on one key compute once
 //!   ([`Cache::get_or_compute`]).
-//! - **XC-002** a store that fails or panics never stops the tool: logged, counted in
+//! - a store that fails or panics never stops the tool: logged, counted in
 //!   [`CacheStats::store_failures`], and the call goes on without the cache.
+
+// The promises above are the requirements CACHE-001 .. CACHE-006 and XC-002, in that order;
+// the tests in tests/cache_*.rs are named after those ids.
 
 // XC-001: no result is dropped silently in this module; an intentionally unused value is
 // bound to a named `_binding` that says what it is.
@@ -102,7 +105,7 @@ impl CachePolicy {
 }
 
 /// Errors of the cache layer. Lookups and insertions never fail (a failing store is
-/// bypassed, see XC-002); these come from building the cache and from introspection.
+/// bypassed); these come from building the cache and from introspection.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CacheError {

@@ -3,20 +3,20 @@
 //! Entries are Redis strings: the key is `redisKeyPrefix` + the [`CacheKey`] text, the value
 //! the compact JSON of the result, stored with `SET .. PX ttl`. What holds across processes,
 //! and what changes compared with [`MemoryStore`](super::MemoryStore):
-//! - **TTL (CACHE-003)** holds: Redis expires the key itself (`PX`), so a lookup never sees
+//! - **TTL** holds: Redis expires the key itself (`PX`), so a lookup never sees
 //!   an entry older than its TTL. The TTL runs on the Redis server's clock, not on the
 //!   cache's [`Clock`](super::Clock) (each process has its own); `purge_expired` has nothing
 //!   to do, and an expired entry is reported as a miss, not as an expiration.
 //! - **Per-entry bound** holds: an entry larger than `maxSizeBytes` is not stored
 //!   ([`InsertOutcome::Rejected`]), and the older entry under its key is removed.
-//! - **Total size (CACHE-001)** is Redis's job: set `maxmemory` with an `allkeys-lru`,
+//! - **Total size** is Redis's job: set `maxmemory` with an `allkeys-lru`,
 //!   `allkeys-lfu` or `volatile-ttl` (about fifo) `maxmemory-policy` on the server (see
 //!   `deploy/`). `maxEntries`, `highWaterMark` and `evictionPolicy` are not applied: Redis
 //!   has no bound on a key count, and it alone knows its memory.
-//! - **Atomicity (CACHE-005)** holds per command; **single-flight** holds per instance (the
+//! - **Atomicity** holds per command; **single-flight** holds per instance (the
 //!   [`Cache`](super::Cache) coalesces concurrent misses before the store is asked), not
 //!   across instances: two instances missing at once both compute.
-//! - **XC-002**: every failure (refused connection, timeout, a Redis error) is an `Err`, so
+//! - **Failures**: every failure (refused connection, timeout, a Redis error) is an `Err`, so
 //!   the [`Cache`](super::Cache) counts it and the tool runs uncached. A broken connection is
 //!   dropped and a new one is made on a later call, at most once per `redisTimeoutMs` x 10,
 //!   so a Redis that is down costs each call nothing but a failed check.

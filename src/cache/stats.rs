@@ -25,7 +25,7 @@ pub struct CacheStats {
     pub rejections: u64,
     /// Calls to tools not declared cacheable, which bypass the cache.
     pub uncacheable: u64,
-    /// Store operations that returned an error or panicked (XC-002); each was logged.
+    /// Store operations that returned an error or panicked; each was logged.
     pub store_failures: u64,
 }
 

@@ -20,7 +20,7 @@ use super::key::CacheKey;
 ///
 /// A store may fail: an `Err` or even a panic from any method is caught by the cache, logged
 /// and counted in [`CacheStats::store_failures`](crate::cache::CacheStats::store_failures),
-/// and the tool call goes on as if the cache were empty (XC-002).
+/// and the tool call goes on as if the cache were empty.
 ///
 /// What a store promises (the built-in one is tested for all of it):
 /// - the total size of its entries never exceeds its size bound, nor their number its entry

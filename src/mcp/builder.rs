@@ -53,9 +53,11 @@ impl Default for CacheHints {
 ///     .unwrap();
 /// assert_eq!(server.name(), "example");
 /// ```
-#[derive(Debug)]
+///
+/// `S` is the state its tools share ([`McpServerBuilder::state`]; `()` for none).
 #[must_use]
-pub struct McpServerBuilder {
+pub struct McpServerBuilder<S = ()> {
+    state: Arc<S>,
     info: Implementation,
     instructions: Option<String>,
     tools: Vec<ToolDefinition>,
@@ -68,9 +70,23 @@ pub struct McpServerBuilder {
     serve_options: ServeOptions,
 }
 
+impl<S> std::fmt::Debug for McpServerBuilder<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServerBuilder")
+            .field("info", &self.info)
+            .field("tools", &self.tools)
+            .field("resources", &self.resources)
+            .field("templates", &self.templates)
+            .field("prompts", &self.prompts)
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
 impl McpServerBuilder {
     fn new(name: String, version: String) -> Self {
         Self {
+            state: Arc::new(()),
             info: Implementation {
                 description: None,
                 icons: None,
@@ -92,15 +108,38 @@ impl McpServerBuilder {
         }
     }
 
+    /// Gives the server a state shared by its tools: a tool built with
+    /// [`ToolDefinition::with_state`] gets it on every call (see the
+    /// [`typed tools`](super::ToolDefinition::new) docs). Call it before adding such tools:
+    /// from here on the builder takes the tools of this state type.
+    pub fn state<S: Send + Sync + 'static>(self, state: S) -> McpServerBuilder<S> {
+        McpServerBuilder {
+            state: Arc::new(state),
+            info: self.info,
+            instructions: self.instructions,
+            tools: self.tools,
+            resources: self.resources,
+            templates: self.templates,
+            prompts: self.prompts,
+            limits: self.limits,
+            uri_policy: self.uri_policy,
+            hints: self.hints,
+            serve_options: self.serve_options,
+        }
+    }
+}
+
+impl<S> McpServerBuilder<S> {
     /// Guidance for the model, sent in `initialize` and `server/discover` results.
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         self.instructions = Some(instructions.into());
         self
     }
 
-    /// Adds a tool.
-    pub fn tool(mut self, tool: ToolDefinition) -> Self {
-        self.tools.push(tool);
+    /// Adds a tool (a tool taking the state gets the builder's, see
+    /// [`McpServerBuilder::state`]).
+    pub fn tool(mut self, tool: ToolDefinition<S>) -> Self {
+        self.tools.push(tool.bind(Arc::clone(&self.state)));
         self
     }
 

@@ -137,7 +137,9 @@ impl Catalog {
             }
             list.push(tool.tool.clone());
         }
-        if self.cache.get().is_none() && by_name.values().any(|tool| tool.entry.cacheable) {
+        if self.cache.get().is_none()
+            && by_name.values().any(|tool| tool.entry.cache.is_cacheable())
+        {
             let in_runtime = tokio::runtime::Handle::try_current().is_ok();
             let cache = CacheBuilder::from_limits(&self.cache_limits)
                 .cleanup_task(in_runtime)

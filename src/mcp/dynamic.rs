@@ -17,8 +17,8 @@ use super::tools::ToolDefinition;
 use super::McpError;
 
 impl McpServer {
-    /// Adds a tool while serving and announces the change.
-    ///
+    /// Adds a tool while serving and announces the change. A tool taking a state
+    /// ([`ToolDefinition::with_state`]) is given it first with [`ToolDefinition::bind`].
     ///
     /// # Errors
     ///
@@ -27,7 +27,7 @@ impl McpServer {
     /// unchanged.
     pub async fn add_tool(&self, tool: ToolDefinition) -> Result<(), McpError> {
         self.change(ListKind::Tools, |definitions| {
-            definitions.tools.push(tool);
+            definitions.tools.push(tool.bind(std::sync::Arc::new(())));
             Ok(true)
         })
         .await

@@ -15,7 +15,8 @@
 //!   the generated validator of the method's params runs before decoding, and its
 //!   violations (path, keyword, limit, actual) are the `data.validationErrors` of `-32602`.
 //!   Notifications are never answered.
-//! - **Tools.** [`ToolDefinition`]s with generated argument types ([`ArgumentSchema`]); the
+//! - **Tools.** [`ToolDefinition`]s with generated argument (and output) types, which carry
+//!   their schema definitions ([`ToolDefinition::new`], [`ToolDefinition::with_state`]); the
 //!   runner applies the limits, timeouts, cancellation and the response envelope; cacheable
 //!   tools go through the result cache; a request's `progressToken` turns the handler's
 //!   progress reports into `notifications/progress`.
@@ -75,6 +76,7 @@ mod resources;
 mod subscriptions;
 mod tool_call;
 mod tools;
+mod typed_tool;
 mod uri_template;
 #[cfg(feature = "runtime-schema")]
 mod verbatim_schema;
@@ -94,6 +96,7 @@ pub use resource_templates::{
 };
 pub use resources::{ResourceDefinition, ResourceError, ResourceReader, UriPolicy};
 pub use tools::{ArgumentSchema, ToolDefinition};
+pub use typed_tool::ToolOutput;
 pub use uri_template::{UriTemplate, UriTemplateError};
 #[cfg(feature = "runtime-schema")]
 pub use verbatim_schema::VerbatimSchema;
@@ -102,11 +105,13 @@ pub use verbatim_schema::VerbatimSchema;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum McpError {
-    /// A tool's argument schema is unusable, or does not match the tool's argument type.
-    #[error("tool argument schema {definition:?}: {reason}")]
+    /// A tool's argument or output schema is unusable, or one of its `examples` is rejected
+    /// by the tool's type.
+    #[error("tool schema {name:?}: {reason}")]
     InvalidToolSchema {
-        /// The definition (or tool) concerned.
-        definition: String,
+        /// The tool concerned, or the schema definition when no tool is named yet (empty
+        /// when the schema was given as a value).
+        name: String,
         /// What is wrong.
         reason: String,
     },

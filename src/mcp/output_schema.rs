@@ -74,7 +74,7 @@ impl OutputSchema {
     /// the definition is not a self-contained schema object.
     pub fn from_defs(file_text: &str, name: &str) -> Result<Self, McpError> {
         let invalid = |reason: &str| McpError::InvalidToolSchema {
-            definition: name.to_owned(),
+            name: name.to_owned(),
             reason: reason.to_owned(),
         };
         let file: Value =
@@ -96,6 +96,21 @@ impl OutputSchema {
         })
     }
 
+    /// The output definition generated type `O` carries (see
+    /// [`SchemaDefinition`](crate::SchemaDefinition)).
+    ///
+    /// # Errors
+    ///
+    /// As [`OutputSchema::from_defs`].
+    pub fn of<O: crate::SchemaDefinition>() -> Result<Self, McpError> {
+        let file = format!(
+            r#"{{"$defs": {{{}: {}}}}}"#,
+            Value::from(O::NAME),
+            O::SCHEMA
+        );
+        Self::from_defs(&file, O::NAME)
+    }
+
     /// The tool's output definition, as it appears under `data` in the published schema.
     #[must_use]
     pub fn definition(&self) -> &Value {
@@ -110,7 +125,7 @@ impl OutputSchema {
     /// part of the crate, checked by its tests).
     pub fn published(&self) -> Result<Value, McpError> {
         let broken = || McpError::InvalidToolSchema {
-            definition: "ToolResultEnvelope".to_owned(),
+            name: "ToolResultEnvelope".to_owned(),
             reason: "the envelope definitions of schema/errors.json are unusable".to_owned(),
         };
         let errors: Value = serde_json::from_str(ERRORS_SCHEMA).map_err(|_| broken())?;
@@ -170,7 +185,7 @@ fn without_annotations(value: &Value) -> Value {
 }
 
 /// Serializes a typed output and checks it with its generated validator.
-fn checked_output<O: Serialize + SchemaValidate>(
+pub(crate) fn checked_output<O: Serialize + SchemaValidate>(
     tool: &str,
     output: &O,
 ) -> Result<Value, ToolCallError> {
@@ -249,19 +264,22 @@ impl ToolDefinition {
         })?;
         definition.with_output::<O>(&output)
     }
+}
 
+impl<S> ToolDefinition<S> {
     /// Publishes `output`'s envelope schema and marks the output as never cut.
-    fn with_output<O: DeserializeOwned + SchemaValidate>(
+    pub(crate) fn with_output<O: DeserializeOwned + SchemaValidate>(
         mut self,
         output: &OutputSchema,
     ) -> Result<Self, McpError> {
         for (index, example) in output.examples().enumerate() {
             if O::validate_value(example).is_err() || O::deserialize(example).is_err() {
                 return Err(McpError::InvalidToolSchema {
-                    definition: self.tool.name,
+                    name: self.tool.name,
                     reason: format!(
                         "example {index} of the output definition is rejected by the output \
-                         type: the definition and the type do not match"
+                         type's validator or does not decode into it: the example is wrong, or \
+                         the type was generated from another definition"
                     ),
                 });
             }
@@ -269,7 +287,7 @@ impl ToolDefinition {
         let published: ToolOutputSchema =
             serde_json::from_value(output.published()?).map_err(|_| {
                 McpError::InvalidToolSchema {
-                    definition: self.tool.name.clone(),
+                    name: self.tool.name.clone(),
                     reason: "the output schema does not fit a tool's outputSchema".to_owned(),
                 }
             })?;

@@ -13,7 +13,7 @@ use super::era::Era;
 use super::outbound::{parse_rendered, respond, respond_rendered, respond_value, ResultKind};
 use super::params::{invalid_params, violation};
 use super::tools::ToolDefinition;
-use crate::cache::{Cache, CachePolicy, CacheSource};
+use crate::cache::{Cache, CacheSource};
 use crate::generated::mcp::protocol::{
     validate, LoggingLevel, LoggingMessageNotificationParams, ProgressNotificationParams,
     ProgressToken,
@@ -110,8 +110,8 @@ impl ToolSet {
         };
         let outcome = match self.runner.prepare(request.name, arguments, &options) {
             Err(rejected) => CallOutcome::Respond(*rejected),
-            Ok(prepared) => match (&self.cache, entry.cacheable) {
-                (Some(cache), true) => {
+            Ok(prepared) => match (&self.cache, entry.cache) {
+                (Some(cache), policy) if policy.is_cacheable() => {
                     let key_arguments = prepared.arguments().clone();
                     let fallback = prepared.clone();
                     let mut computed = None;
@@ -119,25 +119,20 @@ impl ToolSet {
                     let runner = &self.runner;
                     let leader_options = options.clone();
                     let shared = cache
-                        .get_or_compute(
-                            request.name,
-                            &key_arguments,
-                            CachePolicy::cacheable(),
-                            move || async move {
-                                let outcome = runner.execute(entry, prepared, leader_options).await;
-                                match &outcome {
-                                    CallOutcome::Respond(ToolCallResult {
-                                        cacheable_output: Some(output),
-                                        ..
-                                    }) => {
-                                        let output = output.clone();
-                                        *slot = Some(outcome);
-                                        Ok(output)
-                                    }
-                                    _ => Err(outcome),
+                        .get_or_compute(request.name, &key_arguments, policy, move || async move {
+                            let outcome = runner.execute(entry, prepared, leader_options).await;
+                            match &outcome {
+                                CallOutcome::Respond(ToolCallResult {
+                                    cacheable_output: Some(output),
+                                    ..
+                                }) => {
+                                    let output = output.clone();
+                                    *slot = Some(outcome);
+                                    Ok(output)
                                 }
-                            },
-                        )
+                                _ => Err(outcome),
+                            }
+                        })
                         .await;
                     match shared {
                         Ok(cached) => match (cached.source, computed) {

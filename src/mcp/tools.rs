@@ -1,19 +1,20 @@
 //! Typed tools: a tool's arguments are a type generated from a JSON Schema definition, and
 //! the `inputSchema` published in `tools/list` is that same definition.
 //!
-//! Write the arguments of your tools as `$defs` of a schema file, generate their types in
-//! `build.rs` with `typed-mcp-codegen`, and register each tool with the file's text
-//! (`include_str!`) and the definition's name:
+//! Write the arguments of your tools as `$defs` of a schema file and generate their types in
+//! `build.rs` with `typed-mcp-codegen`. Every generated type carries its definition
+//! ([`SchemaDefinition`](crate::SchemaDefinition)), so a tool needs nothing but its name and
+//! its handler ([`ToolDefinition::new`], see also `with_state` for shared state):
 //!
 //! ```ignore
-//! let schema = ArgumentSchema::from_defs(include_str!("tools.json"), "EchoArguments")?;
-//! let echo = ToolDefinition::from_async(
-//!     "echo",
-//!     "Sends the text back.",
-//!     schema,
-//!     |_ctx, args: EchoArguments| async move { Ok(serde_json::Value::String(args.text)) },
-//! )?;
+//! let echo = ToolDefinition::new("echo", |_ctx, args: EchoArguments| async move {
+//!     Ok(serde_json::Value::String(args.text))
+//! })?;
 //! ```
+//!
+//! [`ToolDefinition::from_async`] and [`ToolDefinition::blocking`] build the same tools from
+//! a schema given explicitly ([`ArgumentSchema::from_defs`] with the file's text and the
+//! definition's name).
 //!
 //! Before the handler runs, the arguments pass the request limits (see
 //! [`crate::tools`]), then the generated validator of the type (`A::validate_value`): a
@@ -57,7 +58,7 @@ impl ArgumentSchema {
     /// the definition is not a self-contained object schema.
     pub fn from_defs(file_text: &str, name: &str) -> Result<Self, McpError> {
         let invalid = |reason: &str| McpError::InvalidToolSchema {
-            definition: name.to_owned(),
+            name: name.to_owned(),
             reason: reason.to_owned(),
         };
         let file: Value =
@@ -68,11 +69,26 @@ impl ArgumentSchema {
             .ok_or_else(|| invalid("the schema file's $defs has no such definition"))?;
         Self::from_value(definition.clone()).map_err(|error| match error {
             McpError::InvalidToolSchema { reason, .. } => McpError::InvalidToolSchema {
-                definition: name.to_owned(),
+                name: name.to_owned(),
                 reason,
             },
             other => other,
         })
+    }
+
+    /// The argument definition generated type `A` carries (see
+    /// [`SchemaDefinition`](crate::SchemaDefinition)).
+    ///
+    /// # Errors
+    ///
+    /// As [`ArgumentSchema::from_value`].
+    pub fn of<A: crate::SchemaDefinition>() -> Result<Self, McpError> {
+        let file = format!(
+            r#"{{"$defs": {{{}: {}}}}}"#,
+            Value::from(A::NAME),
+            A::SCHEMA
+        );
+        Self::from_defs(&file, A::NAME)
     }
 
     /// A schema given directly as a JSON value.
@@ -83,7 +99,7 @@ impl ArgumentSchema {
     /// `type: "object"` and no `$ref` inside.
     pub fn from_value(schema: Value) -> Result<Self, McpError> {
         let invalid = |reason: &str| McpError::InvalidToolSchema {
-            definition: String::new(),
+            name: String::new(),
             reason: reason.to_owned(),
         };
         let Value::Object(definition) = schema else {
@@ -119,7 +135,7 @@ impl ArgumentSchema {
     fn to_input_schema(&self) -> Result<ToolInputSchema, McpError> {
         serde_json::from_value(Value::Object(self.definition.clone())).map_err(|_| {
             McpError::InvalidToolSchema {
-                definition: String::new(),
+                name: String::new(),
                 reason: "the schema does not fit a tool's inputSchema".to_owned(),
             }
         })
@@ -134,15 +150,50 @@ fn contains_ref(value: &Value) -> bool {
     }
 }
 
+/// Makes a tool's handler from the server's state (tools whose handler takes the state).
+pub(crate) type Binder<S> = Arc<dyn Fn(Arc<S>) -> ToolHandler + Send + Sync>;
+
 /// A tool: what `tools/list` publishes about it and how the runtime runs it.
-#[derive(Debug, Clone)]
-pub struct ToolDefinition {
+///
+/// `S` is the server state its handler takes ([`ToolDefinition::with_state`]; `()` for
+/// none): [`McpServerBuilder::tool`](super::McpServerBuilder::tool) accepts the tools of the
+/// builder's state type and hands them the state, so a tool cannot be registered on a server
+/// whose state it does not know.
+pub struct ToolDefinition<S = ()> {
     pub(crate) tool: Tool,
     pub(crate) entry: ToolEntry,
     pub(crate) required_capabilities: Vec<String>,
     pub(crate) content_blocks: bool,
     /// A published `outputSchema` describes the output: it is never cut.
     pub(crate) structured_output: bool,
+    /// Until [`ToolDefinition::bind`]: makes `entry`'s handler from the state.
+    pub(crate) unbound: Option<Binder<S>>,
+}
+
+impl<S> Clone for ToolDefinition<S> {
+    fn clone(&self) -> Self {
+        Self {
+            tool: self.tool.clone(),
+            entry: self.entry.clone(),
+            required_capabilities: self.required_capabilities.clone(),
+            content_blocks: self.content_blocks,
+            structured_output: self.structured_output,
+            unbound: self.unbound.clone(),
+        }
+    }
+}
+
+impl<S> std::fmt::Debug for ToolDefinition<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolDefinition")
+            .field("tool", &self.tool)
+            .field("entry", &self.entry)
+            .field("required_capabilities", &self.required_capabilities)
+            .field("content_blocks", &self.content_blocks)
+            .field("structured_output", &self.structured_output)
+            .field("takes_state", &self.unbound.is_some())
+            .finish()
+    }
 }
 
 impl ToolDefinition {
@@ -196,7 +247,7 @@ impl ToolDefinition {
         Self::assemble::<A>(name.into(), description.into(), &schema, entry)
     }
 
-    fn assemble<A: DeserializeOwned + SchemaValidate>(
+    pub(crate) fn assemble<A: DeserializeOwned + SchemaValidate>(
         name: String,
         description: String,
         schema: &ArgumentSchema,
@@ -206,17 +257,18 @@ impl ToolDefinition {
             let accepted = A::validate_value(example).is_ok() && A::deserialize(example).is_ok();
             if !accepted {
                 return Err(McpError::InvalidToolSchema {
-                    definition: name,
+                    name,
                     reason: format!(
-                        "example {index} of the schema is rejected by the argument type: \
-                         the schema and the type do not match"
+                        "example {index} of the argument schema is rejected by the argument \
+                         type's validator or does not decode into it: the example is wrong, or \
+                         the type was generated from another definition"
                     ),
                 });
             }
         }
         let input_schema = schema.to_input_schema().map_err(|error| match error {
             McpError::InvalidToolSchema { reason, .. } => McpError::InvalidToolSchema {
-                definition: name.clone(),
+                name: name.clone(),
                 reason,
             },
             other => other,
@@ -251,9 +303,12 @@ impl ToolDefinition {
             required_capabilities: Vec::new(),
             content_blocks: false,
             structured_output: false,
+            unbound: None,
         }
     }
+}
 
+impl<S> ToolDefinition<S> {
     /// The handler returns content blocks, not data: its output must be a JSON array of
     /// content blocks (build them with [`crate::mcp::content`]), sent as the result's
     /// `content` (images, audio, embedded resources, links, text). `structuredContent`
@@ -291,10 +346,30 @@ impl ToolDefinition {
         self
     }
 
-    /// Lets successful results be served from the result cache.
+    /// Whether, and for how long, successful results may be served from the result cache
+    /// (default: never; see [`CachePolicy`](crate::cache::CachePolicy)).
     #[must_use]
-    pub fn cacheable(mut self, cacheable: bool) -> Self {
-        self.entry = self.entry.cacheable(cacheable);
+    pub fn cache(mut self, policy: crate::cache::CachePolicy) -> Self {
+        self.entry = self.entry.cache(policy);
+        self
+    }
+
+    /// Lets successful results be served from the result cache, with the cache's TTL
+    /// (`cacheable(true)` is `cache(CachePolicy::cacheable())`).
+    #[must_use]
+    pub fn cacheable(self, cacheable: bool) -> Self {
+        self.cache(if cacheable {
+            crate::cache::CachePolicy::cacheable()
+        } else {
+            crate::cache::CachePolicy::Uncacheable
+        })
+    }
+
+    /// Sets the description `tools/list` shows (by default the argument definition's
+    /// `description` for tools built with [`ToolDefinition::new`]).
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.tool.description = Some(description.into());
         self
     }
 
@@ -323,10 +398,29 @@ impl ToolDefinition {
     pub fn tool(&self) -> &Tool {
         &self.tool
     }
+
+    /// Hands the tool the server state its handler takes (done by
+    /// [`McpServerBuilder::tool`](super::McpServerBuilder::tool); call it yourself for a tool
+    /// added while serving with [`McpServer::add_tool`](super::McpServer::add_tool)).
+    #[must_use]
+    pub fn bind(self, state: Arc<S>) -> ToolDefinition {
+        let mut entry = self.entry;
+        if let Some(binder) = self.unbound {
+            entry.handler = binder(state);
+        }
+        ToolDefinition {
+            tool: self.tool,
+            entry,
+            required_capabilities: self.required_capabilities,
+            content_blocks: self.content_blocks,
+            structured_output: self.structured_output,
+            unbound: None,
+        }
+    }
 }
 
 /// Runs `A`'s generated validator on the arguments, then decodes them.
-fn typed_arguments<A: DeserializeOwned + SchemaValidate>(
+pub(crate) fn typed_arguments<A: DeserializeOwned + SchemaValidate>(
     arguments: Value,
 ) -> Result<A, ToolCallError> {
     A::validate_value(&arguments).map_err(ToolCallError::InvalidArguments)?;

@@ -58,7 +58,7 @@ impl VerbatimSchema {
     /// root is valid against it.
     pub fn from_value(schema: Value) -> Result<Self, McpError> {
         let invalid = |reason: String| McpError::InvalidToolSchema {
-            definition: String::new(),
+            name: String::new(),
             reason,
         };
         if !schema.is_object() {
@@ -102,7 +102,7 @@ impl VerbatimSchema {
     /// As [`VerbatimSchema::from_value`], and when the text is not JSON.
     pub fn from_json_text(text: &str) -> Result<Self, McpError> {
         let schema = serde_json::from_str(text).map_err(|_| McpError::InvalidToolSchema {
-            definition: String::new(),
+            name: String::new(),
             reason: "the schema text is not JSON".to_owned(),
         })?;
         Self::from_value(schema)
@@ -160,7 +160,7 @@ impl VerbatimSchema {
 
     fn input_schema(&self) -> Result<ToolInputSchema, McpError> {
         serde_json::from_value(self.published.clone()).map_err(|_| McpError::InvalidToolSchema {
-            definition: String::new(),
+            name: String::new(),
             reason: "the schema does not fit a tool's inputSchema".to_owned(),
         })
     }
@@ -250,7 +250,7 @@ impl ToolDefinition {
     ) -> Result<Self, McpError> {
         let input_schema = schema.input_schema().map_err(|error| match error {
             McpError::InvalidToolSchema { reason, .. } => McpError::InvalidToolSchema {
-                definition: name.clone(),
+                name: name.clone(),
                 reason,
             },
             other => other,

@@ -3,8 +3,8 @@
 //! Raw arguments are scanned byte by byte with an explicit stack, so over-deep input (say
 //! 100,000 nested arrays) is rejected without recursion and without building a
 //! `serde_json::Value`; the scan also counts every array's items. Arguments that are already
-//! a `Value` are walked iteratively with the same rules. Both report every over-long array
-//! (LIMIT-004), each with its JSON Pointer, the limit and the actual length; a depth
+//! a `Value` are walked iteratively with the same rules. Both report every over-long array,
+//! each with its JSON Pointer, the limit and the actual length; a depth
 //! violation stops the check and is reported alone.
 
 use serde_json::Value;

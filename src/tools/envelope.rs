@@ -1,7 +1,7 @@
 //! The `tools/call` result: a `CallToolResult` whose `structuredContent` is the envelope of
 //! `schema/errors.json`, rendered within the response size limit.
 //!
-//! Shape (RESP-001):
+//! Shape:
 //!
 //! ```json
 //! {"resultType":"complete",
@@ -12,7 +12,7 @@
 //! ```
 //!
 //! The same `ResultMeta` appears in the envelope's `meta` and under the prefixed `_meta` key.
-//! Size (RESP-003, RESP-004): the rendering is measured against a byte budget (the response
+//! Size: the rendering is measured against a byte budget (the response
 //! limit minus the JSON-RPC line around the result). A text output (a JSON string) that does
 //! not fit is cut at a character boundary, with `truncated: true` and `originalSizeBytes`.
 //! Structured output, and the output of a tool with a published `outputSchema`, is never cut: when it does not fit even with its text copy shortened, the
@@ -281,7 +281,7 @@ fn too_large(
     render_failure(error, meta, budget)
 }
 
-/// A structured error with the generated retryable default for its code (RESP-006).
+/// A structured error with the generated retryable default for its code.
 pub(crate) fn tool_error(
     code: ToolErrorCode,
     message: String,

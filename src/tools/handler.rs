@@ -1,7 +1,6 @@
 //! Tool handlers (async, or synchronous on the blocking pool), their context and the
 //! registry entry the runner executes.
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -75,8 +74,8 @@ pub struct ToolEntry {
     /// The category the tool declares, selecting its timeout in `toolTimeouts`; the
     /// configuration's `toolCategories[tool]`, when present, wins over it.
     pub category: Option<String>,
-    /// Whether a successful result may be served from the result cache.
-    pub cacheable: bool,
+    /// Whether, and for how long, a successful result may be served from the result cache.
+    pub cache: crate::cache::CachePolicy,
 }
 
 impl ToolEntry {
@@ -86,7 +85,7 @@ impl ToolEntry {
         Self {
             handler,
             category: None,
-            cacheable: false,
+            cache: crate::cache::CachePolicy::Uncacheable,
         }
     }
 
@@ -97,45 +96,21 @@ impl ToolEntry {
         self
     }
 
-    /// Marks the tool's successful results as cacheable.
+    /// Sets whether, and for how long, successful results may be cached.
     #[must_use]
-    pub fn cacheable(mut self, cacheable: bool) -> Self {
-        self.cacheable = cacheable;
+    pub fn cache(mut self, policy: crate::cache::CachePolicy) -> Self {
+        self.cache = policy;
         self
     }
-}
 
-/// The tools a server offers, by name.
-#[derive(Debug, Clone, Default)]
-pub struct ToolRegistry {
-    tools: HashMap<String, Arc<ToolEntry>>,
-}
-
-impl ToolRegistry {
-    /// An empty registry.
+    /// Marks the tool's successful results as cacheable, with the cache's TTL.
     #[must_use]
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Registers `entry` under `name`, returning the entry it replaces, if any.
-    pub fn register(
-        &mut self,
-        name: impl Into<String>,
-        entry: ToolEntry,
-    ) -> Option<Arc<ToolEntry>> {
-        self.tools.insert(name.into(), Arc::new(entry))
-    }
-
-    /// The entry registered under `name`.
-    #[must_use]
-    pub fn get(&self, name: &str) -> Option<&Arc<ToolEntry>> {
-        self.tools.get(name)
-    }
-
-    /// The registered tool names, in no particular order.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.tools.keys().map(String::as_str)
+    pub fn cacheable(self, cacheable: bool) -> Self {
+        self.cache(if cacheable {
+            crate::cache::CachePolicy::cacheable()
+        } else {
+            crate::cache::CachePolicy::Uncacheable
+        })
     }
 }
 

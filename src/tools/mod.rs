@@ -1,13 +1,15 @@
 //! Tool execution: request limits, timeouts and the response envelope.
 //!
-//! The server loop calls a [`ToolRunner`] for each `tools/call`:
+//! Tools are defined with [`crate::mcp::ToolDefinition`]; this module holds what their
+//! handlers get and return ([`ToolContext`], [`ToolResult`], [`ToolCallError`]) and the
+//! runner the server calls them through. The server loop calls a [`ToolRunner`] for each `tools/call`:
 //!
 //! 1. [`ToolRunner::prepare`] checks the request limits on the raw arguments before any
 //!    handler runs: every array longer than `toolArrayLimits[tool]` / `maxArraySize`
 //!    (`ARRAY_TOO_LARGE`, all violations with their JSON Pointers) and nesting deeper than
 //!    `maxDepth` (`VALIDATION_FAILED`), without recursion.
 //! 2. The server may consult its result cache with [`PreparedCall::arguments`] when the
-//!    tool's [`ToolEntry::cacheable`] is set, and answer a hit with
+//!    tool's cache policy allows it, and answer a hit with
 //!    [`ToolRunner::render_cached`].
 //! 3. [`ToolRunner::execute`] runs the handler (async, or blocking on the blocking pool)
 //!    under its timeout (`toolOverrides` > `toolTimeouts[category]` > `defaultTimeoutMs`) and
@@ -57,7 +59,11 @@ mod stats;
 pub use client::{ClientRequest, ClientRequestError, ClientRequester, ClientResponse};
 pub use envelope::{ToolCallResult, META_KEY, TRUNCATION_MARKER};
 pub use error::ToolCallError;
-pub use handler::{ToolContext, ToolEntry, ToolFuture, ToolHandler, ToolRegistry, ToolResult};
+pub use handler::{ToolContext, ToolResult};
+// The runner's own view of a tool, for the server and for tests and fuzzing of the runner:
+// tools are defined with `mcp::ToolDefinition`.
+#[doc(hidden)]
+pub use handler::{ToolEntry, ToolFuture, ToolHandler};
 pub use policy::{
     arguments_depth_limit, array_limit, resolve_timeout, ResolvedTimeout, TimeoutSource,
     ARGUMENTS_DEPTH_OFFSET,

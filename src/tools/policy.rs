@@ -26,7 +26,7 @@ pub struct ResolvedTimeout {
 }
 
 /// The timeout of `tool`: `toolOverrides[tool]`, else `toolTimeouts[category]`, else
-/// `defaultTimeoutMs` (TIMEOUT-002, TIMEOUT-003).
+/// `defaultTimeoutMs`.
 ///
 /// The category is `toolCategories[tool]` when configured, else `declared_category` (from the
 /// tool's registry entry). A category without an entry in `toolTimeouts` falls back to the
@@ -64,7 +64,7 @@ pub fn resolve_timeout(
 }
 
 /// The largest array allowed anywhere in `tool`'s arguments: `toolArrayLimits[tool]`, else
-/// `maxArraySize` (LIMIT-001, LIMIT-003).
+/// `maxArraySize`.
 #[must_use]
 pub fn array_limit(limits: &RequestLimits, tool: &str) -> u64 {
     limits

@@ -423,7 +423,10 @@ impl ToolRunner {
             }
             Ended::Finished(Ok(data)) => {
                 let mut result = self.render_output(&data, false, &options);
-                if entry.cacheable && !result.is_error && result.meta.truncated != Some(true) {
+                if entry.cache.is_cacheable()
+                    && !result.is_error
+                    && result.meta.truncated != Some(true)
+                {
                     result.cacheable_output = Some(data);
                 }
                 result

@@ -1,4 +1,4 @@
-//! Counters of the runner's events, so no failure path goes unnoticed (XC-001).
+//! Counters of the runner's events, so no failure path goes unnoticed.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;

@@ -112,3 +112,19 @@ pub trait SchemaValidate {
     /// Every violation found, in the order the validator met them (never empty).
     fn validate_value(value: &Value) -> Result<(), Vec<ValidationError>>;
 }
+
+/// A type generated from one definition of a JSON Schema file, carrying that definition.
+///
+/// Implemented by generated code for every generated type (never by hand: the impls go
+/// through the runtime's hidden `__private` module, so only a generator of the same version
+/// can write them). A tool built with [`crate::mcp::ToolDefinition::new`] takes its published
+/// `inputSchema`, its description and its validator from its argument type's impl, and its
+/// `outputSchema` from its output type's, so the schema and the type cannot drift apart.
+pub trait SchemaDefinition: SchemaValidate {
+    /// The definition's name in the schema file (its `$defs` key).
+    const NAME: &'static str;
+    /// The definition's JSON text, as written in the schema file.
+    const SCHEMA: &'static str;
+    /// The definition's `description`, if it has one.
+    const DESCRIPTION: Option<&'static str>;
+}

@@ -236,7 +236,9 @@ fn culprit(
     })
 }
 
-/// `SchemaValidate` impls tying each generated type to its generated validator.
+/// The impls tying each generated type to its definition: `SchemaValidate` (the generated
+/// validator) and `SchemaDefinition` (the definition's name, JSON text and description),
+/// the latter named through `<runtime>::__private::v1` (see [`crate::output`]).
 pub(crate) fn validate_impls(
     doc: &SchemaDoc,
     names: &BTreeMap<String, String>,
@@ -251,6 +253,15 @@ pub(crate) fn validate_impls(
         }
         let ty = quote::format_ident!("{}", type_name);
         let stem = quote::format_ident!("{}", stems[&def.name]);
+        // The definition as written in the file (a hoisted union: where it was found).
+        let written = doc.raw.pointer(&def.pointer).unwrap_or(&def.schema);
+        let schema_text = written.to_string();
+        let name = &def.name;
+        let contract = quote::format_ident!("{}", crate::output::RUNTIME_CONTRACT);
+        let description = match written.get("description").and_then(Value::as_str) {
+            Some(text) => quote::quote! { ::std::option::Option::Some(#text) },
+            None => quote::quote! { ::std::option::Option::None },
+        };
         Some(quote::quote! {
             impl #runtime::validation::SchemaValidate for #ty {
                 fn validate_value(
@@ -258,6 +269,11 @@ pub(crate) fn validate_impls(
                 ) -> ::std::result::Result<(), ::std::vec::Vec<#runtime::validation::ValidationError>> {
                     validate::#stem(value)
                 }
+            }
+            impl #runtime::__private::#contract::SchemaDefinition for #ty {
+                const NAME: &'static str = #name;
+                const SCHEMA: &'static str = #schema_text;
+                const DESCRIPTION: ::std::option::Option<&'static str> = #description;
             }
         })
     });

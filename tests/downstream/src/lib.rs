@@ -41,17 +41,17 @@ fn as_f64(number: &Number) -> f64 {
 ///
 /// If a tool's schema and its generated type disagree (an `examples` entry is rejected).
 pub fn tools() -> Result<Vec<ToolDefinition>, McpError> {
-    let shout = ToolDefinition::from_async(
+    // The schema, validator and (unless overridden) description come with the type.
+    let shout = ToolDefinition::new(
         "shout",
-        "Upper-cases a text and repeats it `times` times.",
-        ArgumentSchema::from_defs(TEXT_TOOLS, "ShoutArguments")?,
         |_ctx: ToolContext, args: ShoutArguments| async move {
             let times = usize::try_from(args.times.get())
                 .map_err(|_| ToolCallError::failed("times out of range"))?;
             let loud = args.text.to_uppercase();
             Ok(Value::String(vec![loud; times].join(" ")))
         },
-    )?;
+    )?
+    .description("Upper-cases a text and repeats it `times` times.");
     let count_words = ToolDefinition::blocking(
         "count_words",
         "Counts the whitespace-separated words of a text; answers {words}.",
