@@ -146,3 +146,41 @@ fn usage_errors_exit_2_and_connection_failures_exit_1() {
     );
     assert_eq!(missing.status.code(), Some(1));
 }
+
+/// The README's first command, as written there: the `mcp_client` line after `&&`, with the
+/// release binaries' paths replaced by the ones this test built. It must print the sum.
+#[test]
+fn the_readmes_first_command_answers() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("the README");
+    let line = readme
+        .lines()
+        .find(|line| line.starts_with("cargo build --release --example demo_server"))
+        .expect("the README's first command");
+    let (_, client_line) = line.split_once(" && ").expect("build && run");
+    // The words of the client line; the JSON argument is the one single-quoted word.
+    let (before, rest) = client_line.split_once('\'').expect("a quoted argument");
+    let (quoted, after) = rest.split_once('\'').expect("a closed quote");
+    let mut words: Vec<String> = before.split_whitespace().map(str::to_owned).collect();
+    words.push(quoted.to_owned());
+    words.extend(after.split_whitespace().map(str::to_owned));
+    assert_eq!(
+        words[0], "target/release/examples/mcp_client",
+        "{client_line}"
+    );
+    assert_eq!(
+        words.last().map(String::as_str),
+        Some("target/release/examples/demo_server")
+    );
+    let demo = demo_server().display().to_string();
+    let last = words.len() - 1;
+    words[last] = demo;
+    let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+    let result = json_of(&run(&cli(), &args), client_line);
+    assert_eq!(
+        result["structuredContent"]["data"]["sum"].as_f64(),
+        Some(5.0),
+        "{result}"
+    );
+    assert_eq!(result["isError"], Value::Bool(false));
+}

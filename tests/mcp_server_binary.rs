@@ -1,4 +1,4 @@
-//! The built demo server binary over pipes, as the README's first command runs it: a piped
+//! The built demo server binary over pipes, as the README runs it by hand: a piped
 //! `server/discover` request is answered on stdout (and nothing else is), then the server
 //! exits cleanly when its stdin closes.
 
