@@ -182,8 +182,23 @@ def read_messages(response):
 
 
 def http_exchange(conn, path, body, headers):
-    conn.request("POST", path, body=body, headers=headers)
-    response = conn.getresponse()
+    """POSTs on a keep-alive connection. When a connection that already served a request
+    turns out closed by the server before answering (it closes connections idle for
+    http.headerReadTimeoutMs; the request crossed the close), the request is sent again on a
+    new connection, as HTTP clients do for requests that never reached the server; counted
+    in stale_retries."""
+    reused = getattr(conn, "soak_used", False)
+    try:
+        conn.request("POST", path, body=body, headers=headers)
+        response = conn.getresponse()
+    except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+        if not reused:
+            raise
+        STATS.add("stale_retries")
+        conn.close()
+        conn.request("POST", path, body=body, headers=headers)
+        response = conn.getresponse()
+    conn.soak_used = True
     return response, read_messages(response)
 
 
@@ -657,6 +672,8 @@ def main():
         c.get("answers", 0), c.get("lost", 0), c.get("duplicated", 0), c.get("wrong", 0)))
     print("faults injected: %d (%s)" % (c.get("faults", 0), ", ".join(
         "%s %d" % (k[6:], v) for k, v in sorted(c.items()) if k.startswith("fault_"))))
+    print("requests sent again because the server had closed the idle keep-alive connection: %d"
+          % c.get("stale_retries", 0))
     print("cancelled calls: %d answered before the cancel took effect, %d unanswered" % (
         c.get("cancelled_answered", 0), c.get("cancelled_unanswered", 0)))
     warm = [s for s in samples if s[0] >= 60] or samples
