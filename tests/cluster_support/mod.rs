@@ -444,10 +444,10 @@ impl Answer {
         }
         self.body
             .lines()
+            .rev()
             .filter_map(|line| line.strip_prefix("data:"))
             .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
-            .filter(|message| message.get("id").is_some())
-            .last()
+            .find(|message| message.get("id").is_some())
             .unwrap_or_else(|| panic!("no JSON-RPC response in: {}", self.body))
     }
 
