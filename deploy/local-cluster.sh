@@ -1,0 +1,267 @@
+#!/usr/bin/env bash
+# A local typed-mcp cluster (issue 13): redis-server, N demo-server instances on the Redis
+# cache store, and nginx balancing them (deploy/nginx.conf). Everything listens on 127.0.0.1;
+# the only fixed port is the one given for nginx.
+#
+#   deploy/local-cluster.sh start N PORT   # prints one line per process:
+#       redis PORT PID
+#       instance http://127.0.0.1:PORT/mcp PID     (N lines)
+#       url http://127.0.0.1:PORT/mcp              (nginx)
+#   deploy/local-cluster.sh stop           # ends them all
+#
+# Environment:
+#   LOCAL_CLUSTER_DIR  state directory (default: target/local-cluster in the repository):
+#                      pids, logs, the limits file and nginx's generated configuration.
+#   DEMO_SERVER_BIN    the demo_server executable; without it the script builds the example
+#                      with `cargo build --example demo_server` (debug profile).
+#   CLUSTER_LIMITS     extra members of the limits document's top level, as JSON text
+#                      (e.g. '"timeouts": {"defaultTimeoutMs": 5000}'); the cache section
+#                      always selects the Redis store.
+# redis-server and nginx are the Debian packages; missing ones are installed with apt-get
+# (through sudo when not root). Logs and progress go to stderr; stdout carries only the lines
+# above.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+state="${LOCAL_CLUSTER_DIR:-$root/target/local-cluster}"
+
+say() { echo "local-cluster: $*" >&2; }
+die() { say "$*"; exit 1; }
+
+usage() {
+  echo "usage: $0 start N PORT | stop" >&2
+  exit 2
+}
+
+# The nginx executable (Debian puts it in /usr/sbin, not always on a user's PATH).
+nginx_bin() {
+  command -v nginx 2>/dev/null || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; } || true
+}
+
+install_missing() {
+  local missing=()
+  command -v redis-server >/dev/null || missing+=(redis-server)
+  command -v redis-cli >/dev/null || missing+=(redis-tools)
+  [ -n "$(nginx_bin)" ] || missing+=(nginx)
+  [ "${#missing[@]}" -eq 0 ] && return 0
+  say "installing ${missing[*]} (apt-get)"
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >&2
+}
+
+# The demo server executable: $DEMO_SERVER_BIN, or the debug example built by cargo.
+demo_server_bin() {
+  if [ -n "${DEMO_SERVER_BIN:-}" ]; then
+    [ -x "$DEMO_SERVER_BIN" ] || die "DEMO_SERVER_BIN is not an executable: $DEMO_SERVER_BIN"
+    echo "$DEMO_SERVER_BIN"
+    return
+  fi
+  say "building the demo server (cargo build --example demo_server)"
+  local built
+  built="$(cd "$root" && cargo build --locked --example demo_server --message-format=json \
+    | grep '"reason":"compiler-artifact"' | grep '"name":"demo_server"' \
+    | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)"
+  [ -n "$built" ] || die "cargo did not report the demo_server executable"
+  echo "$built"
+}
+
+# Whether process $1 is alive.
+alive() { kill -0 "$1" 2>/dev/null; }
+
+# Records "NAME PID" in the state directory, so stop finds it.
+record() { echo "$1 $2" >>"$state/pids"; }
+
+# Waits (up to ~10 s) until file $1 holds a line matching $2, while process $3 lives; prints
+# the line.
+wait_for_line() {
+  local file="$1" pattern="$2" pid="$3" line
+  for _ in $(seq 1 200); do
+    line="$(grep -m 1 -E "$pattern" "$file" 2>/dev/null || true)"
+    if [ -n "$line" ]; then
+      echo "$line"
+      return 0
+    fi
+    alive "$pid" || return 1
+    sleep 0.05
+  done
+  return 1
+}
+
+start_redis() {
+  # redis-server cannot take an ephemeral port and report it, so try free-looking ports
+  # until one binds (a port taken meanwhile makes redis-server exit, and we try another).
+  local port pid
+  for _ in $(seq 1 20); do
+    port=$((20000 + RANDOM % 40000))
+    redis-server --bind 127.0.0.1 --port "$port" --save "" --appendonly no \
+      --maxmemory 64mb --maxmemory-policy allkeys-lru --daemonize no \
+      --logfile "$state/redis.log" </dev/null >/dev/null 2>&1 &
+    pid=$!
+    for _ in $(seq 1 100); do
+      if [ "$(redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null)" = "PONG" ]; then
+        record redis "$pid"
+        echo "redis $port $pid"
+        REDIS_PORT="$port"
+        return 0
+      fi
+      alive "$pid" || break
+      sleep 0.05
+    done
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  die "redis-server did not start (see $state/redis.log)"
+}
+
+start_instance() {
+  local index="$1" bin="$2" log="$state/instance-$1.log" pid line url
+  "$bin" --http 127.0.0.1:0 --limits "$state/limits.json" </dev/null >/dev/null 2>"$log" &
+  pid=$!
+  record "instance-$index" "$pid"
+  # The demo server writes `listening on http://127.0.0.1:PORT/mcp` to stderr once it accepts.
+  line="$(wait_for_line "$log" '^listening on http://' "$pid")" \
+    || die "instance $index did not start (see $log)"
+  url="${line#listening on }"
+  echo "instance $url $pid"
+  INSTANCE_URLS+=("$url")
+}
+
+# Writes instances.conf (see deploy/nginx.conf) for the instances' host:port list.
+write_instances_conf() {
+  local conf="$state/instances.conf" k addr
+  {
+    echo "# Generated by deploy/local-cluster.sh; see deploy/nginx.conf."
+    echo "upstream mcp_all {"
+    for addr in "$@"; do
+      echo "    server $addr max_fails=1 fail_timeout=5s;"
+    done
+    echo "    keepalive 32;"
+    echo "}"
+    k=0
+    for addr in "$@"; do
+      echo "upstream mcp_i$k {"
+      echo "    server $addr;"
+      echo "    keepalive 8;"
+      echo "}"
+      k=$((k + 1))
+    done
+    echo "map \$http_mcp_session_id \$mcp_route {"
+    k=0
+    for _ in "$@"; do
+      echo "    \"~^i$k\\.\" mcp_i$k;"
+      k=$((k + 1))
+    done
+    echo "    default mcp_all;"
+    echo "}"
+    echo "map \$upstream_addr \$mcp_instance_tag {"
+    k=0
+    for addr in "$@"; do
+      # The last address tried is the one that answered.
+      echo "    \"~(^|[ ,])${addr//./\\.}\$\" i$k;"
+      k=$((k + 1))
+    done
+    echo "    default \"\";"
+    echo "}"
+  } >"$conf"
+}
+
+start_nginx() {
+  local port="$1" bin pid
+  bin="$(nginx_bin)"
+  sed "s/@LISTEN_PORT@/$port/g" "$root/deploy/nginx.conf" >"$state/nginx.conf"
+  "$bin" -p "$state/" -c "$state/nginx.conf" -e "$state/error.log" -t -q \
+    || die "nginx refuses the configuration (see $state/error.log)"
+  "$bin" -p "$state/" -c "$state/nginx.conf" -e "$state/error.log" \
+    </dev/null >/dev/null 2>>"$state/error.log" &
+  pid=$!
+  record nginx "$pid"
+  for _ in $(seq 1 200); do
+    if [ -s "$state/nginx.pid" ] && (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      echo "url http://127.0.0.1:$port/mcp"
+      return 0
+    fi
+    alive "$pid" || break
+    sleep 0.05
+  done
+  die "nginx did not start on 127.0.0.1:$port (see $state/error.log)"
+}
+
+# Ends every process recorded in the state directory: SIGTERM, then SIGKILL after ~5 s.
+stop_all() {
+  [ -f "$state/pids" ] || return 0
+  local name pid pids=()
+  while read -r name pid; do
+    if alive "$pid"; then
+      kill -TERM "$pid" 2>/dev/null || true
+      pids+=("$pid")
+    fi
+  done <"$state/pids"
+  for _ in $(seq 1 100); do
+    local left=0
+    for pid in "${pids[@]}"; do alive "$pid" && left=1; done
+    [ "$left" -eq 0 ] && break
+    sleep 0.05
+  done
+  for pid in "${pids[@]}"; do
+    if alive "$pid"; then
+      say "process $pid ignored SIGTERM: SIGKILL"
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+  done
+  rm -f "$state/pids"
+}
+
+start() {
+  local count="$1" port="$2"
+  [[ "$count" =~ ^[1-9][0-9]*$ ]] || usage
+  [[ "$port" =~ ^[1-9][0-9]*$ ]] && [ "$port" -le 65535 ] || usage
+  mkdir -p "$state"
+  if [ -f "$state/pids" ]; then
+    while read -r _ pid; do
+      alive "$pid" && die "a cluster is running from $state: stop it first"
+    done <"$state/pids"
+    rm -f "$state/pids"
+  fi
+  install_missing
+  local bin
+  bin="$(demo_server_bin)"
+  # On any failure below (every failure exits), end what was started.
+  trap 'stop_all' EXIT
+  trap 'exit 1' INT TERM
+
+  REDIS_PORT=""
+  start_redis
+  local extra="${CLUSTER_LIMITS:-}"
+  [ -n "$extra" ] && extra=", $extra"
+  cat >"$state/limits.json" <<EOF
+{"cache": {"store": "redis", "redisUrl": "redis://127.0.0.1:$REDIS_PORT"}$extra}
+EOF
+  INSTANCE_URLS=()
+  local i
+  for i in $(seq 0 $((count - 1))); do
+    start_instance "$i" "$bin"
+  done
+  local addrs=() url
+  for url in "${INSTANCE_URLS[@]}"; do
+    url="${url#http://}"
+    addrs+=("${url%/mcp}")
+  done
+  write_instances_conf "${addrs[@]}"
+  start_nginx "$port"
+  trap - EXIT INT TERM
+}
+
+case "${1:-}" in
+  start)
+    [ "$#" -eq 3 ] || usage
+    start "$2" "$3"
+    ;;
+  stop)
+    [ "$#" -eq 1 ] || usage
+    stop_all
+    ;;
+  *) usage ;;
+esac
