@@ -155,6 +155,51 @@ async fn reading_stops_when_every_slot_and_the_queue_are_full() {
     assert_eq!(text.lines().count(), TOTAL);
 }
 
+/// A client that stops reading: the answers waiting for it are bounded in bytes, so the
+/// server stops starting requests (and reading) long before its in-flight and queue bounds;
+/// once the client reads again, every answer arrives, whole and once.
+#[tokio::test(start_paused = true)]
+async fn a_client_that_stops_reading_bounds_the_answers_in_bytes_and_loses_none() {
+    const TOTAL: usize = 100;
+    const ANSWER: usize = 256 * 1024;
+    let big = |id: usize| {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"big","params":{{"bytes":{ANSWER}}}}}"#)
+    };
+    let probe = Arc::new(Probe::default());
+    let options = ServeOptions::default().max_queued_bytes(1024 * 1024);
+    let mut client = start(Arc::clone(&probe), options);
+    // One answer read: the server now knows how large these answers are.
+    client.send(&big(TOTAL)).await;
+    assert_eq!(client.next().await.unwrap()["id"], TOTAL);
+    for id in 0..TOTAL {
+        client.send(&big(id)).await;
+    }
+    settle().await;
+    // With 1 MiB of budget, 256 KiB answers and 64 KiB of transport buffer, a handful
+    // start. Counted by messages alone, every one of the 100 would have (64 in flight, 64
+    // answers queued).
+    let started = probe.bigs.load(Ordering::SeqCst) - 1;
+    assert!(
+        (1..=5).contains(&started),
+        "{started} of {TOTAL} requests started while the client read nothing"
+    );
+    let (lines, report) = client.finish().await;
+    assert_eq!(report.requests_answered, TOTAL as u64 + 1);
+    let mut ids: Vec<u64> = lines
+        .iter()
+        .map(|answer| {
+            assert_eq!(answer["result"].as_str().map(str::len), Some(ANSWER));
+            answer["id"].as_u64().expect("a numeric id")
+        })
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(
+        ids,
+        (0..TOTAL as u64).collect::<Vec<_>>(),
+        "each answer once"
+    );
+}
+
 #[tokio::test(start_paused = true)]
 async fn cancellation_fires_the_token_drops_the_future_and_sends_nothing() {
     let probe = Arc::new(Probe::default());

@@ -8,6 +8,7 @@
 //!   through a [`WriterHandle`], so messages never interleave.
 //! - [`stdio()`] gives this process's stdin/stdout, as non-blocking pipes when they are pipes.
 
+mod budget;
 mod buffer;
 mod decoder;
 mod reader;
@@ -20,10 +21,13 @@ use serde_json::value::RawValue;
 
 use crate::jsonrpc::{ErrorCode, ErrorObject, Response};
 
+pub(crate) use budget::OutputBudget;
+pub use budget::DEFAULT_MAX_QUEUED_BYTES;
 pub use buffer::LineBuffer;
 pub use decoder::LineDecoder;
 pub use reader::{FrameReader, DEFAULT_READ_CHUNK_BYTES};
 pub use stdio::{stdio, StdinReader, StdioKind, StdoutWriter};
+pub(crate) use writer::spawn_budgeted_writer;
 pub use writer::{
     message_channel, spawn_writer, MessageReceiver, Outbound, WriterHandle, WriterTask,
     DEFAULT_WRITER_QUEUE,

@@ -1,11 +1,14 @@
 //! The single task that owns the output stream.
 
+use std::sync::Arc;
+
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use crate::jsonrpc::{encode_batch_line, Message, Notification, Request, Response};
 
+use super::budget::OutputBudget;
 use super::FramingError;
 
 /// Default number of messages that may wait for the writer before senders are held back.
@@ -54,8 +57,46 @@ impl From<Notification<'static>> for Outbound {
     }
 }
 
+impl Outbound {
+    /// About how many bytes the message takes on the wire (its raw JSON parts, plus a
+    /// little for the envelope): what the output budget counts.
+    fn wire_size(&self) -> usize {
+        /// The envelope around the raw parts: `{"jsonrpc":"2.0","id":…,"result":…}` and
+        /// the newline, with a short id.
+        const ENVELOPE: usize = 48;
+        fn raw(part: Option<&serde_json::value::RawValue>) -> usize {
+            part.map_or(0, |raw| raw.get().len())
+        }
+        fn response(response: &Response<'_>) -> usize {
+            ENVELOPE
+                + match &response.payload {
+                    crate::jsonrpc::ResponsePayload::Result(result) => result.get().len(),
+                    crate::jsonrpc::ResponsePayload::Error(error) => {
+                        error.message.len() + raw(error.data.as_deref())
+                    }
+                }
+        }
+        match self {
+            Self::Message(Message::Response(answer)) => response(answer),
+            Self::Message(Message::Request(request)) => {
+                ENVELOPE + request.method.len() + raw(request.params.as_deref())
+            }
+            Self::Message(Message::Notification(notification)) => {
+                ENVELOPE + notification.method.len() + raw(notification.params.as_deref())
+            }
+            Self::Batch(responses) => responses.iter().map(response).sum(),
+        }
+    }
+
+    /// Whether the message answers requests (and so tells the budget how large answers are).
+    fn is_answer(&self) -> bool {
+        matches!(self, Self::Message(Message::Response(_)) | Self::Batch(_))
+    }
+}
+
 enum Command {
-    Write(Outbound),
+    /// A message and the bytes the budget counted for it (0 without a budget).
+    Write(Outbound, usize),
     Shutdown,
 }
 
@@ -64,6 +105,8 @@ enum Command {
 #[derive(Clone)]
 pub struct WriterHandle {
     sender: mpsc::Sender<Command>,
+    /// Counts the bytes waiting to be written (the request loop's writer only).
+    budget: Option<Arc<OutputBudget>>,
 }
 
 impl WriterHandle {
@@ -74,10 +117,23 @@ impl WriterHandle {
     /// [`FramingError::WriterClosed`] once the writer has shut down or failed; the failure
     /// itself is returned by [`WriterTask::shutdown`].
     pub async fn send(&self, message: impl Into<Outbound>) -> Result<(), FramingError> {
-        self.sender
-            .send(Command::Write(message.into()))
-            .await
-            .map_err(|_| FramingError::WriterClosed)
+        let message = message.into();
+        let counted = match &self.budget {
+            Some(budget) => {
+                let bytes = message.wire_size();
+                budget.queue(bytes, message.is_answer());
+                bytes
+            }
+            None => 0,
+        };
+        let sent = self.sender.send(Command::Write(message, counted)).await;
+        if sent.is_err() {
+            if let Some(budget) = &self.budget {
+                budget.written(counted);
+            }
+            return Err(FramingError::WriterClosed);
+        }
+        Ok(())
     }
 
     /// Whether the writer no longer accepts messages.
@@ -106,7 +162,7 @@ impl MessageReceiver {
     pub async fn recv(&mut self) -> Option<Outbound> {
         loop {
             match self.receiver.recv().await? {
-                Command::Write(outbound) => return Some(outbound),
+                Command::Write(outbound, _) => return Some(outbound),
                 Command::Shutdown => self.receiver.close(),
             }
         }
@@ -138,7 +194,11 @@ impl MessageReceiver {
 #[must_use]
 pub fn message_channel(capacity: usize) -> (WriterHandle, MessageReceiver) {
     let (sender, receiver) = mpsc::channel(capacity.max(1));
-    (WriterHandle { sender }, MessageReceiver { receiver })
+    let handle = WriterHandle {
+        sender,
+        budget: None,
+    };
+    (handle, MessageReceiver { receiver })
 }
 
 /// The running writer task; [`shutdown`](Self::shutdown) stops it and returns the output.
@@ -177,10 +237,23 @@ pub fn spawn_writer<W>(output: W, queue_capacity: usize) -> (WriterHandle, Write
 where
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    spawn_budgeted_writer(output, queue_capacity, None)
+}
+
+/// [`spawn_writer`], counting every message's bytes in `budget` until it is written.
+pub(crate) fn spawn_budgeted_writer<W>(
+    output: W,
+    queue_capacity: usize,
+    budget: Option<Arc<OutputBudget>>,
+) -> (WriterHandle, WriterTask<W>)
+where
+    W: AsyncWrite + Unpin + Send + 'static,
+{
     let (sender, receiver) = mpsc::channel(queue_capacity.max(1));
-    let join = tokio::spawn(run(output, receiver));
+    let join = tokio::spawn(run(output, receiver, budget.clone()));
     let handle = WriterHandle {
         sender: sender.clone(),
+        budget,
     };
     (handle, WriterTask { sender, join })
 }
@@ -208,7 +281,55 @@ impl<W> WriterTask<W> {
     }
 }
 
-async fn run<W>(mut output: W, mut receiver: mpsc::Receiver<Command>) -> Result<W, FramingError>
+async fn run<W>(
+    output: W,
+    mut receiver: mpsc::Receiver<Command>,
+    budget: Option<Arc<OutputBudget>>,
+) -> Result<W, FramingError>
+where
+    W: AsyncWrite + Unpin,
+{
+    let mut writer = BudgetedOutput {
+        output,
+        budget,
+        counted: 0,
+    };
+    let written = write_all_queued(&mut writer, &mut receiver).await;
+    if written.is_err() {
+        // Nothing more will be written: what is queued no longer counts against the budget.
+        receiver.close();
+        while let Some(command) = receiver.recv().await {
+            if let Command::Write(_, counted) = command {
+                writer.counted += counted;
+            }
+        }
+        writer.release();
+    }
+    written?;
+    Ok(writer.output)
+}
+
+/// The output, and the budget's bytes of the messages encoded but not yet written.
+struct BudgetedOutput<W> {
+    output: W,
+    budget: Option<Arc<OutputBudget>>,
+    counted: usize,
+}
+
+impl<W> BudgetedOutput<W> {
+    /// The messages encoded so far are written (or will never be): they leave the budget.
+    fn release(&mut self) {
+        if let Some(budget) = &self.budget {
+            budget.written(self.counted);
+        }
+        self.counted = 0;
+    }
+}
+
+async fn write_all_queued<W>(
+    writer: &mut BudgetedOutput<W>,
+    receiver: &mut mpsc::Receiver<Command>,
+) -> Result<(), FramingError>
 where
     W: AsyncWrite + Unpin,
 {
@@ -217,9 +338,13 @@ where
         let mut next = Some(first);
         while let Some(command) = next {
             match command {
-                Command::Write(Outbound::Message(message)) => message.encode_line(&mut buffer),
-                Command::Write(Outbound::Batch(responses)) => {
+                Command::Write(Outbound::Message(message), counted) => {
+                    message.encode_line(&mut buffer);
+                    writer.counted += counted;
+                }
+                Command::Write(Outbound::Batch(responses), counted) => {
                     encode_batch_line(&responses, &mut buffer);
+                    writer.counted += counted;
                 }
                 Command::Shutdown => {
                     tracing::debug!("writer shutting down");
@@ -227,22 +352,24 @@ where
                 }
             }
             if buffer.len() >= WRITE_THRESHOLD_BYTES {
-                write(&mut output, &buffer).await?;
+                write(&mut writer.output, &buffer).await?;
                 buffer.clear();
+                writer.release();
             }
             next = receiver.try_recv().ok();
         }
         // The queue ran empty: put everything on the wire.
-        write(&mut output, &buffer).await?;
+        write(&mut writer.output, &buffer).await?;
         buffer.clear();
-        flush(&mut output).await?;
+        writer.release();
+        flush(&mut writer.output).await?;
         if buffer.capacity() > RETAINED_BUFFER_BYTES {
             buffer = Vec::with_capacity(WRITE_THRESHOLD_BYTES);
         }
     }
-    flush(&mut output).await?;
+    flush(&mut writer.output).await?;
     tracing::debug!("writer stopped");
-    Ok(output)
+    Ok(())
 }
 
 async fn write<W: AsyncWrite + Unpin>(output: &mut W, bytes: &[u8]) -> Result<(), FramingError> {

@@ -225,7 +225,8 @@ impl<S> McpServerBuilder<S> {
             serve_options: self
                 .serve_options
                 .max_line_bytes(from_limits.max_line_bytes_value())
-                .max_depth(from_limits.max_depth_value()),
+                .max_depth(from_limits.max_depth_value())
+                .max_queued_bytes(from_limits.max_queued_bytes_value()),
         })
     }
 }

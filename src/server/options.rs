@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::framing::{DEFAULT_MAX_LINE_BYTES, DEFAULT_WRITER_QUEUE};
+use crate::framing::{DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_QUEUED_BYTES, DEFAULT_WRITER_QUEUE};
 use crate::generated::limits::Limits;
 use crate::jsonrpc::{BatchPolicy, MAX_SUPPORTED_DEPTH};
 
@@ -40,6 +40,7 @@ pub struct ServeOptions {
     pub(crate) max_line_bytes: usize,
     pub(crate) max_depth: usize,
     pub(crate) writer_queue: usize,
+    pub(crate) max_queued_bytes: usize,
     pub(crate) batch_policy: SharedBatchPolicy,
     pub(crate) stop_on_signals: bool,
     pub(crate) stop: CancellationToken,
@@ -54,6 +55,7 @@ impl Default for ServeOptions {
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             max_depth: DEFAULT_MAX_DEPTH,
             writer_queue: DEFAULT_WRITER_QUEUE,
+            max_queued_bytes: DEFAULT_MAX_QUEUED_BYTES,
             batch_policy: SharedBatchPolicy::new(BatchPolicy::Reject),
             stop_on_signals: false,
             stop: CancellationToken::new(),
@@ -71,12 +73,18 @@ pub(crate) fn depth_from_limits(limits: &Limits) -> usize {
         .clamp(1, MAX_SUPPORTED_DEPTH)
 }
 
+/// `response.maxQueuedBytes` of `limits` as a byte count.
+pub(crate) fn queued_bytes_from_limits(limits: &Limits) -> usize {
+    usize::try_from(limits.response.max_queued_bytes.max(1)).unwrap_or(DEFAULT_MAX_QUEUED_BYTES)
+}
+
 /// The largest number of permits a `tokio` semaphore hands out at once.
 const MAX_PERMITS: usize = u32::MAX as usize >> 3;
 
 impl ServeOptions {
-    /// The defaults, with the line limit taken from `limits.request.maxLineBytes` and the
-    /// nesting bound from `limits.request.maxDepth`.
+    /// The defaults, with the line limit taken from `limits.request.maxLineBytes`, the
+    /// nesting bound from `limits.request.maxDepth` and the output budget from
+    /// `limits.response.maxQueuedBytes`.
     #[must_use]
     pub fn from_limits(limits: &Limits) -> Self {
         let max_line_bytes =
@@ -84,6 +92,7 @@ impl ServeOptions {
         Self::default()
             .max_line_bytes(max_line_bytes)
             .max_depth(depth_from_limits(limits))
+            .max_queued_bytes(queued_bytes_from_limits(limits))
     }
 
     /// Bounds the requests being handled at once (at least 1). When every slot is busy,
@@ -133,6 +142,23 @@ impl ServeOptions {
     #[must_use]
     pub fn max_depth_value(&self) -> usize {
         self.max_depth
+    }
+
+    /// How many bytes of answers may wait for a slow reader (see
+    /// `response.maxQueuedBytes`; at least 1): while the bytes waiting, plus one estimated
+    /// answer for each request running and for the next one, exceed it, no new request is
+    /// read. A single larger answer is still sent whole. Default
+    /// [`DEFAULT_MAX_QUEUED_BYTES`](crate::framing::DEFAULT_MAX_QUEUED_BYTES).
+    #[must_use]
+    pub fn max_queued_bytes(mut self, bytes: usize) -> Self {
+        self.max_queued_bytes = bytes.max(1);
+        self
+    }
+
+    /// The output budget, in bytes.
+    #[must_use]
+    pub fn max_queued_bytes_value(&self) -> usize {
+        self.max_queued_bytes
     }
 
     /// How many outgoing messages may wait for the writer (at least 1).

@@ -10,7 +10,7 @@ use tokio::sync::{AcquireError, OwnedSemaphorePermit, Semaphore, TryAcquireError
 use tokio::task::{JoinError, JoinSet};
 use tokio::time::Instant;
 
-use crate::framing::{spawn_writer, FrameReader, FramingError, Outbound};
+use crate::framing::{spawn_budgeted_writer, FrameReader, FramingError, Outbound, OutputBudget};
 use crate::jsonrpc::{
     parse_frame_within, ErrorCode, ErrorObject, Frame, Id, Message, Notification, ParseError,
     Request, Response, ResponsePayload,
@@ -60,7 +60,13 @@ where
 {
     let mut signals = Signals::new(options.stop_on_signals)?;
     let mut reader = FrameReader::new(input).with_max_line_bytes(options.max_line_bytes);
-    let (writer, writer_task) = spawn_writer(output, options.writer_queue);
+    // Before any answer is known, the in-flight and queue bounds alone decide.
+    let budget = Arc::new(OutputBudget::new(
+        options.max_queued_bytes,
+        options.max_in_flight.saturating_add(options.max_queued),
+    ));
+    let (writer, writer_task) =
+        spawn_budgeted_writer(output, options.writer_queue, Some(Arc::clone(&budget)));
     let shared = Arc::new(Shared {
         handler,
         in_flight: InFlight::default(),
@@ -75,6 +81,7 @@ where
         tickets: HashMap::new(),
         queue: VecDeque::new(),
         options,
+        budget,
         output_closed: false,
     };
     tracing::info!(
@@ -116,6 +123,8 @@ struct State<H> {
     /// Work read while every slot was busy, oldest first.
     queue: VecDeque<Job>,
     options: ServeOptions,
+    /// Bytes of answers waiting for the writer: reading pauses while they are too many.
+    budget: Arc<OutputBudget>,
     /// The writer stopped accepting messages.
     output_closed: bool,
 }
@@ -133,12 +142,17 @@ impl<H: Handler> State<H> {
                 return (ShutdownReason::OutputFailed, None);
             }
             let needed = self.permits_needed();
-            let reading = self.queue.len() < self.options.max_queued;
+            let output_admits = self.budget.admits(self.shared.in_flight.len());
+            let reading = self.queue.len() < self.options.max_queued && output_admits;
             tokio::select! {
                 biased;
                 () = stop.cancelled() => return (ShutdownReason::Requested, None),
                 name = signals.recv() => return (ShutdownReason::Signal { name }, None),
                 Some(joined) = self.tasks.join_next_with_id() => self.reap(joined).await,
+                // The output budget is spent: wait for the writer, then look again.
+                () = self.budget.wait_written(), if !output_admits => {
+                    tracing::trace!(queued = self.budget.queued(), "output drained a little");
+                }
                 permit = Arc::clone(&self.permits).acquire_many_owned(needed),
                     if !self.queue.is_empty() => self.start_queued(permit_or_log(permit)),
                 frame = reader.next_frame(), if reading => match frame {

@@ -380,10 +380,16 @@ fn limits_samples() -> Vec<Samples> {
         samples(
             "limits.json",
             "ResponseLimits",
-            vec![json!({}), json!({"maxResponseBytes": 1024})],
+            vec![
+                json!({}),
+                json!({"maxResponseBytes": 1024}),
+                json!({"maxQueuedBytes": 65536}),
+            ],
             vec![
                 json!({"maxResponseBytes": 1023}),
                 json!({"maxResponseBytes": 0}),
+                json!({"maxQueuedBytes": 65535}),
+                json!({"maxQueuedBytes": 1_073_741_825_u64}),
                 json!({"maxBytes": 5}),
             ],
         ),

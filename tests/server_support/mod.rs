@@ -42,7 +42,8 @@ pub enum Event {
 ///
 /// Methods: `ping` → `{}`; `block` waits for a permit of `gate` (or forever), answering
 /// `"released"`; `panic` panics; `notify` sends a `notifications/message` through the peer,
-/// then answers `{}`; `sleep` with `{"ms": n}` sleeps (tokio time); anything else `-32601`.
+/// then answers `{}`; `sleep` with `{"ms": n}` sleeps (tokio time); `big` with
+/// `{"bytes": n}` answers a string of `n` bytes (counted in `bigs`); anything else `-32601`.
 pub struct Probe {
     pub gate: Semaphore,
     pub events: Mutex<Vec<Event>>,
@@ -51,6 +52,7 @@ pub struct Probe {
     pub tokens: Mutex<HashMap<String, CancellationToken>>,
     pub notifications: Mutex<Vec<(String, Option<String>)>>,
     pub shutdown_calls: AtomicUsize,
+    pub bigs: AtomicUsize,
 }
 
 impl Default for Probe {
@@ -63,6 +65,7 @@ impl Default for Probe {
             tokens: Mutex::default(),
             notifications: Mutex::default(),
             shutdown_calls: AtomicUsize::default(),
+            bigs: AtomicUsize::default(),
         }
     }
 }
@@ -142,6 +145,12 @@ impl Handler for Probe {
                 guard.armed = false;
                 self.record(Event::Finished(id));
                 Ok(raw(r#""released""#))
+            }
+            "big" => {
+                let _before: usize = self.bigs.fetch_add(1, Ordering::SeqCst);
+                let args: Value = serde_json::from_str(params.unwrap().get()).unwrap();
+                let bytes = usize::try_from(args["bytes"].as_u64().unwrap()).unwrap();
+                Ok(raw(&format!("\"{}\"", "x".repeat(bytes))))
             }
             "panic" => panic!("the probe panics on purpose"),
             "notify" => {

@@ -5,12 +5,13 @@
 //! 2. generated validators against the `jsonschema` crate;
 //! 3. the runtime's cache and timeout-overshoot benches;
 //! 4. Streamable HTTP `tools/call echo` against rmcp 3.9's `StreamableHttpService`,
-//!    16 B and 64 KiB, 1 and 64 keep-alive connections, each run repeated.
+//!    16 B and 64 KiB, 1 and 64 keep-alive connections, each run repeated;
+//! 5. memory with a client that stops reading, and under a pipelined flood (`--only memory`).
 //!
 //! ```sh
 //! cargo bench -p typed-mcp-bench                  # everything, 3 repetitions
 //! cargo bench -p typed-mcp-bench -- --quick       # a tenth of the requests, 1 repetition
-//! cargo bench -p typed-mcp-bench -- --only stdio  # or: validators, existing, http
+//! cargo bench -p typed-mcp-bench -- --only stdio  # or: validators, existing, http, memory
 //! ```
 //!
 //! `--callgrind` runs each server under `valgrind --tool=callgrind` at two request counts
@@ -23,6 +24,7 @@ mod existing;
 mod http;
 mod report;
 mod servers;
+mod stalled;
 mod validators;
 
 use std::process::ExitCode;
@@ -121,7 +123,7 @@ fn main() -> ExitCode {
         }
     };
     let wanted = |part: &str| options.only.as_deref().is_none_or(|only| only == part);
-    if options.callgrind || wanted("stdio") || wanted("http") {
+    if options.callgrind || wanted("stdio") || wanted("http") || wanted("memory") {
         eprintln!("building the servers under test");
         if let Err(message) = servers::build() {
             eprintln!("{message}");
@@ -189,6 +191,9 @@ fn main() -> ExitCode {
             runs.push(report::http_repetition(&workloads));
         }
         failed |= report::http(&workloads, &runs);
+    }
+    if wanted("memory") {
+        failed |= stalled::run_all();
     }
     if failed {
         ExitCode::FAILURE
