@@ -439,3 +439,83 @@ fn cache_is_send_sync_clone_and_its_futures_are_send() {
     spawnable(&future);
     drop(future);
 }
+
+/// A store that waits for a message on every lookup, as a network store waits for its server.
+struct WaitingStore {
+    entered: std::sync::Mutex<std::sync::mpsc::Sender<()>>,
+    answered: std::sync::Mutex<std::sync::mpsc::Receiver<()>>,
+}
+
+impl typed_mcp::cache::CacheStore for WaitingStore {
+    fn blocks_on_io(&self) -> bool {
+        true
+    }
+
+    fn get(
+        &self,
+        _key: &CacheKey,
+        _now_ms: u64,
+    ) -> Result<typed_mcp::cache::Lookup, typed_mcp::cache::StoreError> {
+        self.entered.lock().unwrap().send(()).unwrap();
+        // Generous: with block_in_place the message comes at once; without it, never.
+        match self
+            .answered
+            .lock()
+            .unwrap()
+            .recv_timeout(Duration::from_secs(30))
+        {
+            Ok(()) => Ok(typed_mcp::cache::Lookup::Miss),
+            Err(_) => Err(typed_mcp::cache::StoreError::Backend {
+                reason: "no other task ran while the store blocked".to_owned(),
+            }),
+        }
+    }
+
+    fn insert(
+        &self,
+        _entry: typed_mcp::cache::NewEntry,
+        _now_ms: u64,
+    ) -> Result<typed_mcp::cache::InsertOutcome, typed_mcp::cache::StoreError> {
+        Ok(typed_mcp::cache::InsertOutcome::Rejected)
+    }
+
+    fn remove(&self, _key: &CacheKey) -> Result<bool, typed_mcp::cache::StoreError> {
+        Ok(false)
+    }
+
+    fn purge_expired(&self, _now_ms: u64) -> Result<u64, typed_mcp::cache::StoreError> {
+        Ok(0)
+    }
+}
+
+/// A store that blocks on I/O (Redis) does not stall the other tasks of its worker thread:
+/// on a one-worker runtime, a task spawned while the lookup waits must run, and unblock it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn a_store_blocking_on_io_does_not_stall_other_tasks() {
+    let (unblock, answered) = std::sync::mpsc::channel();
+    let (entered_tx, entered) = std::sync::mpsc::channel();
+    let store = Arc::new(WaitingStore {
+        entered: std::sync::Mutex::new(entered_tx),
+        answered: std::sync::Mutex::new(answered),
+    });
+    let cache = Cache::builder()
+        .store(store)
+        .cleanup_task(false)
+        .build()
+        .unwrap();
+    // The lookup runs on the one worker thread and waits inside the store.
+    let lookup = tokio::spawn(async move {
+        let found = cache.get("tool", &json!({}));
+        (found, cache.stats().store_failures)
+    });
+    entered.recv_timeout(Duration::from_secs(30)).unwrap();
+    // Queued behind the waiting lookup: it runs only if the worker was handed over.
+    let other = tokio::spawn(async move { unblock.send(()).unwrap() });
+    let (found, failures) = lookup.await.unwrap();
+    assert_eq!(found, None);
+    assert_eq!(
+        failures, 0,
+        "the store waited in vain: nothing else ran meanwhile"
+    );
+    other.await.unwrap();
+}

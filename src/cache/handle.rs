@@ -374,7 +374,13 @@ impl Inner {
         operation: &'static str,
         call: impl FnOnce(&dyn CacheStore) -> Result<T, StoreError>,
     ) -> Option<T> {
-        match catch_unwind(AssertUnwindSafe(|| call(&*self.store))) {
+        let run = || catch_unwind(AssertUnwindSafe(|| call(&*self.store)));
+        let outcome = if self.store.blocks_on_io() && on_multi_thread_runtime() {
+            tokio::task::block_in_place(run)
+        } else {
+            run()
+        };
+        match outcome {
             Ok(Ok(value)) => Some(value),
             Ok(Err(error)) => {
                 StatsCounters::bump(&self.stats.store_failures);
@@ -438,6 +444,13 @@ impl Inner {
         StatsCounters::add(&self.stats.expirations, purged);
         purged
     }
+}
+
+/// Whether this thread is a worker of a multi-thread Tokio runtime, where
+/// `block_in_place` can hand the worker's other tasks to another thread.
+fn on_multi_thread_runtime() -> bool {
+    tokio::runtime::Handle::try_current()
+        .is_ok_and(|handle| handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread)
 }
 
 /// The message of a panic payload, when it is a string.

@@ -22,7 +22,9 @@
 //!   so a Redis that is down costs each call nothing but a failed check.
 //!
 //! The trait is synchronous, so the store uses the blocking client with socket timeouts of
-//! `redisTimeoutMs`: a call holds its thread for at most about that long.
+//! `redisTimeoutMs`: a call holds its thread for at most about that long. It reports
+//! [`CacheStore::blocks_on_io`], so the cache hands the worker's other tasks to another thread
+//! meanwhile (`block_in_place`, multi-thread runtimes).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -204,6 +206,11 @@ fn unavailable(why: &str) -> StoreError {
 }
 
 impl CacheStore for RedisStore {
+    /// Every operation is a round trip to Redis (bounded by `redisTimeoutMs`).
+    fn blocks_on_io(&self) -> bool {
+        true
+    }
+
     fn get(&self, key: &CacheKey, _now_ms: u64) -> Result<Lookup, StoreError> {
         let redis_key = self.redis_key(key);
         let bytes: Option<Vec<u8>> = self.run(|c| redis::cmd("GET").arg(&redis_key).query(c))?;

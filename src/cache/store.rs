@@ -59,6 +59,16 @@ pub trait CacheStore: Send + Sync {
     /// [`StoreError`] if the backend could not sweep.
     fn purge_expired(&self, now_ms: u64) -> Result<u64, StoreError>;
 
+    /// Whether this store's operations wait on I/O (a network round trip). The cache then
+    /// tells the Tokio runtime before each call (`tokio::task::block_in_place` on a
+    /// multi-thread runtime), so the other tasks of that worker thread move to another one
+    /// instead of waiting behind a slow store. A current-thread runtime has no other worker:
+    /// there the call simply blocks, as any synchronous call does. In-memory stores keep the
+    /// default, `false`.
+    fn blocks_on_io(&self) -> bool {
+        false
+    }
+
     /// A consistent view of the whole store, for tests and diagnostics. Backends that cannot
     /// offer one keep this default, which returns [`StoreError::Unsupported`].
     ///
