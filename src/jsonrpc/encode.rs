@@ -126,35 +126,41 @@ fn write_error_object(buf: &mut Vec<u8>, error: &ErrorObject<'_>) {
 
 /// Copies raw JSON without its insignificant whitespace, so the output is compact and free
 /// of line breaks even for pretty-printed input.
+///
+/// Strings are skipped with `memchr` (to their closing quote or next escape), so a long text
+/// costs about a copy; only the bytes between strings are looked at one by one.
 fn write_raw(buf: &mut Vec<u8>, raw: &RawValue) {
     let bytes = raw.get().as_bytes();
-    if !bytes
-        .iter()
-        .any(|b| matches!(b, b' ' | b'\n' | b'\r' | b'\t'))
-    {
-        buf.extend_from_slice(bytes);
-        return;
-    }
+    buf.reserve(bytes.len());
     // Raw JSON is valid, so outside strings whitespace is insignificant, and inside strings
     // no raw control character (hence no line break) can occur.
-    let mut in_string = false;
-    let mut escaped = false;
-    for &byte in bytes {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if byte == b'\\' {
-                escaped = true;
-            } else if byte == b'"' {
-                in_string = false;
+    let mut run_start = 0;
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'"' => at = string_end(bytes, at + 1),
+            b' ' | b'\n' | b'\r' | b'\t' => {
+                buf.extend_from_slice(&bytes[run_start..at]);
+                at += 1;
+                run_start = at;
             }
-        } else if matches!(byte, b' ' | b'\n' | b'\r' | b'\t') {
-            continue;
-        } else if byte == b'"' {
-            in_string = true;
+            _ => at += 1,
         }
-        buf.push(byte);
     }
+    buf.extend_from_slice(&bytes[run_start..]);
+}
+
+/// The index just past the closing quote of the string whose contents start at `from`.
+fn string_end(bytes: &[u8], mut from: usize) -> usize {
+    while let Some(offset) = memchr::memchr2(b'"', b'\\', &bytes[from.min(bytes.len())..]) {
+        let at = from + offset;
+        if bytes[at] == b'"' {
+            return at + 1;
+        }
+        // An escape: the next byte is escaped (a quote, a backslash, `u`, ...).
+        from = at + 2;
+    }
+    bytes.len()
 }
 
 /// Appends `text` as a JSON string literal, escaping `"`, `\` and control characters the
@@ -188,4 +194,42 @@ pub(crate) fn write_json_string(buf: &mut Vec<u8>, text: &str) {
     }
     buf.extend_from_slice(&bytes[run_start..]);
     buf.push(b'"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compacted(text: &str) -> String {
+        let raw = RawValue::from_string(text.to_owned()).unwrap();
+        let mut buf = Vec::new();
+        write_raw(&mut buf, &raw);
+        String::from_utf8(buf).unwrap()
+    }
+
+    #[test]
+    fn whitespace_goes_outside_strings_and_stays_inside_them() {
+        assert_eq!(
+            compacted("{\n  \"a b\" : [ 1 ,\t2 ],\r\n  \"c\": \"x  y\"\n}"),
+            r#"{"a b":[1,2],"c":"x  y"}"#
+        );
+    }
+
+    #[test]
+    fn escaped_quotes_and_backslashes_do_not_end_a_string_early() {
+        let text = r#"{ "q": "say \"hi \" there", "b": "ends in a backslash \\", "u": "\u0022 \\\" x" }"#;
+        assert_eq!(
+            compacted(text),
+            r#"{"q":"say \"hi \" there","b":"ends in a backslash \\","u":"\u0022 \\\" x"}"#
+        );
+        let parsed: serde_json::Value = serde_json::from_str(&compacted(text)).unwrap();
+        assert_eq!(parsed, serde_json::from_str::<serde_json::Value>(text).unwrap());
+    }
+
+    #[test]
+    fn a_long_string_is_copied_whole() {
+        let text = format!("[ \"{}\" , \"\\\\{}\" ]", "x y".repeat(10_000), "z".repeat(5));
+        let expected = format!("[\"{}\",\"\\\\{}\"]", "x y".repeat(10_000), "z".repeat(5));
+        assert_eq!(compacted(&text), expected);
+    }
 }
