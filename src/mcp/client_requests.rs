@@ -1,16 +1,17 @@
 //! Requests the server sends to the client in the 2025 versions (sampling, elicitation,
-//! roots): ids, the table of requests awaiting their answer, and the requester a tool call
-//! gets.
+//! roots): ids, the table of requests awaiting their answer, the requester a tool call
+//! gets, and the client capability each request needs (both eras).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 
 use crate::jsonrpc::{Id, Response, ResponsePayload};
 use crate::server::Peer;
+use crate::tools::elicitation::{is_url_mode, ELICIT_METHOD};
 use crate::tools::{ClientRequest, ClientRequestError, ClientRequester};
 
 /// The server's requests awaiting the client's answer, by id.
@@ -57,14 +58,46 @@ impl PendingRequests {
     }
 }
 
-/// The capability of the client a method needs.
-pub(crate) fn capability_for(method: &str) -> Option<&'static str> {
-    match method {
-        "sampling/createMessage" => Some("sampling"),
-        "elicitation/create" => Some("elicitation"),
-        "roots/list" => Some("roots"),
-        _ => None,
+/// Whether `declared` (a client's capabilities object) has the member at `path`, dotted
+/// when nested (`sampling`, `elicitation.url`).
+pub(crate) fn declares(declared: &Value, path: &str) -> bool {
+    path.split('.')
+        .try_fold(declared, |value, name| value.get(name))
+        .is_some()
+}
+
+/// A `ClientCapabilities` object declaring every member of `paths` (`{}` leaves), for
+/// `data.requiredCapabilities` of `-32021`.
+pub(crate) fn capabilities_object<'a>(paths: impl IntoIterator<Item = &'a str>) -> Value {
+    let mut object = Value::Object(Map::new());
+    for path in paths {
+        let mut at = &mut object;
+        for name in path.split('.') {
+            let Value::Object(map) = at else { break };
+            at = map
+                .entry(name.to_owned())
+                .or_insert_with(|| Value::Object(Map::new()));
+        }
     }
+    object
+}
+
+/// The capability `request` needs that `declared` lacks, if any. Elicitation depends on the
+/// mode: URL mode needs `elicitation.url`; form mode needs `elicitation.form`, or an
+/// `elicitation` that names no mode (2025-06-18 clients; form only by the 2025-11-25 rule).
+pub(crate) fn missing_capability(
+    request: &ClientRequest,
+    declared: &Value,
+) -> Option<&'static str> {
+    let needed = match request.method {
+        "sampling/createMessage" => "sampling",
+        "roots/list" => "roots",
+        ELICIT_METHOD if is_url_mode(&request.params) => "elicitation.url",
+        ELICIT_METHOD if declares(declared, "elicitation.url") => "elicitation.form",
+        ELICIT_METHOD => "elicitation",
+        _ => return None,
+    };
+    (!declares(declared, needed)).then_some(needed)
 }
 
 /// A requester sending through `peer`, for a client that declared `capabilities`.
@@ -74,12 +107,12 @@ pub(crate) fn requester(
     capabilities: Value,
 ) -> ClientRequester {
     Arc::new(move |request: ClientRequest| {
+        let missing = missing_capability(&request, &capabilities);
         let ClientRequest { method, params, .. } = request;
         let pending = Arc::clone(&pending);
         let peer = peer.clone();
-        let declared = capability_for(method).map(|name| (name, capabilities.get(name).is_some()));
         Box::pin(async move {
-            if let Some((name, false)) = declared {
+            if let Some(name) = missing {
                 return Err(ClientRequestError::MissingCapability(name));
             }
             let number = pending.next_id.fetch_add(1, Ordering::Relaxed);

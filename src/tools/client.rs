@@ -15,9 +15,14 @@ pub enum ClientRequestError {
     /// they travel as `input_required` results instead).
     #[error("requests to the client are not available here: {0}")]
     Unavailable(&'static str),
-    /// The client did not declare the capability the request needs.
+    /// The client did not declare the capability the request needs: a member of its
+    /// capabilities, dotted when nested (`sampling`, `elicitation.url`).
     #[error("the client did not declare the {0} capability")]
     MissingCapability(&'static str),
+    /// The handler's request is not one the protocol allows (e.g. a URL-mode elicitation
+    /// whose `url` is not an absolute URI); nothing was sent.
+    #[error("the request to the client is invalid: {0}")]
+    InvalidRequest(&'static str),
     /// The client answered with a JSON-RPC error.
     #[error("the client refused the request ({code}): {message}")]
     Refused {
