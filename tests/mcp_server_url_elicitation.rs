@@ -1,6 +1,7 @@
 //! URL-mode elicitation (`ToolContext::elicit_url` / `PromptContext::elicit_url`) over stdio,
 //! in both eras: the exact `elicitation/create` request of 2025-11-25 and the resumed tool,
-//! the `input_required` entry of 2026-07-28 and the resumed retry, and the client
+//! the `input_required` entry of 2026-07-28 and the resumed retry,
+//! `notifications/elicitation/complete` (2025-11-25 only), and the client
 //! capability `elicitation.url` (the handler is told, or the call is refused with `-32021`
 //! when the tool requires it).
 
@@ -43,6 +44,24 @@ fn server() -> McpServer {
         )
         .unwrap()
     };
+    let complete = ToolDefinition::from_async(
+        "connect_complete",
+        "Asks the user to sign in, then says the sign-in is done.",
+        schema(),
+        |ctx: ToolContext, args: EchoArguments| async move {
+            let request = connect_request(&args.text);
+            let answer = ctx
+                .elicit_url(&request)
+                .await
+                .map_err(|error| ToolCallError::failed(error.to_string()))?;
+            let sent = ctx.elicitation_complete(&request.elicitation_id).await;
+            Ok(Value::from(format!(
+                "action={}, notified={sent}",
+                answer.action
+            )))
+        },
+    )
+    .unwrap();
     let ask_form = ToolDefinition::from_async(
         "ask_form",
         "Asks the user a form.",
@@ -73,6 +92,7 @@ fn server() -> McpServer {
     McpServer::builder("url-elicitation", "1")
         .tool(connect("connect"))
         .tool(connect("connect_strict").requires_client_capability("elicitation.url"))
+        .tool(complete)
         .tool(ask_form)
         .prompt(prompt)
         .build()
@@ -155,6 +175,27 @@ async fn in_2025_11_25_a_url_elicitation_is_a_request_and_its_answer_resumes_the
         )
         .await;
     assert!(error_text(&result).contains("absolute URI"));
+
+    // After the answer the tool says the out-of-band step is done.
+    let request = server_request(
+        &mut client,
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": call("connect_complete", json!({"text": "gitlab"}))}),
+    )
+    .await;
+    assert_eq!(request["params"]["elicitationId"], "connect-gitlab");
+    client
+        .send(&json!({"jsonrpc": "2.0", "id": request["id"], "result": {"action": "accept"}}))
+        .await;
+    assert_eq!(
+        client.next().await.expect("the notification"),
+        json!({"jsonrpc": "2.0", "method": "notifications/elicitation/complete",
+               "params": {"elicitationId": "connect-gitlab"}})
+    );
+    let response = client.response().await;
+    assert_eq!(
+        response["result"]["content"][0]["text"],
+        "action=accept, notified=true"
+    );
 
     // A prompt asks the same way.
     let request = server_request(
@@ -283,6 +324,26 @@ async fn in_2026_a_url_elicitation_is_an_input_request_keyed_by_its_id_and_the_r
     assert_eq!(done["resultType"], "complete");
     assert_eq!(done["isError"], false);
     assert_eq!(done["content"][0]["text"], "action=decline");
+
+    // No completion notification in 2026-07-28: the handler is told nothing was sent.
+    let mut done_params = modern_with(
+        call("connect_complete", json!({"text": "github"})),
+        json!({"elicitation": {"url": {}}}),
+    );
+    let first = client
+        .result(json!(6), "tools/call", Some(done_params.clone()))
+        .await;
+    done_params["requestState"] = first["requestState"].clone();
+    done_params["inputResponses"] = json!({"connect-github": {"action": "accept"}});
+    let done = client
+        .result(json!(7), "tools/call", Some(done_params))
+        .await;
+    assert_eq!(done["content"][0]["text"], "action=accept, notified=false");
+    assert!(
+        client.notifications.is_empty(),
+        "{:?}",
+        client.notifications
+    );
 
     // An answer that is not an ElicitResult is malformed.
     params["inputResponses"] = json!({"connect-github": {"content": {}}});

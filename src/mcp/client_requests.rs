@@ -11,7 +11,7 @@ use tokio::sync::oneshot;
 
 use crate::jsonrpc::{Id, Response, ResponsePayload};
 use crate::server::Peer;
-use crate::tools::elicitation::{is_url_mode, ELICIT_METHOD};
+use crate::tools::elicitation::{is_url_mode, COMPLETE_METHOD, ELICIT_METHOD};
 use crate::tools::{ClientRequest, ClientRequestError, ClientRequester};
 
 /// The server's requests awaiting the client's answer, by id.
@@ -93,6 +93,7 @@ pub(crate) fn missing_capability(
         "sampling/createMessage" => "sampling",
         "roots/list" => "roots",
         ELICIT_METHOD if is_url_mode(&request.params) => "elicitation.url",
+        COMPLETE_METHOD => "elicitation.url",
         ELICIT_METHOD if declares(declared, "elicitation.url") => "elicitation.form",
         ELICIT_METHOD => "elicitation",
         _ => return None,
@@ -115,6 +116,15 @@ pub(crate) fn requester(
             if let Some(name) = missing {
                 return Err(ClientRequestError::MissingCapability(name));
             }
+            let params = serde_json::value::to_raw_value(&params).map_err(|_| {
+                ClientRequestError::Malformed("the params do not serialize".to_owned())
+            })?;
+            if method == COMPLETE_METHOD {
+                peer.notify(method, Some(params))
+                    .await
+                    .map_err(|_| ClientRequestError::Closed)?;
+                return Ok(Value::Null);
+            }
             let number = pending.next_id.fetch_add(1, Ordering::Relaxed);
             let id = Id::from_string(&format!("typed-mcp-{number}"));
             let (sender, receiver) = oneshot::channel();
@@ -128,9 +138,6 @@ pub(crate) fn requester(
                 pending: Arc::clone(&pending),
                 id: key,
             };
-            let params = serde_json::value::to_raw_value(&params).map_err(|_| {
-                ClientRequestError::Malformed("the params do not serialize".to_owned())
-            })?;
             peer.request(id, method, Some(params))
                 .await
                 .map_err(|_| ClientRequestError::Closed)?;
@@ -155,4 +162,75 @@ pub(crate) fn requester(
             }
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn request(method: &'static str, params: Value) -> ClientRequest {
+        ClientRequest {
+            key: None,
+            method,
+            params,
+        }
+    }
+
+    #[test]
+    fn each_request_needs_its_capability_and_elicitation_its_mode() {
+        let form = request("elicitation/create", json!({"message": "m"}));
+        let url = request("elicitation/create", json!({"mode": "url"}));
+        let complete = request("notifications/elicitation/complete", json!({}));
+        let cases = [
+            (
+                json!({}),
+                [
+                    Some("elicitation"),
+                    Some("elicitation.url"),
+                    Some("elicitation.url"),
+                ],
+            ),
+            (
+                json!({"elicitation": {}}),
+                [None, Some("elicitation.url"), Some("elicitation.url")],
+            ),
+            (
+                json!({"elicitation": {"form": {}}}),
+                [None, Some("elicitation.url"), Some("elicitation.url")],
+            ),
+            (
+                json!({"elicitation": {"url": {}}}),
+                [Some("elicitation.form"), None, None],
+            ),
+            (
+                json!({"elicitation": {"form": {}, "url": {}}}),
+                [None, None, None],
+            ),
+        ];
+        for (declared, wanted) in cases {
+            let found = [&form, &url, &complete].map(|r| missing_capability(r, &declared));
+            assert_eq!(found, wanted, "{declared}");
+        }
+        let sampling = request("sampling/createMessage", json!({}));
+        assert_eq!(missing_capability(&sampling, &json!({})), Some("sampling"));
+        assert_eq!(
+            missing_capability(&sampling, &json!({"sampling": {}})),
+            None
+        );
+    }
+
+    #[test]
+    fn required_capabilities_nest_dotted_paths() {
+        assert_eq!(
+            capabilities_object(["sampling", "elicitation.url", "elicitation.form"]),
+            json!({"sampling": {}, "elicitation": {"url": {}, "form": {}}})
+        );
+        assert!(declares(
+            &json!({"elicitation": {"url": {}}}),
+            "elicitation.url"
+        ));
+        assert!(!declares(&json!({"elicitation": {}}), "elicitation.url"));
+    }
 }

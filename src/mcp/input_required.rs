@@ -30,7 +30,7 @@ use super::client_requests::missing_capability;
 use super::outbound::{respond_value, ResultKind};
 use super::params::{invalid_params, violation};
 use crate::server::HandlerResult;
-use crate::tools::elicitation::{is_url_mode, ELICIT_METHOD};
+use crate::tools::elicitation::{is_url_mode, COMPLETE_METHOD, ELICIT_METHOD};
 use crate::tools::{ClientRequest, ClientRequestError, ClientRequester};
 
 type HmacSha256 = Hmac<Sha256>;
@@ -135,6 +135,11 @@ impl Inputs {
     }
 
     fn answer(&self, mut request: ClientRequest) -> Result<Value, ClientRequestError> {
+        if request.method == COMPLETE_METHOD {
+            return Err(ClientRequestError::Unavailable(
+                "2026-07-28 has no elicitation completion notification",
+            ));
+        }
         let number = self.counter.fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(capability) = missing_capability(&request, &self.declared) {
             return Err(ClientRequestError::MissingCapability(capability));

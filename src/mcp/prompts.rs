@@ -93,6 +93,12 @@ impl PromptContext {
         )
         .await
     }
+
+    /// Tells the client that a URL-mode elicitation's out-of-band step is done; see
+    /// [`ToolContext::elicitation_complete`](crate::tools::ToolContext::elicitation_complete).
+    pub async fn elicitation_complete(&self, elicitation_id: &str) -> bool {
+        crate::tools::elicitation::complete(self.client.as_ref(), elicitation_id).await
+    }
 }
 
 /// A prompt's renderer: plain, or asking the client.

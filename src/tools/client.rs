@@ -50,7 +50,8 @@ pub struct ClientRequest {
     /// The name the answer is filed under in 2026-07-28 (`inputRequests` / `inputResponses`
     /// keys); one is made up from the method and the order of asking when `None`.
     pub key: Option<String>,
-    /// `sampling/createMessage`, `elicitation/create` or `roots/list`.
+    /// `sampling/createMessage`, `elicitation/create` or `roots/list` (or the notification
+    /// `notifications/elicitation/complete`, answered with `null` once sent).
     pub method: &'static str,
     /// The request's params.
     pub params: Value,

@@ -12,6 +12,10 @@
 //! - **2026-07-28**: an entry of the `input_required` result's `inputRequests`, keyed by the
 //!   elicitation id (the 2026-07-28 request has no `elicitationId` member: the key plays its
 //!   role); the client's retry carries the answer under the same key.
+//! - **Completion**: in 2025-11-25 the server may tell the client that the out-of-band step
+//!   is done (`notifications/elicitation/complete` with the `elicitationId`,
+//!   [`ToolContext::elicitation_complete`](super::ToolContext::elicitation_complete)), so it
+//!   can retry what waited for it; 2026-07-28 has no such notification (nothing is sent).
 //! - **Capabilities**: the client must have declared `elicitation.url`; otherwise the
 //!   handler gets [`ClientRequestError::MissingCapability`]`("elicitation.url")` and nothing
 //!   is sent. A tool that cannot work without it declares
@@ -25,6 +29,9 @@ use crate::generated::mcp::protocol::{validate, ElicitResult};
 
 /// The method of every elicitation, form or URL mode.
 pub(crate) const ELICIT_METHOD: &str = "elicitation/create";
+
+/// The 2025-11-25 notification that a URL-mode elicitation's out-of-band step is done.
+pub(crate) const COMPLETE_METHOD: &str = "notifications/elicitation/complete";
 
 /// A URL-mode elicitation, as a handler asks it.
 ///
@@ -113,6 +120,21 @@ pub(crate) async fn ask_url(
         return Err(ClientRequestError::Unavailable(unavailable));
     };
     elicit_result(client(request).await?)
+}
+
+/// Sends `notifications/elicitation/complete` for `elicitation_id` through `client`;
+/// whether it was sent (not in 2026-07-28, not to a client without `elicitation.url`, not on
+/// a closed connection).
+pub(crate) async fn complete(client: Option<&ClientRequester>, elicitation_id: &str) -> bool {
+    let Some(client) = client else {
+        return false;
+    };
+    let request = ClientRequest {
+        key: None,
+        method: COMPLETE_METHOD,
+        params: json!({ "elicitationId": elicitation_id }),
+    };
+    client(request).await.is_ok()
 }
 
 /// Whether `params` ask for a URL-mode elicitation.

@@ -249,6 +249,14 @@ impl ToolContext {
         .await
     }
 
+    /// Tells the client that the out-of-band step of the URL-mode elicitation
+    /// `elicitation_id` is done (`notifications/elicitation/complete`, 2025-11-25, to a client
+    /// that declared `elicitation.url`). Returns whether it was sent: never in 2026-07-28,
+    /// which has no such notification.
+    pub async fn elicitation_complete(&self, elicitation_id: &str) -> bool {
+        super::elicitation::complete(self.client.as_ref(), elicitation_id).await
+    }
+
     /// The client's roots (`roots/list`, needs the `roots` capability).
     ///
     /// # Errors
