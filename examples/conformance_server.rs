@@ -19,6 +19,7 @@ use tracing::level_filters::LevelFilter;
 use typed_mcp::generated::mcp::protocol::{
     BlobResourceContents, ContentBlock, EmbeddedResource, EmbeddedResourceType, ImageContent,
     ImageContentType, LoggingLevel, PromptMessage, ResourceContents, Role, TextResourceContents,
+    ToolAnnotations,
 };
 use typed_mcp::mcp::{
     content, user_text, ArgumentSchema, McpError, McpServer, PromptDefinition, PromptError,
@@ -134,7 +135,15 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
         |_ctx: ToolContext, _args: NoArguments| async move {
             Ok(Value::from("This is a simple text response for testing."))
         },
-    )?;
+    )?
+    // A fixed answer: reads nothing, changes nothing, the same every time.
+    .annotations(ToolAnnotations {
+        title: Some("Simple text".to_owned()),
+        read_only_hint: Some(true),
+        idempotent_hint: Some(true),
+        open_world_hint: Some(false),
+        ..ToolAnnotations::default()
+    });
     let error = ToolDefinition::from_async(
         "test_error_handling",
         "Always fails, as a tool result with isError.",
@@ -144,7 +153,12 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
                 "This tool intentionally returns an error for testing",
             ))
         },
-    )?;
+    )?
+    .annotations(ToolAnnotations {
+        read_only_hint: Some(true),
+        open_world_hint: Some(false),
+        ..ToolAnnotations::default()
+    });
     let progress = ToolDefinition::from_async(
         "test_tool_with_progress",
         "Reports progress 0, 50 and 100 of 100, 50 ms apart.",

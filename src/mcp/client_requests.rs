@@ -1,16 +1,17 @@
 //! Requests the server sends to the client in the 2025 versions (sampling, elicitation,
-//! roots): ids, the table of requests awaiting their answer, and the requester a tool call
-//! gets.
+//! roots): ids, the table of requests awaiting their answer, the requester a tool call
+//! gets, and the client capability each request needs (both eras).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 
 use crate::jsonrpc::{Id, Response, ResponsePayload};
 use crate::server::Peer;
+use crate::tools::elicitation::{is_url_mode, COMPLETE_METHOD, ELICIT_METHOD};
 use crate::tools::{ClientRequest, ClientRequestError, ClientRequester};
 
 /// The server's requests awaiting the client's answer, by id.
@@ -57,14 +58,47 @@ impl PendingRequests {
     }
 }
 
-/// The capability of the client a method needs.
-pub(crate) fn capability_for(method: &str) -> Option<&'static str> {
-    match method {
-        "sampling/createMessage" => Some("sampling"),
-        "elicitation/create" => Some("elicitation"),
-        "roots/list" => Some("roots"),
-        _ => None,
+/// Whether `declared` (a client's capabilities object) has the member at `path`, dotted
+/// when nested (`sampling`, `elicitation.url`).
+pub(crate) fn declares(declared: &Value, path: &str) -> bool {
+    path.split('.')
+        .try_fold(declared, |value, name| value.get(name))
+        .is_some()
+}
+
+/// A `ClientCapabilities` object declaring every member of `paths` (`{}` leaves), for
+/// `data.requiredCapabilities` of `-32021`.
+pub(crate) fn capabilities_object<'a>(paths: impl IntoIterator<Item = &'a str>) -> Value {
+    let mut object = Value::Object(Map::new());
+    for path in paths {
+        let mut at = &mut object;
+        for name in path.split('.') {
+            let Value::Object(map) = at else { break };
+            at = map
+                .entry(name.to_owned())
+                .or_insert_with(|| Value::Object(Map::new()));
+        }
     }
+    object
+}
+
+/// The capability `request` needs that `declared` lacks, if any. Elicitation depends on the
+/// mode: URL mode needs `elicitation.url`; form mode needs `elicitation.form`, or an
+/// `elicitation` that names no mode (2025-06-18 clients; form only by the 2025-11-25 rule).
+pub(crate) fn missing_capability(
+    request: &ClientRequest,
+    declared: &Value,
+) -> Option<&'static str> {
+    let needed = match request.method {
+        "sampling/createMessage" => "sampling",
+        "roots/list" => "roots",
+        ELICIT_METHOD if is_url_mode(&request.params) => "elicitation.url",
+        COMPLETE_METHOD => "elicitation.url",
+        ELICIT_METHOD if declares(declared, "elicitation.url") => "elicitation.form",
+        ELICIT_METHOD => "elicitation",
+        _ => return None,
+    };
+    (!declares(declared, needed)).then_some(needed)
 }
 
 /// A requester sending through `peer`, for a client that declared `capabilities`.
@@ -74,13 +108,22 @@ pub(crate) fn requester(
     capabilities: Value,
 ) -> ClientRequester {
     Arc::new(move |request: ClientRequest| {
+        let missing = missing_capability(&request, &capabilities);
         let ClientRequest { method, params, .. } = request;
         let pending = Arc::clone(&pending);
         let peer = peer.clone();
-        let declared = capability_for(method).map(|name| (name, capabilities.get(name).is_some()));
         Box::pin(async move {
-            if let Some((name, false)) = declared {
+            if let Some(name) = missing {
                 return Err(ClientRequestError::MissingCapability(name));
+            }
+            let params = serde_json::value::to_raw_value(&params).map_err(|_| {
+                ClientRequestError::Malformed("the params do not serialize".to_owned())
+            })?;
+            if method == COMPLETE_METHOD {
+                peer.notify(method, Some(params))
+                    .await
+                    .map_err(|_| ClientRequestError::Closed)?;
+                return Ok(Value::Null);
             }
             let number = pending.next_id.fetch_add(1, Ordering::Relaxed);
             let id = Id::from_string(&format!("typed-mcp-{number}"));
@@ -95,9 +138,6 @@ pub(crate) fn requester(
                 pending: Arc::clone(&pending),
                 id: key,
             };
-            let params = serde_json::value::to_raw_value(&params).map_err(|_| {
-                ClientRequestError::Malformed("the params do not serialize".to_owned())
-            })?;
             peer.request(id, method, Some(params))
                 .await
                 .map_err(|_| ClientRequestError::Closed)?;
@@ -122,4 +162,75 @@ pub(crate) fn requester(
             }
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn request(method: &'static str, params: Value) -> ClientRequest {
+        ClientRequest {
+            key: None,
+            method,
+            params,
+        }
+    }
+
+    #[test]
+    fn each_request_needs_its_capability_and_elicitation_its_mode() {
+        let form = request("elicitation/create", json!({"message": "m"}));
+        let url = request("elicitation/create", json!({"mode": "url"}));
+        let complete = request("notifications/elicitation/complete", json!({}));
+        let cases = [
+            (
+                json!({}),
+                [
+                    Some("elicitation"),
+                    Some("elicitation.url"),
+                    Some("elicitation.url"),
+                ],
+            ),
+            (
+                json!({"elicitation": {}}),
+                [None, Some("elicitation.url"), Some("elicitation.url")],
+            ),
+            (
+                json!({"elicitation": {"form": {}}}),
+                [None, Some("elicitation.url"), Some("elicitation.url")],
+            ),
+            (
+                json!({"elicitation": {"url": {}}}),
+                [Some("elicitation.form"), None, None],
+            ),
+            (
+                json!({"elicitation": {"form": {}, "url": {}}}),
+                [None, None, None],
+            ),
+        ];
+        for (declared, wanted) in cases {
+            let found = [&form, &url, &complete].map(|r| missing_capability(r, &declared));
+            assert_eq!(found, wanted, "{declared}");
+        }
+        let sampling = request("sampling/createMessage", json!({}));
+        assert_eq!(missing_capability(&sampling, &json!({})), Some("sampling"));
+        assert_eq!(
+            missing_capability(&sampling, &json!({"sampling": {}})),
+            None
+        );
+    }
+
+    #[test]
+    fn required_capabilities_nest_dotted_paths() {
+        assert_eq!(
+            capabilities_object(["sampling", "elicitation.url", "elicitation.form"]),
+            json!({"sampling": {}, "elicitation": {"url": {}, "form": {}}})
+        );
+        assert!(declares(
+            &json!({"elicitation": {"url": {}}}),
+            "elicitation.url"
+        ));
+        assert!(!declares(&json!({"elicitation": {}}), "elicitation.url"));
+    }
 }

@@ -10,7 +10,10 @@
 //!   key drawn from the OS when the server is built: altered state is refused with `-32602`
 //!   and never decoded. It is bound to the tool's name.
 //! - **Capabilities.** A question the client's declared capabilities cannot answer fails in
-//!   the handler with [`ClientRequestError::MissingCapability`] and is not sent.
+//!   the handler with [`ClientRequestError::MissingCapability`] and is not sent (URL-mode
+//!   elicitation needs `elicitation.url`).
+//! - **URL mode.** A URL-mode elicitation is filed under its elicitation id and sent without
+//!   `elicitationId`, which the 2026-07-28 request does not have.
 //!
 //! [`ToolContext::ask`]: crate::tools::ToolContext::ask
 
@@ -23,10 +26,11 @@ use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{json, Map, Value};
 use sha2::Sha256;
 
-use super::client_requests::capability_for;
+use super::client_requests::missing_capability;
 use super::outbound::{respond_value, ResultKind};
 use super::params::{invalid_params, violation};
 use crate::server::HandlerResult;
+use crate::tools::elicitation::{is_url_mode, COMPLETE_METHOD, ELICIT_METHOD};
 use crate::tools::{ClientRequest, ClientRequestError, ClientRequester};
 
 type HmacSha256 = Hmac<Sha256>;
@@ -130,11 +134,20 @@ impl Inputs {
         })
     }
 
-    fn answer(&self, request: ClientRequest) -> Result<Value, ClientRequestError> {
+    fn answer(&self, mut request: ClientRequest) -> Result<Value, ClientRequestError> {
+        if request.method == COMPLETE_METHOD {
+            return Err(ClientRequestError::Unavailable(
+                "2026-07-28 has no elicitation completion notification",
+            ));
+        }
         let number = self.counter.fetch_add(1, Ordering::Relaxed) + 1;
-        if let Some(capability) = capability_for(request.method) {
-            if self.declared.get(capability).is_none() {
-                return Err(ClientRequestError::MissingCapability(capability));
+        if let Some(capability) = missing_capability(&request, &self.declared) {
+            return Err(ClientRequestError::MissingCapability(capability));
+        }
+        // 2026-07-28 URL-mode elicitations have no `elicitationId`: the key is their id.
+        if request.method == ELICIT_METHOD && is_url_mode(&request.params) {
+            if let Value::Object(params) = &mut request.params {
+                let _id = params.remove("elicitationId");
             }
         }
         let key = request.key.unwrap_or_else(|| {

@@ -73,6 +73,32 @@ impl PromptContext {
             )),
         }
     }
+
+    /// Asks the user to open a URL out of band (`elicitation/create` in URL mode, needs the
+    /// client's `elicitation.url` capability); see
+    /// [`ToolContext::elicit_url`](crate::tools::ToolContext::elicit_url).
+    ///
+    /// # Errors
+    ///
+    /// As [`ToolContext::elicit_url`](crate::tools::ToolContext::elicit_url).
+    pub async fn elicit_url(
+        &self,
+        request: &crate::tools::UrlElicitation,
+    ) -> Result<crate::generated::mcp::protocol::ElicitResult, crate::tools::ClientRequestError>
+    {
+        crate::tools::elicitation::ask_url(
+            self.client.as_ref(),
+            request,
+            "this request has no client connection to ask",
+        )
+        .await
+    }
+
+    /// Tells the client that a URL-mode elicitation's out-of-band step is done; see
+    /// [`ToolContext::elicitation_complete`](crate::tools::ToolContext::elicitation_complete).
+    pub async fn elicitation_complete(&self, elicitation_id: &str) -> bool {
+        crate::tools::elicitation::complete(self.client.as_ref(), elicitation_id).await
+    }
 }
 
 /// A prompt's renderer: plain, or asking the client.

@@ -60,15 +60,16 @@ impl ToolSet {
         let Some(definition) = self.by_name.get(tool) else {
             return Ok(());
         };
-        let missing: Map<String, Value> = definition
+        let missing: Vec<&str> = definition
             .required_capabilities
             .iter()
-            .filter(|name| declared.get(name.as_str()).is_none())
-            .map(|name| (name.clone(), Value::Object(Map::new())))
+            .map(String::as_str)
+            .filter(|path| !super::client_requests::declares(declared, path))
             .collect();
         if missing.is_empty() {
             return Ok(());
         }
+        let missing = super::client_requests::capabilities_object(missing);
         Err(super::params::error_with_data(
             crate::jsonrpc::ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
             "the client did not declare a capability this tool needs".to_owned(),

@@ -331,8 +331,10 @@ impl<S> ToolDefinition<S> {
     }
 
     /// Declares that the tool needs a client capability (`sampling`, `elicitation`,
-    /// `roots`, ...): a call from a client that did not declare it is refused with `-32021`
-    /// (`data.requiredCapabilities`), in both eras, before the handler runs.
+    /// `roots`, ...; dotted when nested, e.g. `elicitation.url` for URL-mode elicitation):
+    /// a call from a client that did not declare it is refused with `-32021`
+    /// (`data.requiredCapabilities`, e.g. `{"elicitation": {"url": {}}}`), in both eras,
+    /// before the handler runs.
     #[must_use]
     pub fn requires_client_capability(mut self, capability: impl Into<String>) -> Self {
         self.required_capabilities.push(capability.into());

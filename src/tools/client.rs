@@ -15,9 +15,14 @@ pub enum ClientRequestError {
     /// they travel as `input_required` results instead).
     #[error("requests to the client are not available here: {0}")]
     Unavailable(&'static str),
-    /// The client did not declare the capability the request needs.
+    /// The client did not declare the capability the request needs: a member of its
+    /// capabilities, dotted when nested (`sampling`, `elicitation.url`).
     #[error("the client did not declare the {0} capability")]
     MissingCapability(&'static str),
+    /// The handler's request is not one the protocol allows (e.g. a URL-mode elicitation
+    /// whose `url` is not an absolute URI); nothing was sent.
+    #[error("the request to the client is invalid: {0}")]
+    InvalidRequest(&'static str),
     /// The client answered with a JSON-RPC error.
     #[error("the client refused the request ({code}): {message}")]
     Refused {
@@ -45,7 +50,8 @@ pub struct ClientRequest {
     /// The name the answer is filed under in 2026-07-28 (`inputRequests` / `inputResponses`
     /// keys); one is made up from the method and the order of asking when `None`.
     pub key: Option<String>,
-    /// `sampling/createMessage`, `elicitation/create` or `roots/list`.
+    /// `sampling/createMessage`, `elicitation/create` or `roots/list` (or the notification
+    /// `notifications/elicitation/complete`, answered with `null` once sent).
     pub method: &'static str,
     /// The request's params.
     pub params: Value,

@@ -223,6 +223,40 @@ impl ToolContext {
         self.request_client("elicitation/create", params).await
     }
 
+    /// Asks the user to open a URL out of band (`elicitation/create` in URL mode, needs the
+    /// client's `elicitation.url` capability): a request in 2025-11-25, an `input_required`
+    /// entry keyed by the elicitation id in 2026-07-28 (see [`UrlElicitation`]). The answer
+    /// says only whether the user accepted (`content` is absent in URL mode).
+    ///
+    /// [`UrlElicitation`]: super::UrlElicitation
+    ///
+    /// # Errors
+    ///
+    /// As [`ask`](Self::ask); [`InvalidRequest`](super::ClientRequestError::InvalidRequest)
+    /// for an empty id or a URL that is not absolute, and
+    /// [`Malformed`](super::ClientRequestError::Malformed) for an answer that is not an
+    /// `ElicitResult`.
+    pub async fn elicit_url(
+        &self,
+        request: &super::UrlElicitation,
+    ) -> Result<crate::generated::mcp::protocol::ElicitResult, super::client::ClientRequestError>
+    {
+        super::elicitation::ask_url(
+            self.client.as_ref(),
+            request,
+            "this call has no client connection to ask",
+        )
+        .await
+    }
+
+    /// Tells the client that the out-of-band step of the URL-mode elicitation
+    /// `elicitation_id` is done (`notifications/elicitation/complete`, 2025-11-25, to a client
+    /// that declared `elicitation.url`). Returns whether it was sent: never in 2026-07-28,
+    /// which has no such notification.
+    pub async fn elicitation_complete(&self, elicitation_id: &str) -> bool {
+        super::elicitation::complete(self.client.as_ref(), elicitation_id).await
+    }
+
     /// The client's roots (`roots/list`, needs the `roots` capability).
     ///
     /// # Errors

@@ -47,6 +47,7 @@
 mod arguments;
 mod client;
 mod content;
+pub(crate) mod elicitation;
 mod envelope;
 mod error;
 mod execution;
@@ -57,6 +58,7 @@ mod runner;
 mod stats;
 
 pub use client::{ClientRequest, ClientRequestError, ClientRequester, ClientResponse};
+pub use elicitation::UrlElicitation;
 pub use envelope::{ToolCallResult, META_KEY, TRUNCATION_MARKER};
 pub use error::ToolCallError;
 pub use handler::{ToolContext, ToolResult};

@@ -1,0 +1,140 @@
+//! The README's demo-server commands for the resource template and the logging tool, run as
+//! written there (with `cargo run --example X` replaced by the executable this test built):
+//! `mcp_client ... templates`, `read demo://greetings/Ada`, `complete template ...`, and the
+//! piped `tools/call sleep` whose log messages come before its result.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{json, Value};
+
+const CLIENT_RUN: &str = "cargo run --example mcp_client -- ";
+const SERVER_RUN: &str = "cargo run -q --example demo_server";
+
+/// Builds an example with this test's profile and returns the executable's path.
+fn build_example(name: &str) -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut build = Command::new(cargo);
+    build.current_dir(env!("CARGO_MANIFEST_DIR")).args([
+        "build",
+        "-p",
+        "typed-mcp",
+        "--example",
+        name,
+        "--message-format=json-render-diagnostics",
+    ]);
+    if !cfg!(debug_assertions) {
+        build.arg("--release");
+    }
+    let output = build.stderr(Stdio::inherit()).output().expect("cargo runs");
+    assert!(output.status.success(), "building {name} failed");
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|message| message["reason"] == "compiler-artifact")
+        .filter(|message| message["target"]["name"] == name)
+        .find_map(|message| message["executable"].as_str().map(PathBuf::from))
+        .expect("cargo reports the executable")
+}
+
+fn readme() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("the README")
+}
+
+/// The words of a shell line without variables or escapes: split at spaces, `'...'` kept
+/// whole.
+fn words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut rest = line.trim();
+    while !rest.is_empty() {
+        if let Some(quoted) = rest.strip_prefix('\'') {
+            let (word, after) = quoted.split_once('\'').expect("a closed quote");
+            words.push(word.to_owned());
+            rest = after.trim_start();
+        } else {
+            let end = rest.find(' ').unwrap_or(rest.len());
+            words.push(rest[..end].to_owned());
+            rest = rest[end..].trim_start();
+        }
+    }
+    words
+}
+
+/// Runs the README's client line ending in `command`, as written there.
+fn client_line(readme: &str, command: &str, client: &Path, server: &Path) -> Value {
+    let line = readme
+        .lines()
+        .find(|line| line.starts_with(CLIENT_RUN) && line.contains(&format!("-- {command}")))
+        .unwrap_or_else(|| panic!("the README's `{command}` line"));
+    let line = line
+        .strip_prefix(CLIENT_RUN)
+        .unwrap()
+        .replace(SERVER_RUN, &server.display().to_string());
+    let output = Command::new(client)
+        .args(words(&line))
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("the client runs");
+    assert!(output.status.success(), "{line}: {output:?}");
+    serde_json::from_slice(&output.stdout).expect("the client prints JSON")
+}
+
+#[test]
+fn the_readmes_template_commands_answer() {
+    let readme = readme();
+    let (client, server) = (build_example("mcp_client"), build_example("demo_server"));
+    let templates = client_line(&readme, "templates", &client, &server);
+    assert_eq!(
+        templates["resourceTemplates"][0]["uriTemplate"],
+        "demo://greetings/{name}"
+    );
+    let read = client_line(&readme, "read demo://greetings/Ada", &client, &server);
+    assert_eq!(read["contents"][0]["text"], "Hello, Ada!");
+    let completion = client_line(&readme, "complete template", &client, &server);
+    assert_eq!(completion["completion"]["values"], json!(["Ada", "Alan"]));
+}
+
+#[test]
+fn the_readmes_piped_sleep_logs_before_its_result() {
+    let readme = readme();
+    let line = readme
+        .lines()
+        .find(|line| line.starts_with("echo '") && line.contains(r#""name":"sleep""#))
+        .expect("the README's piped sleep call");
+    let (echoed, run) = line.split_once(" | ").expect("echo ... | server");
+    assert_eq!(run, SERVER_RUN);
+    let request = &words(echoed)[1];
+    let mut child = Command::new(build_example("demo_server"))
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("the demo server starts");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    writeln!(stdin, "{request}").expect("write stdin");
+    drop(stdin);
+    let output: Output = child.wait_with_output().expect("the demo server ends");
+    assert!(output.status.success(), "{output:?}");
+    let lines: Vec<Value> = String::from_utf8(output.stdout)
+        .expect("UTF-8")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("JSON lines"))
+        .collect();
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert_eq!(
+        lines[0]["params"],
+        json!({"data": "sleeping for 200 ms", "level": "info", "logger": "sleep"})
+    );
+    assert_eq!(
+        lines[1]["params"],
+        json!({"data": "awake", "level": "debug", "logger": "sleep"})
+    );
+    assert_eq!(lines[2]["id"], 1);
+    assert_eq!(
+        lines[2]["result"]["structuredContent"]["data"]["sleptMs"],
+        200
+    );
+}
