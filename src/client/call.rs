@@ -71,31 +71,10 @@ impl Inner {
         let method = call.method;
         let (id, answer) = self.router.register(method)?;
         let mut params = call.params;
-        let mut meta = Map::new();
-        if let Some(version) = call.modern_meta {
-            meta.insert(
-                "io.modelcontextprotocol/protocolVersion".to_owned(),
-                Value::from(version),
-            );
-            meta.insert(
-                "io.modelcontextprotocol/clientCapabilities".to_owned(),
-                self.options.capabilities.clone(),
-            );
-            meta.insert(
-                "io.modelcontextprotocol/clientInfo".to_owned(),
-                self.options.client_info(),
-            );
-            let level = *self
-                .log_level
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            if let Some(level) = level {
-                meta.insert(
-                    "io.modelcontextprotocol/logLevel".to_owned(),
-                    serde_json::to_value(level).unwrap_or(Value::Null),
-                );
-            }
-        }
+        let mut meta = call
+            .modern_meta
+            .map(|version| self.modern_meta(version))
+            .unwrap_or_default();
         let (progress_sink, mut progress) = mpsc::unbounded_channel();
         let token = options.progress.as_ref().map(|_| {
             let token = format!("typed-mcp-{id}");
@@ -182,6 +161,35 @@ impl Inner {
         }
     }
 
+    /// The 2026-07-28 `_meta` members of a request: version, capabilities, client identity
+    /// and the log level asked for.
+    pub(crate) fn modern_meta(&self, version: &str) -> Map<String, Value> {
+        let mut meta = Map::new();
+        meta.insert(
+            "io.modelcontextprotocol/protocolVersion".to_owned(),
+            Value::from(version),
+        );
+        meta.insert(
+            "io.modelcontextprotocol/clientCapabilities".to_owned(),
+            self.options.capabilities.clone(),
+        );
+        meta.insert(
+            "io.modelcontextprotocol/clientInfo".to_owned(),
+            self.options.client_info(),
+        );
+        let level = *self
+            .log_level
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(level) = level {
+            meta.insert(
+                "io.modelcontextprotocol/logLevel".to_owned(),
+                serde_json::to_value(level).unwrap_or(Value::Null),
+            );
+        }
+        meta
+    }
+
     /// Sends a notification (fire and forget over stdio; one POST over HTTP).
     pub(crate) async fn notify(
         &self,
@@ -193,7 +201,7 @@ impl Inner {
     }
 
     /// `notifications/cancelled` for a request given up on, without waiting.
-    fn send_cancelled(self: &Arc<Self>, id: u64) {
+    pub(crate) fn send_cancelled(self: &Arc<Self>, id: u64) {
         let message = serde_json::json!({
             "jsonrpc": "2.0",
             "method": "notifications/cancelled",

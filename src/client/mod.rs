@@ -17,6 +17,9 @@
 //!   [`ClientError::Timeout`]. Nothing the server sends is echoed in an error.
 //! - **Strict on output.** Every request is checked by its generated validator before it is
 //!   sent ([`ClientError::InvalidRequest`]).
+//! - **Subscriptions.** [`Client::listen`] opens a 2026-07-28 `subscriptions/listen`
+//!   stream ([`Subscription`], ended by dropping it); [`Client::subscribe`] is the 2025
+//!   equivalent, whose notifications go to the handler.
 //! - **Cancellation and progress.** Dropping a request's future (or its timeout) sends
 //!   `notifications/cancelled`; [`RequestOptions::on_progress`] asks for progress and
 //!   restarts the timeout with every report, up to a maximum total.
@@ -43,6 +46,7 @@ mod handler;
 mod handshake;
 #[cfg(feature = "http")]
 mod http;
+mod listen;
 mod methods;
 mod more_requests;
 mod options;
@@ -66,6 +70,7 @@ use crate::generated::mcp::protocol::LoggingLevel;
 pub use child::ServerCommand;
 pub use error::ClientError;
 pub use handler::{ClientHandler, HandlerError, HandlerFuture};
+pub use listen::{ListenNotification, Subscription};
 pub use more_requests::CompletionTarget;
 pub use options::{ClientOptions, Progress, ProgressCallback, RequestOptions, VersionChoice};
 pub use results::{PromptResult, ResourceResult, ServerDescription, ToolResult, Versioned};

@@ -37,7 +37,7 @@ impl CompletionTarget<'_> {
 
 /// Runs a params validator over the `params` of a whole request message, so that the
 /// violations' paths point into the message.
-fn params_of(message: &Value, check: Validator) -> Result<(), Vec<ValidationError>> {
+pub(crate) fn params_of(message: &Value, check: Validator) -> Result<(), Vec<ValidationError>> {
     let params = message.get("params").unwrap_or(&Value::Null);
     check(params).map_err(|errors| {
         errors
@@ -191,8 +191,8 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// [`ClientError::NotInEra`] in 2026-07-28 (where `subscriptions/listen` replaces it;
-    /// not offered by this client yet); any request error.
+    /// [`ClientError::NotInEra`] in 2026-07-28 (where [`Client::listen`] replaces it); any
+    /// request error.
     pub async fn subscribe(&self, uri: &str) -> Result<(), ClientError> {
         self.subscription("resources/subscribe", uri).await
     }

@@ -1,5 +1,6 @@
 //! Where messages from the server go: answers to the requests in flight (by id), progress
-//! reports (by token), and the server's own requests and notifications.
+//! reports (by token), notifications of `subscriptions/listen` streams (by subscription id),
+//! and the server's own requests and notifications.
 //!
 //! A message that cannot be attributed to one request (a malformed line, an oversized line,
 //! an answer with an id never used) fails **every** request in flight with the typed
@@ -45,7 +46,20 @@ pub(crate) enum Reply {
     },
 }
 
-type Answer = Result<Reply, ClientError>;
+/// What a request's answer channel carries.
+pub(crate) type Answer = Result<Reply, ClientError>;
+
+/// A notification of a `subscriptions/listen` stream: its method and params.
+#[derive(Debug)]
+pub(crate) struct Tagged {
+    /// The notification's method.
+    pub(crate) method: String,
+    /// Its params (`null` when absent).
+    pub(crate) params: Value,
+}
+
+/// The `_meta` key naming the listen stream a notification belongs to.
+const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
 
 struct Pending {
     method: String,
@@ -56,6 +70,8 @@ struct Pending {
 pub(crate) struct Router {
     pending: Mutex<HashMap<u64, Pending>>,
     progress: Mutex<HashMap<String, mpsc::UnboundedSender<Progress>>>,
+    /// Open listen streams, by their subscription id as JSON text.
+    subscriptions: Mutex<HashMap<String, mpsc::UnboundedSender<Tagged>>>,
     next_id: AtomicU64,
     closed: AtomicBool,
     duplicates: AtomicU64,
@@ -77,6 +93,7 @@ impl Router {
             handler,
             pending: Mutex::new(HashMap::new()),
             progress: Mutex::new(HashMap::new()),
+            subscriptions: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
             closed: AtomicBool::new(false),
             duplicates: AtomicU64::new(0),
@@ -133,6 +150,17 @@ impl Router {
     /// Stops routing progress reports tagged `token`.
     pub(crate) fn unwatch_progress(&self, token: &str) {
         self.lock_progress().remove(token);
+    }
+
+    /// Starts routing the notifications tagged with subscription id `key` (JSON text) to
+    /// `sink`.
+    pub(crate) fn watch_subscription(&self, key: String, sink: mpsc::UnboundedSender<Tagged>) {
+        self.lock_subscriptions().insert(key, sink);
+    }
+
+    /// Stops routing the notifications tagged with subscription id `key`.
+    pub(crate) fn unwatch_subscription(&self, key: &str) {
+        self.lock_subscriptions().remove(key);
     }
 
     /// How many answers arrived for requests already finished.
@@ -221,7 +249,10 @@ impl Router {
                         .params
                         .and_then(|raw| serde_json::from_str(raw.get()).ok())
                         .unwrap_or(Value::Null);
-                    self.handler.notification(&notification.method, params);
+                    let method = notification.method.to_string();
+                    if let Some((method, params)) = self.to_subscription(method, params) {
+                        self.handler.notification(&method, params);
+                    }
                 }
                 None
             }
@@ -306,6 +337,26 @@ impl Router {
         }
     }
 
+    /// Hands a notification tagged with the id of an open listen stream to that stream;
+    /// gives it back when it belongs to none.
+    fn to_subscription(&self, method: String, params: Value) -> Option<(String, Value)> {
+        let key = match params
+            .get("_meta")
+            .and_then(|meta| meta.get(SUBSCRIPTION_ID_KEY))
+        {
+            Some(tag) => tag.to_string(),
+            None => return Some((method, params)),
+        };
+        let sink = self.lock_subscriptions().get(&key).cloned();
+        let Some(sink) = sink else {
+            return Some((method, params));
+        };
+        match sink.send(Tagged { method, params }) {
+            Ok(()) => None,
+            Err(returned) => Some((returned.0.method, returned.0.params)),
+        }
+    }
+
     /// The handler's run for a request the server sent (`ping` is answered `{}`).
     fn server_call(&self, request: &Request<'_>) -> ServerCall {
         let id = request.id.clone().into_owned();
@@ -330,6 +381,14 @@ impl Router {
 
     fn lock_pending(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Pending>> {
         self.pending.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn lock_subscriptions(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<String, mpsc::UnboundedSender<Tagged>>> {
+        self.subscriptions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     fn lock_progress(

@@ -1,5 +1,5 @@
 //! Shared harness of the client tests: the servers under test (the demo server over stdio
-//! and HTTP, the Python reference server) and the client options they are driven with.
+//! and HTTP, the Python reference servers) and the client options they are driven with.
 
 // Each test crate uses a subset of this module.
 #![allow(dead_code, unused_imports)]
@@ -101,6 +101,11 @@ pub(crate) fn reference_python() -> Option<PathBuf> {
 /// The reference server script.
 pub(crate) fn reference_script() -> PathBuf {
     interop_support::interop_dir().join("reference_server.py")
+}
+
+/// The server written on the Python SDK's high-level `MCPServer`.
+pub(crate) fn mcpserver_script() -> PathBuf {
+    interop_support::interop_dir().join("mcpserver_server.py")
 }
 
 /// A multi-threaded runtime for one test.
