@@ -217,18 +217,26 @@ mod tests {
 
     #[test]
     fn escaped_quotes_and_backslashes_do_not_end_a_string_early() {
-        let text = r#"{ "q": "say \"hi \" there", "b": "ends in a backslash \\", "u": "\u0022 \\\" x" }"#;
+        let text =
+            r#"{ "q": "say \"hi \" there", "b": "ends in a backslash \\", "u": "\u0022 \\\" x" }"#;
         assert_eq!(
             compacted(text),
             r#"{"q":"say \"hi \" there","b":"ends in a backslash \\","u":"\u0022 \\\" x"}"#
         );
         let parsed: serde_json::Value = serde_json::from_str(&compacted(text)).unwrap();
-        assert_eq!(parsed, serde_json::from_str::<serde_json::Value>(text).unwrap());
+        assert_eq!(
+            parsed,
+            serde_json::from_str::<serde_json::Value>(text).unwrap()
+        );
     }
 
     #[test]
     fn a_long_string_is_copied_whole() {
-        let text = format!("[ \"{}\" , \"\\\\{}\" ]", "x y".repeat(10_000), "z".repeat(5));
+        let text = format!(
+            "[ \"{}\" , \"\\\\{}\" ]",
+            "x y".repeat(10_000),
+            "z".repeat(5)
+        );
         let expected = format!("[\"{}\",\"\\\\{}\"]", "x y".repeat(10_000), "z".repeat(5));
         assert_eq!(compacted(&text), expected);
     }

@@ -62,12 +62,14 @@ pub(crate) fn run() -> Result<(), String> {
         println!("|---|---|---|---|");
         let mut floor = None;
         let mut rows = Vec::new();
-        for server in [
-            Server::Floor,
-            Server::Typed,
-            Server::RmcpPipes,
-            Server::RmcpStdio,
-        ] {
+        let servers = [
+            Some(Server::Floor),
+            Some(Server::Typed),
+            Server::baseline(),
+            Some(Server::RmcpPipes),
+            Some(Server::RmcpStdio),
+        ];
+        for server in servers.into_iter().flatten() {
             eprintln!("callgrind: {} at {payload} B", server.name());
             let (fewer, _) = counted(&dir, server, payload, few)?;
             let (more, file) = counted(&dir, server, payload, many)?;

@@ -27,6 +27,10 @@ pub(crate) enum Server {
     RmcpPipes,
     /// Parse into `Value`, write a template.
     Floor,
+    /// Another build of the demo server, for before/after figures side by side: the binary
+    /// named by `TYPED_MCP_BENCH_BASELINE` (e.g. built from an older commit). Only the
+    /// callgrind and memory parts run it, and only when the variable is set.
+    Baseline,
 }
 
 impl Server {
@@ -45,6 +49,7 @@ impl Server {
             Server::RmcpStdio => "rmcp-stdio",
             Server::RmcpPipes => "rmcp-pipes",
             Server::Floor => "floor",
+            Server::Baseline => "typed-mcp (baseline)",
         }
     }
 
@@ -56,9 +61,23 @@ impl Server {
             Server::RmcpStdio => (examples.join("rmcp_echo"), &["stdio"]),
             Server::RmcpPipes => (examples.join("rmcp_echo"), &["pipes"]),
             Server::Floor => (examples.join("floor_echo"), &[]),
+            Server::Baseline => (
+                std::env::var_os(BASELINE_VAR)
+                    .map(PathBuf::from)
+                    .ok_or_else(|| format!("{BASELINE_VAR} is not set"))?,
+                &[],
+            ),
         })
     }
+
+    /// [`Server::Baseline`] when `TYPED_MCP_BENCH_BASELINE` names a binary.
+    pub(crate) fn baseline() -> Option<Server> {
+        std::env::var_os(BASELINE_VAR).map(|_| Server::Baseline)
+    }
 }
+
+/// The environment variable naming the baseline demo server binary.
+const BASELINE_VAR: &str = "TYPED_MCP_BENCH_BASELINE";
 
 /// One HTTP server under test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -55,8 +55,8 @@ fn limits_file(dir: &Path, max_queued_bytes: Option<u64>) -> Result<PathBuf, Str
     Ok(path)
 }
 
-fn spawn(limits: &Path) -> Result<Child, String> {
-    let (binary, _) = Server::Typed.command()?;
+fn spawn(server: Server, limits: &Path) -> Result<Child, String> {
+    let (binary, _) = server.command()?;
     Command::new(&binary)
         .arg("--limits")
         .arg(limits)
@@ -95,13 +95,14 @@ fn answer(line: &str) -> Option<(u64, bool)> {
 
 /// One stalled-reader run against a fresh server.
 pub(crate) fn stalled(
+    server: Server,
     label: &str,
     max_queued_bytes: Option<u64>,
     warm: bool,
 ) -> Result<StalledRun, String> {
     let dir = std::env::temp_dir();
     let limits = limits_file(&dir, max_queued_bytes)?;
-    let mut child = spawn(&limits)?;
+    let mut child = spawn(server, &limits)?;
     let pid = child.id();
     let mut stdin = child.stdin.take().ok_or("no stdin")?;
     let mut reader = BufReader::with_capacity(1 << 20, child.stdout.take().ok_or("no stdout")?);
@@ -174,13 +175,24 @@ pub(crate) fn run_all() -> bool {
     println!("### Memory: a client that stops reading (`tools/call big`, {BIG_BYTES}-byte texts, {STALLED_REQUESTS} requests, {} s without reading)\n", STALL.as_secs());
     println!("| server configuration | start | peak RSS | answered once, as a success | missing, repeated or failed |");
     println!("|---|---|---|---|---|");
-    let configurations = [
-        ("default limits (maxQueuedBytes 8 MiB)", None),
-        ("maxQueuedBytes 1 GiB (budget off)", Some(1 << 30)),
+    let mut configurations = vec![
+        (
+            Server::Typed,
+            "typed-mcp, default limits (maxQueuedBytes 8 MiB)",
+            None,
+        ),
+        (
+            Server::Typed,
+            "typed-mcp, maxQueuedBytes 1 GiB (budget off)",
+            Some(1 << 30),
+        ),
     ];
+    if let Some(baseline) = Server::baseline() {
+        configurations.push((baseline, "typed-mcp (baseline), default limits", None));
+    }
     for warm in [true, false] {
-        for (label, bytes) in configurations {
-            match stalled(label, bytes, warm) {
+        for &(server, label, bytes) in &configurations {
+            match stalled(server, label, bytes, warm) {
                 Ok(run) => {
                     failed |= run.wrong > 0 || run.answered != STALLED_REQUESTS;
                     println!(
@@ -211,7 +223,10 @@ pub(crate) fn run_all() -> bool {
     println!("### Memory: a pipelined flood of 1,000,000 16-byte `echo` requests\n");
     println!("| server | peak RSS | req/s |");
     println!("|---|---|---|");
-    for server in [Server::Typed, Server::Floor] {
+    for server in [Some(Server::Typed), Server::baseline(), Some(Server::Floor)]
+        .into_iter()
+        .flatten()
+    {
         match driver::run(&Launcher::default(), server, flood) {
             Ok(measured) => println!(
                 "| {} | {:.1} MB | {:.0} |",
