@@ -7,7 +7,7 @@ use super::catalog::Sets;
 use super::era::Era;
 use super::outbound::respond;
 use super::params::{invalid_params, violation};
-use crate::generated::mcp::protocol::{
+use crate::generated::protocol::{
     CompleteResult, Completion, CompletionArgument, CompletionContext, CompletionReference,
     LegacyCompleteResult, ResultType,
 };

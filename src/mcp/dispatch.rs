@@ -17,7 +17,7 @@ use super::params::{
     violation, Validator,
 };
 use super::tool_call::CallRequest;
-use crate::generated::mcp::protocol::{
+use crate::generated::protocol::{
     validate, CallToolRequestParams, CompleteRequestParams, DiscoverResult, EmptyResult,
     GetPromptRequestParams, InitializeRequestParams, InitializeResult, LegacyCallToolRequestParams,
     LegacyCompleteRequestParams, LegacyGetPromptRequestParams, LegacyPaginatedRequestParams,

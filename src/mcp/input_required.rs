@@ -26,7 +26,7 @@ use sha2::Sha256;
 use super::client_requests::capability_for;
 use super::outbound::{respond_value, ResultKind};
 use super::params::{invalid_params, violation};
-use crate::generated::mcp::protocol::InputRequiredResult;
+use crate::generated::protocol::InputRequiredResult;
 use crate::server::HandlerResult;
 use crate::tools::{ClientRequest, ClientRequestError, ClientRequester};
 

@@ -93,7 +93,7 @@ pub(crate) fn parse_rendered(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generated::mcp::protocol::{LegacyListToolsResult, ListToolsResult};
+    use crate::generated::protocol::{LegacyListToolsResult, ListToolsResult};
     use crate::jsonrpc::ErrorCode;
     use serde_json::json;
 

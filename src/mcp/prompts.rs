@@ -9,7 +9,7 @@ use super::outbound::respond;
 use super::pagination::Pager;
 use super::params::{internal_error, invalid_params, violation};
 use super::McpError;
-use crate::generated::mcp::protocol::{
+use crate::generated::protocol::{
     ContentBlock, GetPromptResult, LegacyGetPromptResult, LegacyListPromptsResult,
     ListPromptsResult, Prompt, PromptArgument, PromptMessage, ResultType, Role, TextContent,
     TextContentType,

@@ -14,7 +14,7 @@ use super::pagination::Pager;
 use super::params::{error_with_data, internal_error, invalid_params, violation};
 use super::resource_templates::ResourceTemplateDefinition;
 use super::McpError;
-use crate::generated::mcp::protocol::{
+use crate::generated::protocol::{
     LegacyListResourceTemplatesResult, LegacyListResourcesResult, LegacyReadResourceResult,
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Resource,
     ResourceContents, ResultType, TextResourceContents,

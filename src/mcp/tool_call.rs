@@ -14,7 +14,7 @@ use super::outbound::{parse_rendered, respond, respond_rendered, respond_value, 
 use super::params::{invalid_params, violation};
 use super::tools::ToolDefinition;
 use crate::cache::{Cache, CacheSource};
-use crate::generated::mcp::protocol::{
+use crate::generated::protocol::{
     validate, CallToolResult, LegacyCallToolResult, LoggingLevel, LoggingMessageNotificationParams,
     ProgressNotificationParams, ProgressToken,
 };
@@ -30,7 +30,7 @@ const PROGRESS_QUEUE: usize = 64;
 /// The tools of a server and what runs them.
 #[derive(Debug)]
 pub(crate) struct ToolSet {
-    pub(crate) list: Vec<crate::generated::mcp::protocol::Tool>,
+    pub(crate) list: Vec<crate::generated::protocol::Tool>,
     pub(crate) by_name: HashMap<String, ToolDefinition>,
     pub(crate) runner: ToolRunner,
     pub(crate) cache: Option<Cache>,
@@ -180,16 +180,16 @@ impl ToolSet {
         let page = pager.page(&self.list, |tool| &tool.name)?;
         let (tools, next_cursor) = (page.items, page.next_cursor);
         match era {
-            Era::Legacy(_) => respond(&crate::generated::mcp::protocol::LegacyListToolsResult {
+            Era::Legacy(_) => respond(&crate::generated::protocol::LegacyListToolsResult {
                 meta: None,
                 next_cursor,
                 tools,
             }),
-            Era::Modern => respond(&crate::generated::mcp::protocol::ListToolsResult {
+            Era::Modern => respond(&crate::generated::protocol::ListToolsResult {
                 cache_scope: hints.scope,
                 meta: None,
                 next_cursor,
-                result_type: crate::generated::mcp::protocol::ResultType::Complete,
+                result_type: crate::generated::protocol::ResultType::Complete,
                 tools,
                 ttl_ms: hints.ttl_ms,
             }),
