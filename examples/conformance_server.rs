@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use tracing::level_filters::LevelFilter;
-use typed_mcp::generated::mcp::protocol::{
+use typed_mcp::generated::protocol::{
     BlobResourceContents, ContentBlock, EmbeddedResource, EmbeddedResourceType, ImageContent,
     ImageContentType, LoggingLevel, PromptMessage, ResourceContents, Role, TextResourceContents,
     ToolAnnotations,

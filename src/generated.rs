@@ -17,11 +17,8 @@ pub mod limits {
     include!(concat!(env!("OUT_DIR"), "/limits.rs"));
 }
 
-/// The MCP messages the server reads and writes, in both protocol eras (`schema/mcp/`).
-pub mod mcp {
-    /// Legacy (2025) and modern (2026-07-28) MCP messages and their shared pieces
-    /// (`schema/mcp/protocol.json`).
-    pub mod protocol {
-        include!(concat!(env!("OUT_DIR"), "/mcp/protocol.rs"));
-    }
+/// Legacy (2025) and modern (2026-07-28) MCP messages and their shared pieces
+/// (`schema/mcp/protocol.json`).
+pub mod protocol {
+    include!(concat!(env!("OUT_DIR"), "/mcp/protocol.rs"));
 }

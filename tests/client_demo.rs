@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use typed_mcp::client::{Client, ClientError, CompletionTarget, RequestOptions};
-use typed_mcp::generated::mcp::protocol::LoggingLevel;
+use typed_mcp::generated::protocol::LoggingLevel;
 use typed_mcp::jsonrpc::ErrorCode;
 
 use client_support::{demo_server, demo_stdio, limits_file, options, runtime, HttpServer, CHOICES};

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use typed_mcp::client::{Client, ClientError, CompletionTarget, ServerCommand};
-use typed_mcp::generated::mcp::protocol::LoggingLevel;
+use typed_mcp::generated::protocol::LoggingLevel;
 use typed_mcp::validation::{SchemaValidate, ValidationError};
 
 use client_support::everything::{everything_command, EverythingHttp};

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use typed_mcp::client::{ClientError, CompletionTarget};
-use typed_mcp::generated::mcp::protocol::LoggingLevel;
+use typed_mcp::generated::protocol::LoggingLevel;
 use typed_mcp::validation::{SchemaValidate, ValidationError};
 
 use client_support::fake::{connect, tools_page, SECRET};

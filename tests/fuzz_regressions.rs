@@ -3,7 +3,7 @@
 //! was corrected to expect. The inputs also stay in `fuzz/corpus/*/regression-*`.
 
 use serde_json::{json, Value};
-use typed_mcp::generated::mcp::protocol;
+use typed_mcp::generated::protocol;
 use typed_mcp::jsonrpc::{parse_message, Message};
 
 fn round_trip(frame: &[u8]) -> (String, String) {

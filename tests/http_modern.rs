@@ -8,7 +8,7 @@ use http_support::{modern_body, start};
 use reqwest::StatusCode;
 use serde_json::json;
 use typed_mcp::generated::limits::Limits;
-use typed_mcp::generated::mcp::protocol::validate;
+use typed_mcp::generated::protocol::validate;
 
 #[tokio::test]
 async fn discover_answers_json_with_the_versions_of_the_32022_error() {

@@ -10,7 +10,7 @@ use http_support::{limits, start};
 use reqwest::StatusCode;
 use serde_json::json;
 use typed_mcp::generated::limits::Limits;
-use typed_mcp::generated::mcp::protocol::validate;
+use typed_mcp::generated::protocol::validate;
 
 #[tokio::test]
 async fn initialize_opens_a_session_that_serves_until_deleted() {

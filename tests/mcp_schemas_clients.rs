@@ -8,7 +8,7 @@ mod support;
 
 use serde_json::{json, Value};
 use support::{accepts_exactly, ours};
-use typed_mcp::generated::mcp::protocol;
+use typed_mcp::generated::protocol;
 
 /// `(what, our definition, message)` for every client message below.
 fn client_messages() -> Vec<(&'static str, &'static str, Value)> {

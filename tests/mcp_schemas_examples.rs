@@ -323,7 +323,7 @@ fn validators_agree_with_the_official_schema_on_examples_and_mutations() {
 
 #[test]
 fn input_required_results_agree_with_the_official_examples() {
-    use typed_mcp::generated::mcp::protocol::validate;
+    use typed_mcp::generated::protocol::validate;
     let Some(spec) = spec_dir() else { return };
     let dir = spec.join("2026-07-28/examples");
     let official = official_schema(&spec, "2026-07-28");

@@ -10,7 +10,7 @@ mod support;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use support::{accepts_exactly, ours};
-use typed_mcp::generated::mcp::protocol;
+use typed_mcp::generated::protocol;
 use typed_mcp::validation::{SchemaValidate, ValidationError};
 
 fn modern_meta() -> Value {

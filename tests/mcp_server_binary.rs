@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
-use typed_mcp::generated::mcp::protocol::validate;
+use typed_mcp::generated::protocol::validate;
 
 const DISCOVER: &str = concat!(
     r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"#,

@@ -8,7 +8,7 @@ use mcp_server_support::demo::arguments::EchoArguments;
 use mcp_server_support::{call, legacy_client, modern, TestClient};
 use serde_json::{json, Value};
 use typed_mcp::generated::limits::Limits;
-use typed_mcp::generated::mcp::protocol::validate;
+use typed_mcp::generated::protocol::validate;
 use typed_mcp::mcp::{content, ArgumentSchema, McpServer, ToolDefinition};
 use typed_mcp::tools::ToolContext;
 

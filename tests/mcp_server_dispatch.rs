@@ -7,7 +7,7 @@ mod mcp_server_support;
 use mcp_server_support::{demo_server, legacy_client, modern, violation_paths, TestClient};
 use serde_json::json;
 use typed_mcp::generated::limits::Limits;
-use typed_mcp::generated::mcp::protocol::{BlobResourceContents, ResourceContents};
+use typed_mcp::generated::protocol::{BlobResourceContents, ResourceContents};
 use typed_mcp::mcp::{McpError, McpServer, ResourceDefinition, UriPolicy};
 
 #[tokio::test]

@@ -7,7 +7,7 @@ mod mcp_server_support;
 use mcp_server_support::{call, demo_server, legacy_client, modern, TestClient};
 use serde_json::{json, Value};
 use typed_mcp::generated::limits::Limits;
-use typed_mcp::generated::mcp::protocol::validate;
+use typed_mcp::generated::protocol::validate;
 
 fn log_messages(client: &TestClient) -> Vec<&Value> {
     client

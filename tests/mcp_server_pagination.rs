@@ -6,7 +6,7 @@ mod mcp_server_support;
 
 use mcp_server_support::{demo_server, legacy_client, limits, modern, TestClient};
 use serde_json::{json, Value};
-use typed_mcp::generated::mcp::protocol::validate;
+use typed_mcp::generated::protocol::validate;
 
 /// Walks every page of `method` (names under `field`), checking each page's size.
 async fn walk(

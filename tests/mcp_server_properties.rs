@@ -16,7 +16,7 @@ use mcp_server_support::{demo_server, legacy_client, limits, TestClient};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use serde_json::{json, Map, Value};
-use typed_mcp::generated::mcp::protocol::validate;
+use typed_mcp::generated::protocol::validate;
 use typed_mcp::validation::SchemaValidate;
 
 fn arbitrary_json() -> impl Strategy<Value = Value> {

@@ -14,7 +14,7 @@ use mcp_server_support::{
 use serde_json::{json, Value};
 use tokio::sync::Notify;
 use typed_mcp::generated::limits::Limits;
-use typed_mcp::generated::mcp::protocol::validate;
+use typed_mcp::generated::protocol::validate;
 use typed_mcp::mcp::{ArgumentSchema, McpServer, ToolDefinition};
 use typed_mcp::tools::ToolContext;
 

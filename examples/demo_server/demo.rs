@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Number, Value};
 use typed_mcp::generated::limits::Limits;
-use typed_mcp::generated::mcp::protocol::{LoggingLevel, ResourceContents, TextResourceContents};
+use typed_mcp::generated::protocol::{LoggingLevel, ResourceContents, TextResourceContents};
 use typed_mcp::mcp::{
     user_text, ArgumentSchema, McpError, McpServer, PromptDefinition, PromptError,
     ResourceDefinition, ResourceError, ResourceTemplateDefinition, TemplateParams, ToolDefinition,

@@ -14,7 +14,7 @@ use base64::Engine as _;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Value};
 use typed_mcp::generated::limits::Limits;
-use typed_mcp::generated::mcp::protocol;
+use typed_mcp::generated::protocol;
 use typed_mcp::validation::{SchemaValidate, ValidationError};
 
 type Ours = fn(&Value) -> Result<(), Vec<ValidationError>>;

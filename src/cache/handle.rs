@@ -324,7 +324,9 @@ impl Cache {
         }
     }
 
-    /// How many computations are in progress (for tests of single-flight).
+    /// How many computations are in progress. A test hook for single-flight (feature
+    /// `test-hooks`, not public API).
+    #[cfg(feature = "test-hooks")]
     #[doc(hidden)]
     #[must_use]
     pub fn computations_in_flight(&self) -> usize {

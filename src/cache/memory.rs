@@ -312,11 +312,13 @@ impl CacheStore for MemoryStore {
 impl MemoryStore {
     /// Checks the store's internal indexes against each other: every entry is in both
     /// indexes under its current rank and expiry, the indexes hold nothing else, and the size
-    /// total is the sum of entry sizes. For tests; returns what is wrong.
+    /// total is the sum of entry sizes. A test hook (feature `test-hooks`, not public API);
+    /// returns what is wrong.
     ///
     /// # Errors
     ///
     /// A description of the first inconsistency found.
+    #[cfg(feature = "test-hooks")]
     #[doc(hidden)]
     pub fn check_consistency(&self) -> Result<(), String> {
         let guard = self.lock();

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::generated::mcp::protocol::validate;
+use crate::generated::protocol::validate;
 use crate::jsonrpc::ErrorCode;
 use crate::validation::ValidationError;
 

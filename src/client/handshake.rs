@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::generated::mcp::protocol::{validate, DiscoverResult, InitializeResult};
+use crate::generated::protocol::{validate, DiscoverResult, InitializeResult};
 use crate::jsonrpc::ErrorCode;
 use crate::mcp::era::{LATEST_LEGACY_VERSION, LEGACY_VERSIONS, MODERN_VERSION, MODERN_VERSIONS};
 

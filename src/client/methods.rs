@@ -2,12 +2,12 @@
 
 use serde_json::{Map, Value};
 
-use crate::generated::mcp::protocol::{
+use crate::generated::protocol::{
     validate, DiscoverResult, GetPromptResult, LegacyGetPromptResult, LegacyListPromptsResult,
     LegacyListResourcesResult, LegacyListToolsResult, LegacyReadResourceResult, ListPromptsResult,
     ListResourcesResult, ListToolsResult, Prompt, ReadResourceResult, Resource, Tool,
 };
-use crate::generated::mcp::protocol::{CallToolResult, LegacyCallToolResult};
+use crate::generated::protocol::{CallToolResult, LegacyCallToolResult};
 
 use super::call::{decode, validate_received, Call, Validator};
 use super::handler;

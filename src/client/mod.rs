@@ -65,7 +65,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use crate::generated::mcp::protocol::LoggingLevel;
+use crate::generated::protocol::LoggingLevel;
 
 pub use child::ServerCommand;
 pub use error::ClientError;

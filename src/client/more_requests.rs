@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::generated::mcp::protocol::{
+use crate::generated::protocol::{
     validate, CompleteResult, Completion, LegacyCompleteResult, LegacyListResourceTemplatesResult,
     ListResourceTemplatesResult, LoggingLevel, ResourceTemplate,
 };

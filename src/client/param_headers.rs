@@ -11,7 +11,7 @@ use base64::Engine as _;
 use hyper::header::HeaderName;
 use serde_json::Value;
 
-use crate::generated::mcp::protocol::Tool;
+use crate::generated::protocol::Tool;
 
 /// The mirrored properties of every tool that has any, by tool name.
 #[derive(Debug, Default)]

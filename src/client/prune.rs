@@ -189,7 +189,7 @@ mod tests {
     #[test]
     fn unknown_members_are_forgiven_but_declared_ones_still_checked() {
         use crate::client::call::validate_received;
-        use crate::generated::mcp::protocol::validate;
+        use crate::generated::protocol::validate;
         // Closed with `additionalProperties: false` on the server side, open to the client.
         let mut extra = serde_json::json!({
             "resultType": "complete",
@@ -216,7 +216,7 @@ mod tests {
     #[test]
     fn input_required_results_need_requests_or_state_and_drop_unknown_members() {
         use crate::client::call::validate_received;
-        use crate::generated::mcp::protocol::validate;
+        use crate::generated::protocol::validate;
         let check = |mut value: Value| {
             validate_received(
                 &mut value,

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::generated::mcp::protocol::{
+use crate::generated::protocol::{
     CallToolResult, ContentBlock, DiscoverResult, GetPromptResult, InitializeResult,
     LegacyCallToolResult, LegacyGetPromptResult, LegacyReadResourceResult, PromptMessage,
     ReadResourceResult, ResourceContents, ServerCapabilities,

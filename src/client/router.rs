@@ -18,7 +18,7 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::framing::FramingError;
-use crate::generated::mcp::protocol::validate;
+use crate::generated::protocol::validate;
 use crate::jsonrpc::{
     parse_message, ErrorCode, ErrorObject, Id, Message, Request, Response, ResponsePayload,
 };

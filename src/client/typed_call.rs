@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::generated::mcp::protocol::Tool;
+use crate::generated::protocol::Tool;
 use crate::validation::{SchemaValidate, ValidationError};
 
 use super::{Client, ClientError, ToolResult};

@@ -8,7 +8,7 @@ use axum::http::{HeaderMap, HeaderName};
 use base64::Engine as _;
 use serde_json::{Map, Value};
 
-use crate::generated::mcp::protocol::Tool;
+use crate::generated::protocol::Tool;
 use crate::jsonrpc::{ErrorCode, ErrorObject};
 
 use super::headers::single;

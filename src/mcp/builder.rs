@@ -12,7 +12,7 @@ use super::tools::ToolDefinition;
 use super::McpError;
 use crate::cache::Cache;
 use crate::generated::limits::Limits;
-use crate::generated::mcp::protocol::{CacheScope, Implementation};
+use crate::generated::protocol::{CacheScope, Implementation};
 use crate::jsonrpc::BatchPolicy;
 use crate::server::{serve, ServeOptions, SharedBatchPolicy, ShutdownReport};
 use crate::tools::ToolRunner;

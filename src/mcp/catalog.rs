@@ -13,7 +13,7 @@ use super::tools::ToolDefinition;
 use super::McpError;
 use crate::cache::{Cache, CacheBuilder};
 use crate::generated::limits::CacheLimits;
-use crate::generated::mcp::protocol::{
+use crate::generated::protocol::{
     OpenObject, ServerCapabilities, ServerCapabilitiesPrompts, ServerCapabilitiesResources,
     ServerCapabilitiesTools,
 };

@@ -5,9 +5,9 @@ use std::collections::HashMap;
 
 use super::catalog::Sets;
 use super::era::Era;
-use super::outbound::{respond, ResultKind};
+use super::outbound::respond;
 use super::params::{invalid_params, violation};
-use crate::generated::mcp::protocol::{
+use crate::generated::protocol::{
     CompleteResult, Completion, CompletionArgument, CompletionContext, CompletionReference,
     LegacyCompleteResult, ResultType,
 };
@@ -83,21 +83,15 @@ pub(crate) fn complete(
         values,
     };
     match era {
-        Era::Legacy(_) => respond(
-            ResultKind::LegacyComplete,
-            &LegacyCompleteResult {
-                completion,
-                meta: None,
-            },
-        ),
-        Era::Modern => respond(
-            ResultKind::Complete,
-            &CompleteResult {
-                completion,
-                meta: None,
-                result_type: ResultType::Complete,
-            },
-        ),
+        Era::Legacy(_) => respond(&LegacyCompleteResult {
+            completion,
+            meta: None,
+        }),
+        Era::Modern => respond(&CompleteResult {
+            completion,
+            meta: None,
+            result_type: ResultType::Complete,
+        }),
     }
 }
 

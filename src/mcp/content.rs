@@ -17,7 +17,7 @@
 
 use serde_json::Value;
 
-use crate::generated::mcp::protocol::{
+use crate::generated::protocol::{
     AudioContent, AudioContentType, BlobResourceContents, ContentBlock, EmbeddedResource,
     EmbeddedResourceType, ImageContent, ImageContentType, ResourceContents, ResourceLink,
     ResourceLinkType, TextContent, TextContentType, TextResourceContents,

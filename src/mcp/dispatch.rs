@@ -11,13 +11,13 @@ use super::era::{
     batch_policy, negotiate_legacy, supported_versions, Era, Session, SessionState,
     MODERN_VERSIONS, PROTOCOL_VERSION_KEY,
 };
-use super::outbound::{respond, ResultKind};
+use super::outbound::respond;
 use super::params::{
     decode, error_with_data, internal_error, invalid_params, invalid_request, method_not_found,
     violation, Validator,
 };
 use super::tool_call::CallRequest;
-use crate::generated::mcp::protocol::{
+use crate::generated::protocol::{
     validate, CallToolRequestParams, CompleteRequestParams, DiscoverResult, EmptyResult,
     GetPromptRequestParams, InitializeRequestParams, InitializeResult, LegacyCallToolRequestParams,
     LegacyCompleteRequestParams, LegacyGetPromptRequestParams, LegacyPaginatedRequestParams,
@@ -219,7 +219,7 @@ impl Connection {
             ("ping", Era::Legacy(_)) => {
                 let _params: Option<PingRequestParams> =
                     decode(method, params, validate::ping_request_params, true)?;
-                respond(ResultKind::Empty, &EmptyResult { meta: None })
+                respond(&EmptyResult { meta: None })
             }
             ("ping" | "server/discover", _) => Err(method_not_found()),
             ("tools/list", _) => sets
@@ -395,7 +395,7 @@ impl Connection {
                 } else {
                     let _had = state.subscriptions.unsubscribe(self.id, &p.uri);
                 }
-                respond(ResultKind::Empty, &EmptyResult { meta: None })
+                respond(&EmptyResult { meta: None })
             }
             ("subscriptions/listen", Era::Modern) => {
                 let closing = &self.closing;
@@ -409,7 +409,7 @@ impl Connection {
                     false,
                 )?;
                 self.session.set_log_level(p.level);
-                respond(ResultKind::Empty, &EmptyResult { meta: None })
+                respond(&EmptyResult { meta: None })
             }
             _ => Err(method_not_found()),
         }
@@ -438,37 +438,31 @@ impl Connection {
             "legacy session opened"
         );
         let state = &*self.state;
-        respond(
-            ResultKind::Initialize,
-            &InitializeResult {
-                capabilities: state.catalog.current().capabilities.clone(),
-                instructions: state.instructions.clone(),
-                meta: None,
-                protocol_version: version.to_owned(),
-                server_info: state.info.clone(),
-            },
-        )
+        respond(&InitializeResult {
+            capabilities: state.catalog.current().capabilities.clone(),
+            instructions: state.instructions.clone(),
+            meta: None,
+            protocol_version: version.to_owned(),
+            server_info: state.info.clone(),
+        })
     }
 
     fn discover(&self, params: Option<&Value>) -> HandlerResult {
         let _params: RequestParams =
             decode("server/discover", params, validate::request_params, false)?;
         let state = &*self.state;
-        respond(
-            ResultKind::Discover,
-            &DiscoverResult {
-                cache_scope: state.hints.scope,
-                capabilities: state.catalog.current().capabilities.clone(),
-                instructions: state.instructions.clone(),
-                meta: Some(ResultMeta {
-                    io_modelcontextprotocol_server_info: Some(state.info.clone()),
-                    extra: serde_json::Map::new(),
-                }),
-                result_type: ResultType::Complete,
-                supported_versions: supported_versions(),
-                ttl_ms: state.hints.ttl_ms,
-            },
-        )
+        respond(&DiscoverResult {
+            cache_scope: state.hints.scope,
+            capabilities: state.catalog.current().capabilities.clone(),
+            instructions: state.instructions.clone(),
+            meta: Some(ResultMeta {
+                io_modelcontextprotocol_server_info: Some(state.info.clone()),
+                extra: serde_json::Map::new(),
+            }),
+            result_type: ResultType::Complete,
+            supported_versions: supported_versions(),
+            ttl_ms: state.hints.ttl_ms,
+        })
     }
 }
 
@@ -518,7 +512,7 @@ impl Handler for Connection {
             Route::EarlyPing => {
                 let _params: Option<PingRequestParams> =
                     decode(method, params.as_ref(), validate::ping_request_params, true)?;
-                respond(ResultKind::Empty, &EmptyResult { meta: None })
+                respond(&EmptyResult { meta: None })
             }
             Route::Serve(Era::Modern) if method == "server/discover" => {
                 self.discover(params.as_ref())

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use tokio::sync::Notify;
 
-use crate::generated::mcp::protocol::LoggingLevel;
+use crate::generated::protocol::LoggingLevel;
 use crate::jsonrpc::BatchPolicy;
 
 /// The 2026-07-28 revision: stateless, versioned per request.

@@ -29,6 +29,7 @@ use sha2::Sha256;
 use super::client_requests::missing_capability;
 use super::outbound::{respond_value, ResultKind};
 use super::params::{invalid_params, violation};
+use crate::generated::protocol::InputRequiredResult;
 use crate::server::HandlerResult;
 use crate::tools::elicitation::{is_url_mode, COMPLETE_METHOD, ELICIT_METHOD};
 use crate::tools::{ClientRequest, ClientRequestError, ClientRequester};
@@ -179,7 +180,10 @@ impl Inputs {
             "inputRequests": requests,
             "requestState": key.seal(scope, &self.answers),
         });
-        Some(respond_value(ResultKind::InputRequired, &value))
+        Some(respond_value(
+            ResultKind::of::<InputRequiredResult>(),
+            &value,
+        ))
     }
 }
 

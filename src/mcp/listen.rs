@@ -23,7 +23,7 @@ use super::catalog::Sets;
 use super::era::Era;
 use super::params::{decode, internal_error};
 use super::subscriptions::{ListFilter, SUBSCRIPTION_ID_KEY};
-use crate::generated::mcp::protocol::{validate, SubscriptionsListenRequestParams};
+use crate::generated::protocol::{validate, SubscriptionsListenRequestParams};
 use crate::server::{HandlerResult, RequestContext};
 
 /// Serves one `subscriptions/listen` request of connection `connection` until the client

@@ -1,7 +1,7 @@
 //! The MCP server: both protocol eras on one connection type, typed tools, resources and
 //! prompts, built on the request loop ([`crate::server`]), the tool runtime
 //! ([`crate::tools`]), the result cache ([`crate::cache`]) and the generated protocol types
-//! ([`crate::generated::mcp::protocol`]).
+//! ([`crate::generated::protocol`]).
 //!
 //! - **Eras.** A connection opened by `initialize` speaks a 2025 version (the client's when
 //!   supported, else 2025-11-25), with `ping` and, in 2025-03-26 only, JSON-RPC batches. A

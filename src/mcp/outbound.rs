@@ -8,93 +8,36 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::params::{internal_error, Validator};
-use crate::generated::mcp::protocol::validate;
 use crate::server::HandlerResult;
+use crate::validation::SchemaDefinition;
 
-/// The result types the server writes, each with its generated validator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ResultKind {
-    Initialize,
-    Empty,
-    Discover,
-    LegacyListTools,
-    ListTools,
-    LegacyCallTool,
-    CallTool,
-    LegacyListResources,
-    ListResources,
-    LegacyListResourceTemplates,
-    ListResourceTemplates,
-    LegacyReadResource,
-    ReadResource,
-    LegacyListPrompts,
-    ListPrompts,
-    LegacyGetPrompt,
-    GetPrompt,
-    LegacyComplete,
-    Complete,
-    InputRequired,
+/// A result type the server writes: its schema definition's name (for logs) and its
+/// generated validator, both taken from the type's generated [`SchemaDefinition`] impl.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ResultKind {
+    /// The schema definition's name (for logs).
+    name: &'static str,
+    validator: Validator,
 }
 
 impl ResultKind {
-    /// The schema definition's name (for logs).
-    pub(crate) fn type_name(self) -> &'static str {
-        match self {
-            Self::Initialize => "InitializeResult",
-            Self::Empty => "EmptyResult",
-            Self::Discover => "DiscoverResult",
-            Self::LegacyListTools => "LegacyListToolsResult",
-            Self::ListTools => "ListToolsResult",
-            Self::LegacyCallTool => "LegacyCallToolResult",
-            Self::CallTool => "CallToolResult",
-            Self::LegacyListResources => "LegacyListResourcesResult",
-            Self::ListResources => "ListResourcesResult",
-            Self::LegacyListResourceTemplates => "LegacyListResourceTemplatesResult",
-            Self::ListResourceTemplates => "ListResourceTemplatesResult",
-            Self::LegacyReadResource => "LegacyReadResourceResult",
-            Self::ReadResource => "ReadResourceResult",
-            Self::LegacyListPrompts => "LegacyListPromptsResult",
-            Self::ListPrompts => "ListPromptsResult",
-            Self::LegacyGetPrompt => "LegacyGetPromptResult",
-            Self::GetPrompt => "GetPromptResult",
-            Self::LegacyComplete => "LegacyCompleteResult",
-            Self::Complete => "CompleteResult",
-            Self::InputRequired => "InputRequiredResult",
-        }
-    }
-
-    fn validator(self) -> Validator {
-        match self {
-            Self::Initialize => validate::initialize_result,
-            Self::Empty => validate::empty_result,
-            Self::Discover => validate::discover_result,
-            Self::LegacyListTools => validate::legacy_list_tools_result,
-            Self::ListTools => validate::list_tools_result,
-            Self::LegacyCallTool => validate::legacy_call_tool_result,
-            Self::CallTool => validate::call_tool_result,
-            Self::LegacyListResources => validate::legacy_list_resources_result,
-            Self::ListResources => validate::list_resources_result,
-            Self::LegacyListResourceTemplates => validate::legacy_list_resource_templates_result,
-            Self::ListResourceTemplates => validate::list_resource_templates_result,
-            Self::LegacyReadResource => validate::legacy_read_resource_result,
-            Self::ReadResource => validate::read_resource_result,
-            Self::LegacyListPrompts => validate::legacy_list_prompts_result,
-            Self::ListPrompts => validate::list_prompts_result,
-            Self::LegacyGetPrompt => validate::legacy_get_prompt_result,
-            Self::GetPrompt => validate::get_prompt_result,
-            Self::LegacyComplete => validate::legacy_complete_result,
-            Self::Complete => validate::complete_result,
-            Self::InputRequired => validate::input_required_result,
+    /// The kind of the generated result type `T`.
+    pub(crate) const fn of<T: SchemaDefinition>() -> Self {
+        Self {
+            name: T::NAME,
+            validator: T::validate_value,
         }
     }
 }
 
-/// Serializes `result`, validates it as `kind` and returns it as the response's `result`.
-pub(crate) fn respond<T: Serialize>(kind: ResultKind, result: &T) -> HandlerResult {
+/// Serializes `result`, validates it with its type's generated validator and returns it as
+/// the response's `result`.
+pub(crate) fn respond<T: SchemaDefinition + Serialize>(result: &T) -> HandlerResult {
+    let kind = ResultKind::of::<T>();
     match serde_json::to_value(result) {
         Ok(value) => respond_value(kind, &value),
         Err(error) => {
-            tracing::error!(result = kind.type_name(), %error, "serializing a result failed");
+            tracing::error!(result = kind.name, %error, "serializing a result failed");
             Err(internal_error("the server failed to build its result"))
         }
     }
@@ -104,7 +47,7 @@ pub(crate) fn respond<T: Serialize>(kind: ResultKind, result: &T) -> HandlerResu
 pub(crate) fn respond_value(kind: ResultKind, value: &Value) -> HandlerResult {
     respond_value_checked(kind, value)?;
     serde_json::value::to_raw_value(value).map_err(|error| {
-        tracing::error!(result = kind.type_name(), %error, "serializing a result failed");
+        tracing::error!(result = kind.name, %error, "serializing a result failed");
         internal_error("the server failed to build its result")
     })
 }
@@ -122,10 +65,10 @@ fn respond_value_checked(
     kind: ResultKind,
     value: &Value,
 ) -> Result<(), crate::jsonrpc::ErrorObject<'static>> {
-    if let Err(errors) = (kind.validator())(value) {
+    if let Err(errors) = (kind.validator)(value) {
         let listed: Vec<String> = errors.iter().map(ToString::to_string).collect();
         tracing::error!(
-            result = kind.type_name(),
+            result = kind.name,
             violations = errors.len(),
             errors = %listed.join("; "),
             "outbound validation failed: the result was replaced by an internal error"
@@ -150,21 +93,32 @@ pub(crate) fn parse_rendered(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::generated::protocol::{LegacyListToolsResult, ListToolsResult};
     use crate::jsonrpc::ErrorCode;
     use serde_json::json;
 
     #[test]
     fn a_valid_result_is_sent_unchanged() {
         let value = json!({ "tools": [] });
-        let raw = respond_value(ResultKind::LegacyListTools, &value).unwrap();
+        let raw = respond_value(ResultKind::of::<LegacyListToolsResult>(), &value).unwrap();
         assert_eq!(raw.get(), r#"{"tools":[]}"#);
+    }
+
+    #[test]
+    fn a_kind_takes_its_name_and_validator_from_the_generated_type() {
+        let kind = ResultKind::of::<ListToolsResult>();
+        assert_eq!(kind.name, "ListToolsResult");
+        assert!((kind.validator)(&json!({ "tools": [] })).is_err());
+        let legacy = ResultKind::of::<LegacyListToolsResult>();
+        assert_eq!(legacy.name, "LegacyListToolsResult");
+        assert!((legacy.validator)(&json!({ "tools": [] })).is_ok());
     }
 
     #[test]
     fn an_invalid_result_becomes_an_internal_error() {
         // A modern list result without its cache hints.
         let value = json!({ "resultType": "complete", "tools": [] });
-        let error = respond_value(ResultKind::ListTools, &value).unwrap_err();
+        let error = respond_value(ResultKind::of::<ListToolsResult>(), &value).unwrap_err();
         assert_eq!(error.code, ErrorCode::INTERNAL_ERROR);
         assert!(error.data.is_none());
     }

@@ -40,7 +40,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::{ArgumentSchema, McpError, ToolDefinition};
-use crate::generated::mcp::protocol::ToolOutputSchema;
+use crate::generated::protocol::ToolOutputSchema;
 use crate::tools::{ToolCallError, ToolContext};
 use crate::validation::SchemaValidate;
 

@@ -14,7 +14,7 @@
 
 use super::input_required::StateKey;
 use super::params::{invalid_params, violation};
-use crate::generated::mcp::protocol::Cursor;
+use crate::generated::protocol::Cursor;
 use crate::jsonrpc::ErrorObject;
 
 /// One list request's position and page size.

@@ -116,7 +116,7 @@ pub(crate) fn error_with_data<T: Serialize + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generated::mcp::protocol::{validate, LegacyReadResourceRequestParams};
+    use crate::generated::protocol::{validate, LegacyReadResourceRequestParams};
 
     #[test]
     fn invalid_params_carry_the_path_of_each_violation() {

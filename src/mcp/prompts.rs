@@ -5,11 +5,11 @@ use std::sync::Arc;
 
 use super::builder::CacheHints;
 use super::era::Era;
-use super::outbound::{respond, ResultKind};
+use super::outbound::respond;
 use super::pagination::Pager;
 use super::params::{internal_error, invalid_params, violation};
 use super::McpError;
-use crate::generated::mcp::protocol::{
+use crate::generated::protocol::{
     ContentBlock, GetPromptResult, LegacyGetPromptResult, LegacyListPromptsResult,
     ListPromptsResult, Prompt, PromptArgument, PromptMessage, ResultType, Role, TextContent,
     TextContentType,
@@ -265,25 +265,19 @@ impl PromptSet {
         let page = pager.page(&self.list, |prompt| &prompt.name)?;
         let (prompts, next_cursor) = (page.items, page.next_cursor);
         match era {
-            Era::Legacy(_) => respond(
-                ResultKind::LegacyListPrompts,
-                &LegacyListPromptsResult {
-                    meta: None,
-                    next_cursor,
-                    prompts,
-                },
-            ),
-            Era::Modern => respond(
-                ResultKind::ListPrompts,
-                &ListPromptsResult {
-                    cache_scope: hints.scope,
-                    meta: None,
-                    next_cursor,
-                    prompts,
-                    result_type: ResultType::Complete,
-                    ttl_ms: hints.ttl_ms,
-                },
-            ),
+            Era::Legacy(_) => respond(&LegacyListPromptsResult {
+                meta: None,
+                next_cursor,
+                prompts,
+            }),
+            Era::Modern => respond(&ListPromptsResult {
+                cache_scope: hints.scope,
+                meta: None,
+                next_cursor,
+                prompts,
+                result_type: ResultType::Complete,
+                ttl_ms: hints.ttl_ms,
+            }),
         }
     }
 
@@ -350,23 +344,17 @@ impl PromptSet {
         };
         let description = definition.prompt.description.clone();
         match era {
-            Era::Legacy(_) => respond(
-                ResultKind::LegacyGetPrompt,
-                &LegacyGetPromptResult {
-                    description,
-                    messages,
-                    meta: None,
-                },
-            ),
-            Era::Modern => respond(
-                ResultKind::GetPrompt,
-                &GetPromptResult {
-                    description,
-                    messages,
-                    meta: None,
-                    result_type: ResultType::Complete,
-                },
-            ),
+            Era::Legacy(_) => respond(&LegacyGetPromptResult {
+                description,
+                messages,
+                meta: None,
+            }),
+            Era::Modern => respond(&GetPromptResult {
+                description,
+                messages,
+                meta: None,
+                result_type: ResultType::Complete,
+            }),
         }
     }
 }

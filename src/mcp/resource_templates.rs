@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use super::resources::ResourceError;
 use super::uri_template::UriTemplate;
 use super::McpError;
-use crate::generated::mcp::protocol::{ResourceContents, ResourceTemplate};
+use crate::generated::protocol::{ResourceContents, ResourceTemplate};
 
 /// The variables a URI matched, by name (percent-decoded).
 pub type TemplateParams = HashMap<String, String>;
@@ -27,7 +27,7 @@ pub type TemplateCompleter = Arc<dyn Fn(&str, &str, &TemplateParams) -> Vec<Stri
 /// read.
 ///
 /// ```
-/// use typed_mcp::generated::mcp::protocol::{ResourceContents, TextResourceContents};
+/// use typed_mcp::generated::protocol::{ResourceContents, TextResourceContents};
 /// use typed_mcp::mcp::{McpServer, ResourceTemplateDefinition};
 ///
 /// #[derive(serde::Deserialize)]

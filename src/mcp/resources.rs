@@ -9,12 +9,12 @@ use serde_json::json;
 
 use super::builder::CacheHints;
 use super::era::Era;
-use super::outbound::{respond, ResultKind};
+use super::outbound::respond;
 use super::pagination::Pager;
 use super::params::{error_with_data, internal_error, invalid_params, violation};
 use super::resource_templates::ResourceTemplateDefinition;
 use super::McpError;
-use crate::generated::mcp::protocol::{
+use crate::generated::protocol::{
     LegacyListResourceTemplatesResult, LegacyListResourcesResult, LegacyReadResourceResult,
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Resource,
     ResourceContents, ResultType, TextResourceContents,
@@ -254,25 +254,19 @@ impl ResourceSet {
         let page = pager.page(&self.list, |resource| &resource.uri)?;
         let (resources, next_cursor) = (page.items, page.next_cursor);
         match era {
-            Era::Legacy(_) => respond(
-                ResultKind::LegacyListResources,
-                &LegacyListResourcesResult {
-                    meta: None,
-                    next_cursor,
-                    resources,
-                },
-            ),
-            Era::Modern => respond(
-                ResultKind::ListResources,
-                &ListResourcesResult {
-                    cache_scope: hints.scope,
-                    meta: None,
-                    next_cursor,
-                    resources,
-                    result_type: ResultType::Complete,
-                    ttl_ms: hints.ttl_ms,
-                },
-            ),
+            Era::Legacy(_) => respond(&LegacyListResourcesResult {
+                meta: None,
+                next_cursor,
+                resources,
+            }),
+            Era::Modern => respond(&ListResourcesResult {
+                cache_scope: hints.scope,
+                meta: None,
+                next_cursor,
+                resources,
+                result_type: ResultType::Complete,
+                ttl_ms: hints.ttl_ms,
+            }),
         }
     }
 
@@ -291,25 +285,19 @@ impl ResourceSet {
             .map(|definition| definition.template)
             .collect();
         match era {
-            Era::Legacy(_) => respond(
-                ResultKind::LegacyListResourceTemplates,
-                &LegacyListResourceTemplatesResult {
-                    meta: None,
-                    next_cursor,
-                    resource_templates: resource_templates.clone(),
-                },
-            ),
-            Era::Modern => respond(
-                ResultKind::ListResourceTemplates,
-                &ListResourceTemplatesResult {
-                    cache_scope: hints.scope,
-                    meta: None,
-                    next_cursor,
-                    resource_templates,
-                    result_type: ResultType::Complete,
-                    ttl_ms: hints.ttl_ms,
-                },
-            ),
+            Era::Legacy(_) => respond(&LegacyListResourceTemplatesResult {
+                meta: None,
+                next_cursor,
+                resource_templates: resource_templates.clone(),
+            }),
+            Era::Modern => respond(&ListResourceTemplatesResult {
+                cache_scope: hints.scope,
+                meta: None,
+                next_cursor,
+                resource_templates,
+                result_type: ResultType::Complete,
+                ttl_ms: hints.ttl_ms,
+            }),
         }
     }
 
@@ -357,23 +345,17 @@ impl ResourceSet {
             }
         };
         match era {
-            Era::Legacy(_) => respond(
-                ResultKind::LegacyReadResource,
-                &LegacyReadResourceResult {
-                    contents,
-                    meta: None,
-                },
-            ),
-            Era::Modern => respond(
-                ResultKind::ReadResource,
-                &ReadResourceResult {
-                    cache_scope: hints.scope,
-                    contents,
-                    meta: None,
-                    result_type: ResultType::Complete,
-                    ttl_ms: hints.ttl_ms,
-                },
-            ),
+            Era::Legacy(_) => respond(&LegacyReadResourceResult {
+                contents,
+                meta: None,
+            }),
+            Era::Modern => respond(&ReadResourceResult {
+                cache_scope: hints.scope,
+                contents,
+                meta: None,
+                result_type: ResultType::Complete,
+                ttl_ms: hints.ttl_ms,
+            }),
         }
     }
 }

@@ -11,7 +11,7 @@ use std::sync::{Mutex, PoisonError};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
-use crate::generated::mcp::protocol::validate;
+use crate::generated::protocol::validate;
 use crate::server::Peer;
 
 /// A list whose changes are announced.

@@ -14,9 +14,9 @@ use super::outbound::{parse_rendered, respond, respond_rendered, respond_value, 
 use super::params::{invalid_params, violation};
 use super::tools::ToolDefinition;
 use crate::cache::{Cache, CacheSource};
-use crate::generated::mcp::protocol::{
-    validate, LoggingLevel, LoggingMessageNotificationParams, ProgressNotificationParams,
-    ProgressToken,
+use crate::generated::protocol::{
+    validate, CallToolResult, LegacyCallToolResult, LoggingLevel, LoggingMessageNotificationParams,
+    ProgressNotificationParams, ProgressToken,
 };
 use crate::server::{HandlerResult, Peer, RequestContext};
 use crate::tools::{
@@ -30,7 +30,7 @@ const PROGRESS_QUEUE: usize = 64;
 /// The tools of a server and what runs them.
 #[derive(Debug)]
 pub(crate) struct ToolSet {
-    pub(crate) list: Vec<crate::generated::mcp::protocol::Tool>,
+    pub(crate) list: Vec<crate::generated::protocol::Tool>,
     pub(crate) by_name: HashMap<String, ToolDefinition>,
     pub(crate) runner: ToolRunner,
     pub(crate) cache: Option<Cache>,
@@ -181,25 +181,19 @@ impl ToolSet {
         let page = pager.page(&self.list, |tool| &tool.name)?;
         let (tools, next_cursor) = (page.items, page.next_cursor);
         match era {
-            Era::Legacy(_) => respond(
-                ResultKind::LegacyListTools,
-                &crate::generated::mcp::protocol::LegacyListToolsResult {
-                    meta: None,
-                    next_cursor,
-                    tools,
-                },
-            ),
-            Era::Modern => respond(
-                ResultKind::ListTools,
-                &crate::generated::mcp::protocol::ListToolsResult {
-                    cache_scope: hints.scope,
-                    meta: None,
-                    next_cursor,
-                    result_type: crate::generated::mcp::protocol::ResultType::Complete,
-                    tools,
-                    ttl_ms: hints.ttl_ms,
-                },
-            ),
+            Era::Legacy(_) => respond(&crate::generated::protocol::LegacyListToolsResult {
+                meta: None,
+                next_cursor,
+                tools,
+            }),
+            Era::Modern => respond(&crate::generated::protocol::ListToolsResult {
+                cache_scope: hints.scope,
+                meta: None,
+                next_cursor,
+                result_type: crate::generated::protocol::ResultType::Complete,
+                tools,
+                ttl_ms: hints.ttl_ms,
+            }),
         }
     }
 }
@@ -210,7 +204,7 @@ impl ToolSet {
 /// paths) is what lets a model correct its call.
 fn render_for_era(result: &ToolCallResult, era: Era) -> HandlerResult {
     match era {
-        Era::Modern => respond_rendered(ResultKind::CallTool, result.json.clone()),
+        Era::Modern => respond_rendered(ResultKind::of::<CallToolResult>(), result.json.clone()),
         Era::Legacy(_) => {
             // The runner always renders `resultType` first: cut it from the text rather
             // than re-serializing the whole result (which may hold a large text twice).
@@ -220,13 +214,13 @@ fn render_for_era(result: &ToolCallResult, era: Era) -> HandlerResult {
                 .strip_prefix(MODERN_RESULT_PREFIX)
                 .map(|rest| RawValue::from_string(format!("{{{rest}")));
             match legacy {
-                Some(Ok(raw)) => respond_rendered(ResultKind::LegacyCallTool, raw),
+                Some(Ok(raw)) => respond_rendered(ResultKind::of::<LegacyCallToolResult>(), raw),
                 _ => {
                     let mut value = parse_rendered(&result.json)?;
                     if let Value::Object(map) = &mut value {
                         map.remove("resultType");
                     }
-                    respond_value(ResultKind::LegacyCallTool, &value)
+                    respond_value(ResultKind::of::<LegacyCallToolResult>(), &value)
                 }
             }
         }

@@ -38,7 +38,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::McpError;
-use crate::generated::mcp::protocol::{Tool, ToolAnnotations, ToolInputSchema};
+use crate::generated::protocol::{Tool, ToolAnnotations, ToolInputSchema};
 use crate::tools::{ToolCallError, ToolContext, ToolEntry, ToolHandler, ToolResult};
 use crate::validation::SchemaValidate;
 

@@ -27,7 +27,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{McpError, ToolDefinition};
-use crate::generated::mcp::protocol::ToolInputSchema;
+use crate::generated::protocol::ToolInputSchema;
 use crate::tools::{ToolCallError, ToolContext, ToolEntry, ToolHandler, ToolResult};
 use crate::validation::ValidationError;
 

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::envelope::{render_failure, success, tool_error, ToolCallResult};
 use crate::generated::errors::{ResultMeta, ToolErrorCode};
-use crate::generated::mcp::protocol::validate;
+use crate::generated::protocol::validate;
 
 #[derive(Serialize)]
 struct ContentResultOut<'a> {

@@ -301,7 +301,7 @@ impl ToolContext {
     /// `_meta` log level in 2026-07-28). Returns whether it was passed on.
     pub fn log(
         &self,
-        level: crate::generated::mcp::protocol::LoggingLevel,
+        level: crate::generated::protocol::LoggingLevel,
         data: impl Into<serde_json::Value>,
     ) -> bool {
         self.progress.log(super::progress::LogMessage {

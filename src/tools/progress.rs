@@ -31,7 +31,7 @@ pub type ProgressSink = Arc<dyn Fn(ProgressUpdate) + Send + Sync>;
 #[derive(Debug, Clone, PartialEq)]
 pub struct LogMessage {
     /// Its severity.
-    pub level: crate::generated::mcp::protocol::LoggingLevel,
+    pub level: crate::generated::protocol::LoggingLevel,
     /// Who logged it (the tool's name, by default).
     pub logger: Option<String>,
     /// The message: a string or any JSON value.

@@ -39,10 +39,6 @@ pub(crate) const LIMITS: &str = r#"{
   "request": {"toolArrayLimits": {"sum": 16}}
 }"#;
 
-/// Whether a missing `examples/demo_server.rs` fails the test in CI (it does: the demo server
-/// has landed, so its absence is a regression, not a work in progress).
-pub(crate) const DEMO_SERVER_MISSING_FAILS_IN_CI: bool = true;
-
 /// Longest a single client run may take before it is killed (a hang guard, not a measurement).
 pub(crate) const RUN_DEADLINE: Duration = Duration::from_secs(180);
 
@@ -237,18 +233,14 @@ pub(crate) fn runnable_clients() -> Vec<(&'static InteropClient, Vec<String>)> {
     runnable
 }
 
-/// Where the server comes from, as a command line (without `--limits`).
-pub(crate) enum ServerSource {
-    Ready(Vec<String>),
-    /// `examples/demo_server.rs` does not exist (yet).
-    Missing(String),
-}
-
-pub(crate) fn server_command() -> ServerSource {
+/// The server's command line (without `--limits`): `TYPED_MCP_INTEROP_SERVER`, else
+/// `TYPED_MCP_DEMO_SERVER`, else the `demo_server` example (part of this repository, so it is
+/// never skipped: a demo server that does not build fails the test).
+pub(crate) fn server_command() -> Vec<String> {
     if let Ok(line) = std::env::var("TYPED_MCP_INTEROP_SERVER") {
         let argv: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
         assert!(!argv.is_empty(), "TYPED_MCP_INTEROP_SERVER is empty");
-        return ServerSource::Ready(argv);
+        return argv;
     }
     if let Some(path) = std::env::var_os("TYPED_MCP_DEMO_SERVER") {
         let path = PathBuf::from(path);
@@ -257,29 +249,9 @@ pub(crate) fn server_command() -> ServerSource {
             "TYPED_MCP_DEMO_SERVER names no file: {}",
             path.display()
         );
-        return ServerSource::Ready(vec![path.display().to_string()]);
+        return vec![path.display().to_string()];
     }
-    let source = Path::new(ROOT).join("examples").join("demo_server.rs");
-    if !source.exists() {
-        return ServerSource::Missing(format!("{} does not exist yet", source.display()));
-    }
-    ServerSource::Ready(vec![build_demo_server().display().to_string()])
-}
-
-/// The server's command line (without `--limits`), or `None` after announcing why there is
-/// none (a missing demo server fails in CI when `DEMO_SERVER_MISSING_FAILS_IN_CI`).
-pub(crate) fn server_or_skip() -> Option<Vec<String>> {
-    match server_command() {
-        ServerSource::Ready(argv) => Some(argv),
-        ServerSource::Missing(why) => {
-            if DEMO_SERVER_MISSING_FAILS_IN_CI {
-                unavailable("the demo server", &why);
-            } else {
-                announce(&format!("SKIPPED: the demo server: {why}\n"));
-            }
-            None
-        }
-    }
+    vec![build_demo_server().display().to_string()]
 }
 
 /// Builds the `demo_server` example with this test's profile and returns the executable.

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
-use typed_mcp::generated::mcp::protocol;
+use typed_mcp::generated::protocol;
 use typed_mcp::validation::ValidationError;
 
 /// One of our generated definitions: its name, a round trip through its Rust type, and its

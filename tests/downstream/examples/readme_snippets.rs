@@ -5,7 +5,7 @@
 // The fragments are compiled, not run.
 #![allow(dead_code)]
 
-use typed_mcp::generated::mcp::protocol::{ResourceContents, TextResourceContents};
+use typed_mcp::generated::protocol::{ResourceContents, TextResourceContents};
 use typed_mcp::mcp::{
     user_text, McpServer, PromptDefinition, ResourceDefinition, ResourceError,
     ResourceTemplateDefinition, ToolDefinition,

@@ -4,7 +4,7 @@
 //!   constrained properties), ours generated from it by this crate's build.rs;
 //! - the official MCP 2026-07-28 `CallToolRequest`, read at run time from the specification
 //!   beside the repository (`TYPED_MCP_SPEC_DIR` overrides), against the runtime's own
-//!   `typed_mcp::generated::mcp::protocol::validate::call_tool_request` (generated from our
+//!   `typed_mcp::generated::protocol::validate::call_tool_request` (generated from our
 //!   `schema/mcp/protocol.json`, which models the same message).
 //!
 //! `jsonschema` is timed twice: `is_valid` (stops at the first violation) and
@@ -189,7 +189,7 @@ pub(crate) fn measure() -> Result<(Vec<Row>, Skipped), String> {
         Ok(text) => {
             let doc: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
             let theirs = compile(&doc, "CallToolRequest")?;
-            let ours: Ours = typed_mcp::generated::mcp::protocol::validate::call_tool_request;
+            let ours: Ours = typed_mcp::generated::protocol::validate::call_tool_request;
             let (valid, invalid) = call_tool_request_instances()?;
             rows.push(row(
                 "CallToolRequest (official example), valid".into(),
