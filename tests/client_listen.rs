@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use typed_mcp::client::{Client, ClientError, ListenNotification, ServerCommand, Subscription};
-use typed_mcp::generated::mcp::protocol::SubscriptionFilter;
+use typed_mcp::generated::protocol::SubscriptionFilter;
 use typed_mcp::mcp::McpServer;
 
 use client_support::{build_example, options, runtime, HttpServer};

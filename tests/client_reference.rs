@@ -16,7 +16,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use typed_mcp::client::{Client, ClientError, ListenNotification, ServerCommand};
-use typed_mcp::generated::mcp::protocol::{ResourceContents, SubscriptionFilter};
+use typed_mcp::generated::protocol::{ResourceContents, SubscriptionFilter};
 use typed_mcp::validation::{SchemaValidate, ValidationError};
 
 use client_support::{

@@ -16,7 +16,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
-use crate::generated::mcp::protocol::{
+use crate::generated::protocol::{
     validate, ResourceUpdatedNotificationParams, SubscriptionFilter,
     SubscriptionsAcknowledgedNotificationParams,
 };

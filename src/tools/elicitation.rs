@@ -25,7 +25,7 @@
 use serde_json::{json, Value};
 
 use super::client::{ClientRequest, ClientRequestError, ClientRequester};
-use crate::generated::mcp::protocol::{validate, ElicitResult};
+use crate::generated::protocol::{validate, ElicitResult};
 
 /// The method of every elicitation, form or URL mode.
 pub(crate) const ELICIT_METHOD: &str = "elicitation/create";
@@ -156,7 +156,7 @@ pub(crate) fn elicit_result(answer: Value) -> Result<ElicitResult, ClientRequest
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generated::mcp::protocol::ElicitResultAction;
+    use crate::generated::protocol::ElicitResultAction;
 
     #[test]
     fn a_request_is_keyed_by_its_id_and_checked_before_it_is_sent() {
