@@ -19,8 +19,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::sync::Notify;
 
-/// Default number of bytes of answers that may wait for the writer: 8 MiB.
-pub const DEFAULT_MAX_QUEUED_BYTES: usize = 8 * 1024 * 1024;
+/// Default number of bytes of answers that may wait for the writer: 4 MiB.
+pub const DEFAULT_MAX_QUEUED_BYTES: usize = 4 * 1024 * 1024;
 
 /// Shared by the writer (which counts bytes in and out) and the request loop (which asks
 /// whether one more request fits).

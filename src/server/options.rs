@@ -249,3 +249,16 @@ impl SharedBatchPolicy {
             .store(policy == BatchPolicy::Allow, Ordering::Release);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_schema_defaults_are_the_option_defaults() {
+        let from_limits = ServeOptions::from_limits(&Limits::default());
+        assert_eq!(from_limits.max_queued_bytes, DEFAULT_MAX_QUEUED_BYTES);
+        assert_eq!(from_limits.max_line_bytes, DEFAULT_MAX_LINE_BYTES);
+        assert_eq!(from_limits.max_depth, DEFAULT_MAX_DEPTH);
+    }
+}

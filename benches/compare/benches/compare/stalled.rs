@@ -2,7 +2,7 @@
 //! - **stalled reader**: the demo server answers `tools/call big` (1,000,000-byte texts) to a
 //!   client that writes 200 requests and reads nothing for a while, then reads everything.
 //!   Peak RSS is the server's `VmHWM`; every answer must then arrive, once, as a success.
-//!   Run with the default limits (output budget `response.maxQueuedBytes` = 8 MiB) and, side
+//!   Run with the default limits (output budget `response.maxQueuedBytes` = 4 MiB) and, side
 //!   by side, with the budget set to 1 GiB (in effect off: the queue is then bounded by
 //!   message count alone), each *warm* (a few `big` answers read first, so the server knows
 //!   their size) and *cold* (the stall starts with the first request).
@@ -178,7 +178,7 @@ pub(crate) fn run_all() -> bool {
     let mut configurations = vec![
         (
             Server::Typed,
-            "typed-mcp, default limits (maxQueuedBytes 8 MiB)",
+            "typed-mcp, default limits (maxQueuedBytes 4 MiB)",
             None,
         ),
         (
