@@ -163,6 +163,65 @@ async fn a_listen_post_is_answered_with_a_stream_that_stays_open() {
     );
 }
 
+/// A server shutting down ends an open listen stream with the closing result (a JSON-RPC
+/// response to the listen request), then the body ends cleanly: the client sees an orderly
+/// end, not a cut connection.
+#[tokio::test]
+async fn shutdown_ends_a_listen_stream_with_its_closing_result() {
+    let h = http_support::start(Limits::default()).await;
+    let body = http_support::modern_body(
+        9,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    );
+    let answer = h
+        .client
+        .post(&h.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let mut stream = answer.bytes_stream();
+    let first = events(&mut stream, 1).await;
+    assert!(
+        first.contains("notifications/subscriptions/acknowledged"),
+        "{first}"
+    );
+    let shutdown = tokio::spawn(h.running.shutdown());
+    let mut rest = String::new();
+    loop {
+        let chunk = tokio::time::timeout(http_support::HANG_GUARD, stream.next())
+            .await
+            .expect("the stream ends (hang guard)");
+        match chunk {
+            Some(chunk) => rest.push_str(&String::from_utf8_lossy(&chunk.expect("no cut"))),
+            None => break,
+        }
+    }
+    let last: serde_json::Value = serde_json::from_str(
+        rest.lines()
+            .rev()
+            .find_map(|line| line.strip_prefix("data: "))
+            .expect("a closing event"),
+    )
+    .unwrap();
+    assert_eq!(last["id"], 9, "{rest}");
+    assert_eq!(last["result"]["resultType"], "complete", "{rest}");
+    assert_eq!(
+        last["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        9
+    );
+    tokio::time::timeout(http_support::HANG_GUARD, shutdown)
+        .await
+        .expect("the server stops (hang guard)")
+        .unwrap()
+        .expect("a clean shutdown");
+}
+
 #[tokio::test]
 async fn a_listen_post_that_accepts_only_json_is_refused() {
     let h = http_support::start(Limits::default()).await;

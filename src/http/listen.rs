@@ -115,9 +115,16 @@ pub(crate) async fn start(
         .local_addr()
         .map_err(|source| HttpError::Bind { addr, source })?;
     let header_timeout = service.options().header_read_timeout();
+    let streams = service.clone();
     let router = axum::Router::new().route_service(MCP_PATH, service);
     let stop = CancellationToken::new();
-    let task = tokio::spawn(accept_loop(listener, router, header_timeout, stop.clone()));
+    let task = tokio::spawn(accept_loop(
+        listener,
+        router,
+        header_timeout,
+        stop.clone(),
+        streams,
+    ));
     tracing::info!(%local_addr, "serving MCP over HTTP");
     Ok(RunningHttpServer {
         local_addr,
@@ -131,7 +138,11 @@ async fn accept_loop(
     router: axum::Router,
     header_timeout: Duration,
     stop: CancellationToken,
+    streams: McpHttpService,
 ) -> Result<(), HttpError> {
+    // Connections drain only after the listen streams were told to end, so that their
+    // closing results are among the responses a graceful shutdown lets finish.
+    let drain = CancellationToken::new();
     let mut connections = JoinSet::new();
     let mut consecutive_errors = 0_u32;
     loop {
@@ -160,7 +171,7 @@ async fn accept_loop(
             tracing::debug!(%error, "TCP_NODELAY not set");
         }
         let service = TowerToHyperService::new(router.clone());
-        let stop = stop.clone();
+        let stop = drain.clone();
         let _abort = connections.spawn(async move {
             let connection = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
@@ -186,6 +197,8 @@ async fn accept_loop(
         });
     }
     drop(listener);
+    streams.close_streams();
+    drain.cancel();
     while connections.join_next().await.is_some() {}
     tracing::info!("HTTP server stopped");
     Ok(())

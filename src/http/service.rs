@@ -50,6 +50,8 @@ struct Inner {
     options: HttpOptions,
     sessions: SessionStore,
     permits: Arc<Semaphore>,
+    /// Cancelled by [`McpHttpService::close_streams`]: open listen streams end.
+    closing: CancellationToken,
 }
 
 impl McpHttpService {
@@ -67,8 +69,18 @@ impl McpHttpService {
                 options,
                 sessions,
                 permits,
+                closing: CancellationToken::new(),
             }),
         }
+    }
+
+    /// Ends every open `subscriptions/listen` stream with its closing result (and every one
+    /// opened later at once), as a stdio server does at end of input, so clients see a clean
+    /// end rather than a cut connection. [`RunningHttpServer::shutdown`](crate::http::RunningHttpServer::shutdown)
+    /// calls it; when this service is mounted in your own router, call it before shutting
+    /// your server down gracefully.
+    pub fn close_streams(&self) {
+        self.inner.closing.cancel();
     }
 
     /// How many 2025-era sessions are open.
@@ -237,7 +249,10 @@ impl Inner {
                 let response = Response::error(Some(request.id), error);
                 return reply::message(StatusCode::BAD_REQUEST, &response);
             }
-            let connection = Arc::new(Connection::stateless(Arc::clone(&self.state)));
+            let connection = Arc::new(Connection::stateless(
+                Arc::clone(&self.state),
+                self.closing.child_token(),
+            ));
             let delivery = delivery.with_progress(probe.wants_progress);
             // A listen stream is an event stream from its acknowledgement on.
             let delivery = match (request.method.as_ref(), delivery) {

@@ -111,14 +111,19 @@ impl Connection {
     }
 
     /// A connection for one stateless (2026-07-28) HTTP request: `initialize` and `ping` do
-    /// not exist there (`-32601`).
+    /// not exist there (`-32601`). `closing` ends its listen stream with the closing result
+    /// (the HTTP service's shutdown).
     #[cfg(feature = "http")]
-    pub(crate) fn stateless(state: Arc<ServerState>) -> Self {
+    pub(crate) fn stateless(
+        state: Arc<ServerState>,
+        closing: tokio_util::sync::CancellationToken,
+    ) -> Self {
         let mut connection = Self::new(
             state,
             SharedBatchPolicy::new(crate::jsonrpc::BatchPolicy::Reject),
         );
         connection.stateless = true;
+        connection.closing = closing;
         connection
     }
 

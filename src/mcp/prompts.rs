@@ -84,8 +84,7 @@ impl PromptContext {
     pub async fn elicit_url(
         &self,
         request: &crate::tools::UrlElicitation,
-    ) -> Result<crate::generated::protocol::ElicitResult, crate::tools::ClientRequestError>
-    {
+    ) -> Result<crate::generated::protocol::ElicitResult, crate::tools::ClientRequestError> {
         crate::tools::elicitation::ask_url(
             self.client.as_ref(),
             request,

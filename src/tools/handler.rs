@@ -239,8 +239,7 @@ impl ToolContext {
     pub async fn elicit_url(
         &self,
         request: &super::UrlElicitation,
-    ) -> Result<crate::generated::protocol::ElicitResult, super::client::ClientRequestError>
-    {
+    ) -> Result<crate::generated::protocol::ElicitResult, super::client::ClientRequestError> {
         super::elicitation::ask_url(
             self.client.as_ref(),
             request,
