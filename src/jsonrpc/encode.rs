@@ -151,7 +151,22 @@ fn write_raw(buf: &mut Vec<u8>, raw: &RawValue) {
 }
 
 /// The index just past the closing quote of the string whose contents start at `from`.
+///
+/// Most strings of a result are short (member names, small values): they are scanned byte by
+/// byte, which costs less than setting up a vectorised search; longer ones go to `memchr`.
 fn string_end(bytes: &[u8], mut from: usize) -> usize {
+    /// Bytes looked at one by one before handing the rest of a string to `memchr`.
+    const SHORT: usize = 32;
+    let mut at = from;
+    let short_end = from.saturating_add(SHORT).min(bytes.len());
+    while at < short_end {
+        match bytes[at] {
+            b'"' => return at + 1,
+            b'\\' => at += 2,
+            _ => at += 1,
+        }
+    }
+    from = at;
     while let Some(offset) = memchr::memchr2(b'"', b'\\', &bytes[from.min(bytes.len())..]) {
         let at = from + offset;
         if bytes[at] == b'"' {
@@ -228,6 +243,19 @@ mod tests {
             parsed,
             serde_json::from_str::<serde_json::Value>(text).unwrap()
         );
+    }
+
+    #[test]
+    fn escapes_anywhere_around_the_short_scan_are_kept() {
+        for at in 0..70 {
+            let inner = format!("{}\\\"{}", "a".repeat(at), "b c".repeat(20));
+            let text = format!("{{ \"k\" : \"{inner}\" , \"n\" : 1 }}");
+            assert_eq!(
+                compacted(&text),
+                format!("{{\"k\":\"{inner}\",\"n\":1}}"),
+                "{at}"
+            );
+        }
     }
 
     #[test]
