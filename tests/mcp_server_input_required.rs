@@ -1,0 +1,768 @@
+//! 2026-07-28 `input_required` over stdio (in-process, over a duplex): a handler's questions
+//! to the client become `inputRequests` with a sealed `requestState`; the client retries the
+//! same `tools/call` with `inputResponses` and the state. Several rounds, several questions
+//! in one round, altered state, a partial retry, unknown answers and a missing capability.
+
+mod mcp_server_support;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use mcp_server_support::demo::arguments::EchoArguments;
+use mcp_server_support::{call, modern, tool_error_code, violation_paths, TestClient};
+use serde_json::{json, Value};
+use typed_mcp::mcp::{
+    user_text, ArgumentSchema, McpServer, PromptDefinition, PromptError, ToolDefinition,
+};
+use typed_mcp::tools::{ToolCallError, ToolContext};
+
+/// How many times each tool's handler started and how many times it ran to its end.
+#[derive(Debug, Default)]
+struct Runs {
+    started: AtomicUsize,
+    completed: AtomicUsize,
+}
+
+impl Runs {
+    fn counts(&self) -> (usize, usize) {
+        (
+            self.started.load(Ordering::SeqCst),
+            self.completed.load(Ordering::SeqCst),
+        )
+    }
+}
+
+fn schema() -> ArgumentSchema {
+    ArgumentSchema::from_defs(
+        include_str!("../examples/demo_server/tools.json"),
+        "EchoArguments",
+    )
+    .unwrap()
+}
+
+fn failed(error: typed_mcp::tools::ClientRequestError) -> ToolCallError {
+    ToolCallError::failed(error.to_string())
+}
+
+fn sampling_params(text: &str) -> Value {
+    json!({
+        "messages": [{"role": "user", "content": {"type": "text", "text": text}}],
+        "maxTokens": 10
+    })
+}
+
+fn elicitation_params(message: &str) -> Value {
+    json!({
+        "message": message,
+        "requestedSchema": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}},
+            "required": ["name"]
+        }
+    })
+}
+
+/// The server of these tests:
+/// - `two_rounds` samples (unkeyed: `sampling-1`), then, with that answer, elicits
+///   (unkeyed: `elicitation-2`), and returns both answers;
+/// - `three_at_once` asks a sampling, an elicitation and the roots at once, under the keys
+///   `greeting`, `name` and `roots`;
+/// - `declared` needs `sampling` and `elicitation.url` declared (`-32021` otherwise).
+fn server(two: &Arc<Runs>, three: &Arc<Runs>, declared: &Arc<Runs>) -> McpServer {
+    let runs = Arc::clone(two);
+    let two_rounds = ToolDefinition::from_async(
+        "two_rounds",
+        "Asks the model, then the user about the model's answer.",
+        schema(),
+        move |ctx: ToolContext, args: EchoArguments| {
+            let runs = Arc::clone(&runs);
+            async move {
+                let _before: usize = runs.started.fetch_add(1, Ordering::SeqCst);
+                let sample = ctx
+                    .sample(sampling_params(&args.text))
+                    .await
+                    .map_err(failed)?;
+                let said = sample["content"]["text"].as_str().unwrap_or("?").to_owned();
+                let elicited = ctx
+                    .elicit(elicitation_params(&format!("The model said {said}. Name?")))
+                    .await
+                    .map_err(failed)?;
+                let name = elicited["content"]["name"].as_str().unwrap_or("?");
+                let _before: usize = runs.completed.fetch_add(1, Ordering::SeqCst);
+                Ok(Value::from(format!("{}: {said} / {name}", args.text)))
+            }
+        },
+    )
+    .unwrap();
+    let runs = Arc::clone(three);
+    let three_at_once = ToolDefinition::from_async(
+        "three_at_once",
+        "Asks a sampling, an elicitation and the roots in one round.",
+        schema(),
+        move |ctx: ToolContext, args: EchoArguments| {
+            let runs = Arc::clone(&runs);
+            async move {
+                let _before: usize = runs.started.fetch_add(1, Ordering::SeqCst);
+                let (greeting, name, roots) = tokio::join!(
+                    ctx.ask(
+                        Some("greeting"),
+                        "sampling/createMessage",
+                        sampling_params(&args.text)
+                    ),
+                    ctx.ask(
+                        Some("name"),
+                        "elicitation/create",
+                        elicitation_params("Name?")
+                    ),
+                    ctx.ask(Some("roots"), "roots/list", json!({})),
+                );
+                let (greeting, name, roots) = (
+                    greeting.map_err(failed)?,
+                    name.map_err(failed)?,
+                    roots.map_err(failed)?,
+                );
+                let roots: Vec<&str> = roots["roots"]
+                    .as_array()
+                    .map(|roots| roots.iter().filter_map(|r| r["uri"].as_str()).collect())
+                    .unwrap_or_default();
+                let _before: usize = runs.completed.fetch_add(1, Ordering::SeqCst);
+                Ok(Value::from(format!(
+                    "{} {} in {}",
+                    greeting["content"]["text"].as_str().unwrap_or("?"),
+                    name["content"]["name"].as_str().unwrap_or("?"),
+                    roots.join(",")
+                )))
+            }
+        },
+    )
+    .unwrap();
+    let runs = Arc::clone(declared);
+    let declared = ToolDefinition::from_async(
+        "declared",
+        "Needs sampling and URL-mode elicitation declared.",
+        schema(),
+        move |_ctx: ToolContext, args: EchoArguments| {
+            let runs = Arc::clone(&runs);
+            async move {
+                let _before: usize = runs.started.fetch_add(1, Ordering::SeqCst);
+                let _before: usize = runs.completed.fetch_add(1, Ordering::SeqCst);
+                Ok(Value::from(args.text))
+            }
+        },
+    )
+    .unwrap()
+    .requires_client_capability("sampling")
+    .requires_client_capability("elicitation.url");
+    // A prompt of the same name as the tool: two keyed rounds.
+    let prompt = PromptDefinition::asking(
+        "two_rounds",
+        "Asks a topic, then the model about it.",
+        |ctx, args| async move {
+            let failed = |error: typed_mcp::tools::ClientRequestError| {
+                PromptError::Failed(error.to_string())
+            };
+            let topic = ctx
+                .ask(
+                    Some("topic"),
+                    "elicitation/create",
+                    elicitation_params("Topic?"),
+                )
+                .await
+                .map_err(failed)?;
+            let topic = topic["content"]["name"].as_str().unwrap_or("?").to_owned();
+            let said = ctx
+                .ask(
+                    Some("said"),
+                    "sampling/createMessage",
+                    sampling_params(&topic),
+                )
+                .await
+                .map_err(failed)?;
+            Ok(vec![user_text(format!(
+                "{} {topic}: {}",
+                args.get("style").map_or("?", String::as_str),
+                said["content"]["text"].as_str().unwrap_or("?")
+            ))])
+        },
+    )
+    .argument("style", "How to say it.", true);
+    McpServer::builder("input-required", "1")
+        .prompt(prompt)
+        .tool(two_rounds)
+        .tool(three_at_once)
+        .tool(declared)
+        .build()
+        .unwrap()
+}
+
+struct Fixture {
+    client: TestClient,
+    two: Arc<Runs>,
+    three: Arc<Runs>,
+    declared: Arc<Runs>,
+}
+
+fn start() -> Fixture {
+    let (two, three, declared) = Default::default();
+    let client = TestClient::start(server(&two, &three, &declared));
+    Fixture {
+        client,
+        two,
+        three,
+        declared,
+    }
+}
+
+/// Modern `tools/call` params of `tool` from a client declaring `capabilities`.
+fn params(tool: &str, text: &str, capabilities: Value) -> Value {
+    let mut params = modern(call(tool, json!({ "text": text })));
+    params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = capabilities;
+    params
+}
+
+fn all_capabilities() -> Value {
+    json!({"sampling": {}, "elicitation": {}, "roots": {}})
+}
+
+/// `params` retried with `responses` and `state`.
+fn retry(params: &Value, responses: Value, state: &str) -> Value {
+    let mut params = params.clone();
+    params["inputResponses"] = responses;
+    params["requestState"] = json!(state);
+    params
+}
+
+/// The keys of an `input_required` result's `inputRequests`, sorted.
+fn keys(result: &Value) -> Vec<String> {
+    assert_eq!(result["resultType"], "input_required", "{result}");
+    let mut keys: Vec<String> = result["inputRequests"]
+        .as_object()
+        .expect("inputRequests")
+        .keys()
+        .cloned()
+        .collect();
+    keys.sort();
+    keys
+}
+
+fn state_of(result: &Value) -> String {
+    result["requestState"]
+        .as_str()
+        .expect("a requestState")
+        .to_owned()
+}
+
+fn sampled(text: &str) -> Value {
+    json!({"role": "assistant", "content": {"type": "text", "text": text}, "model": "m"})
+}
+
+fn elicited(name: &str) -> Value {
+    json!({"action": "accept", "content": {"name": name}})
+}
+
+fn listed_roots() -> Value {
+    json!({"roots": [{"uri": "file:///a", "name": "a"}, {"uri": "file:///b"}]})
+}
+
+/// The three answers `three_at_once` asks for.
+fn three_answers() -> Value {
+    json!({"greeting": sampled("Hello"), "name": elicited("Ada"), "roots": listed_roots()})
+}
+
+/// `state` with the character at `at` replaced by another base64url character.
+fn flipped(state: &str, at: usize) -> String {
+    let mut bytes = state.as_bytes().to_vec();
+    bytes[at] = if bytes[at] == b'A' { b'B' } else { b'A' };
+    String::from_utf8(bytes).unwrap()
+}
+
+#[tokio::test]
+async fn two_rounds_ask_one_question_each_and_the_result_uses_both_answers() {
+    let Fixture {
+        mut client, two, ..
+    } = start();
+    let first_params = params("two_rounds", "2+2?", all_capabilities());
+    let first = client
+        .result(json!(1), "tools/call", Some(first_params.clone()))
+        .await;
+    assert_eq!(keys(&first), ["sampling-1"]);
+    assert_eq!(
+        first["inputRequests"]["sampling-1"],
+        json!({"method": "sampling/createMessage", "params": sampling_params("2+2?")})
+    );
+    assert_eq!(two.counts(), (1, 0));
+
+    // Round two: the first answer is in; the handler goes on to its second question,
+    // which it words with that answer.
+    let second = client
+        .result(
+            json!(2),
+            "tools/call",
+            Some(retry(
+                &first_params,
+                json!({"sampling-1": sampled("four")}),
+                &state_of(&first),
+            )),
+        )
+        .await;
+    assert_eq!(keys(&second), ["elicitation-2"]);
+    assert_eq!(
+        second["inputRequests"]["elicitation-2"],
+        json!({
+            "method": "elicitation/create",
+            "params": elicitation_params("The model said four. Name?")
+        })
+    );
+    assert_ne!(state_of(&second), state_of(&first));
+    assert_eq!(two.counts(), (2, 0));
+
+    // Round three: only the latest answer; the first comes back from the state.
+    let done = client
+        .result(
+            json!(3),
+            "tools/call",
+            Some(retry(
+                &first_params,
+                json!({"elicitation-2": elicited("Ada")}),
+                &state_of(&second),
+            )),
+        )
+        .await;
+    assert_eq!(done["resultType"], "complete", "{done}");
+    assert_eq!(done["isError"], false, "{done}");
+    assert_eq!(done["content"][0]["text"], "2+2?: four / Ada");
+    assert_eq!(done.get("inputRequests"), None);
+    assert_eq!(two.counts(), (3, 1));
+
+    // The second answer with the first round's state lacks the first: asked again.
+    let again = client
+        .result(
+            json!(4),
+            "tools/call",
+            Some(retry(
+                &first_params,
+                json!({"elicitation-2": elicited("Ada")}),
+                &state_of(&first),
+            )),
+        )
+        .await;
+    assert_eq!(keys(&again), ["sampling-1"]);
+    assert_eq!(two.counts(), (4, 1));
+}
+
+#[tokio::test]
+async fn several_questions_in_one_round_are_all_asked_and_one_retry_answers_them() {
+    let Fixture {
+        mut client, three, ..
+    } = start();
+    let first_params = params("three_at_once", "hi", all_capabilities());
+    let first = client
+        .result(json!(1), "tools/call", Some(first_params.clone()))
+        .await;
+    assert_eq!(keys(&first), ["greeting", "name", "roots"]);
+    assert_eq!(
+        first["inputRequests"],
+        json!({
+            "greeting": {"method": "sampling/createMessage", "params": sampling_params("hi")},
+            "name": {"method": "elicitation/create", "params": elicitation_params("Name?")},
+            "roots": {"method": "roots/list", "params": {}}
+        })
+    );
+    assert_eq!(three.counts(), (1, 0));
+
+    let done = client
+        .result(
+            json!(2),
+            "tools/call",
+            Some(retry(&first_params, three_answers(), &state_of(&first))),
+        )
+        .await;
+    assert_eq!(done["resultType"], "complete", "{done}");
+    assert_eq!(done["isError"], false, "{done}");
+    assert_eq!(
+        done["content"][0]["text"],
+        "Hello Ada in file:///a,file:///b"
+    );
+    assert_eq!(three.counts(), (2, 1));
+}
+
+#[tokio::test]
+async fn an_altered_request_state_is_refused_and_the_handler_does_not_complete() {
+    let Fixture {
+        mut client, two, ..
+    } = start();
+    let first_params = params("two_rounds", "q", all_capabilities());
+    let first = client
+        .result(json!(1), "tools/call", Some(first_params.clone()))
+        .await;
+    let second = client
+        .result(
+            json!(2),
+            "tools/call",
+            Some(retry(
+                &first_params,
+                json!({"sampling-1": sampled("s")}),
+                &state_of(&first),
+            )),
+        )
+        .await;
+    assert_eq!(keys(&second), ["elicitation-2"]);
+    let state = state_of(&second);
+    let (payload, tag) = state.split_once('.').expect("payload.tag");
+    assert!(!payload.is_empty() && !tag.is_empty(), "{state}");
+    assert_eq!(two.counts(), (2, 0));
+
+    // A state of another tool; a state that is not a string.
+    let other = client
+        .result(
+            json!(3),
+            "tools/call",
+            Some(params("three_at_once", "q", all_capabilities())),
+        )
+        .await;
+    let mut not_a_string = retry(&first_params, json!({}), "");
+    not_a_string["requestState"] = json!(12);
+    let error = client
+        .error(json!(4), "tools/call", Some(not_a_string))
+        .await;
+    assert_eq!(error["code"], -32602, "{error}");
+    assert_eq!(error["message"], "the requestState must be a string");
+    assert_eq!(violation_paths(&error), ["/requestState"]);
+    // Empty, one character flipped in the payload or in the tag, another tool's.
+    let altered = [
+        String::new(),
+        flipped(&state, 0),
+        flipped(&state, payload.len() + 1 + tag.len() / 2),
+        state_of(&other),
+    ];
+    for (n, altered) in altered.iter().enumerate() {
+        assert_ne!(altered, &state);
+        let error = client
+            .error(
+                json!(10 + n),
+                "tools/call",
+                Some(retry(
+                    &first_params,
+                    json!({"elicitation-2": elicited("n")}),
+                    altered,
+                )),
+            )
+            .await;
+        assert_eq!(error["code"], -32602, "{error}");
+        assert_eq!(
+            error["message"],
+            "the requestState was altered or belongs to another request"
+        );
+        assert_eq!(violation_paths(&error), ["/requestState"]);
+    }
+    // Refused before the handler runs at all.
+    assert_eq!(two.counts(), (2, 0));
+
+    // The intact state still completes.
+    let done = client
+        .result(
+            json!(20),
+            "tools/call",
+            Some(retry(
+                &first_params,
+                json!({"elicitation-2": elicited("n")}),
+                &state,
+            )),
+        )
+        .await;
+    assert_eq!(done["content"][0]["text"], "q: s / n");
+    assert_eq!(two.counts(), (3, 1));
+}
+
+#[tokio::test]
+async fn a_retry_missing_an_answer_asks_only_that_question_again() {
+    let Fixture {
+        mut client, three, ..
+    } = start();
+    let first_params = params("three_at_once", "hi", all_capabilities());
+    let first = client
+        .result(json!(1), "tools/call", Some(first_params.clone()))
+        .await;
+    assert_eq!(keys(&first), ["greeting", "name", "roots"]);
+
+    // Two of three answers: not completed; the missing question is asked again, alone.
+    let mut partial = three_answers();
+    let _removed: Option<Value> = partial.as_object_mut().unwrap().remove("name");
+    let second = client
+        .result(
+            json!(2),
+            "tools/call",
+            Some(retry(&first_params, partial, &state_of(&first))),
+        )
+        .await;
+    assert_eq!(keys(&second), ["name"]);
+    assert_eq!(
+        second["inputRequests"]["name"],
+        json!({"method": "elicitation/create", "params": elicitation_params("Name?")})
+    );
+    assert_eq!(three.counts(), (2, 0));
+
+    // An answer that is not an object is no answer either.
+    let third = client
+        .result(
+            json!(3),
+            "tools/call",
+            Some(retry(
+                &first_params,
+                json!({"name": "Ada"}),
+                &state_of(&second),
+            )),
+        )
+        .await;
+    assert_eq!(keys(&third), ["name"]);
+    assert_eq!(three.counts(), (3, 0));
+
+    // The new state carries the two answers given: the missing one alone completes.
+    let done = client
+        .result(
+            json!(4),
+            "tools/call",
+            Some(retry(
+                &first_params,
+                json!({"name": elicited("Ada")}),
+                &state_of(&third),
+            )),
+        )
+        .await;
+    assert_eq!(done["resultType"], "complete", "{done}");
+    assert_eq!(
+        done["content"][0]["text"],
+        "Hello Ada in file:///a,file:///b"
+    );
+    assert_eq!(three.counts(), (4, 1));
+}
+
+#[tokio::test]
+async fn unknown_input_responses_are_ignored() {
+    let Fixture {
+        mut client,
+        three,
+        two,
+        ..
+    } = start();
+    let first_params = params("three_at_once", "hi", all_capabilities());
+    let first = client
+        .result(json!(1), "tools/call", Some(first_params.clone()))
+        .await;
+    let mut answers = three_answers();
+    answers["unknown"] = sampled("nobody asked");
+    answers["sampling-1"] = sampled("not this tool's key");
+    answers["also-unknown"] = json!(42);
+    let done = client
+        .result(
+            json!(2),
+            "tools/call",
+            Some(retry(&first_params, answers, &state_of(&first))),
+        )
+        .await;
+    assert_eq!(done["resultType"], "complete", "{done}");
+    assert_eq!(done["isError"], false, "{done}");
+    assert_eq!(
+        done["content"][0]["text"],
+        "Hello Ada in file:///a,file:///b"
+    );
+    assert_eq!(three.counts(), (2, 1));
+
+    // Only unknown answers: the questions are asked again, as on the first call.
+    let again = client
+        .result(
+            json!(3),
+            "tools/call",
+            Some(retry(
+                &first_params,
+                json!({"unknown": sampled("x"), "greetings": sampled("x")}),
+                &state_of(&first),
+            )),
+        )
+        .await;
+    assert_eq!(keys(&again), ["greeting", "name", "roots"]);
+    assert_eq!(again["inputRequests"], first["inputRequests"]);
+    assert_eq!(three.counts(), (3, 1));
+
+    // In a multi-round exchange, an unknown answer beside the real one changes nothing.
+    let two_params = params("two_rounds", "q", all_capabilities());
+    let round1 = client
+        .result(json!(4), "tools/call", Some(two_params.clone()))
+        .await;
+    let round2 = client
+        .result(
+            json!(5),
+            "tools/call",
+            Some(retry(
+                &two_params,
+                json!({"sampling-1": sampled("s"), "elicitation-9": elicited("x")}),
+                &state_of(&round1),
+            )),
+        )
+        .await;
+    assert_eq!(keys(&round2), ["elicitation-2"]);
+    let done = client
+        .result(
+            json!(6),
+            "tools/call",
+            Some(retry(
+                &two_params,
+                json!({"elicitation-2": elicited("n")}),
+                &state_of(&round2),
+            )),
+        )
+        .await;
+    assert_eq!(done["content"][0]["text"], "q: s / n");
+    assert_eq!(two.counts(), (3, 1));
+}
+
+#[tokio::test]
+async fn a_client_without_a_required_capability_gets_32021_with_the_missing_ones() {
+    let Fixture {
+        mut client,
+        declared,
+        two,
+        ..
+    } = start();
+    // Neither declared: both named, nested as capabilities objects.
+    let error = client
+        .error(
+            json!(1),
+            "tools/call",
+            Some(params("declared", "x", json!({"roots": {}}))),
+        )
+        .await;
+    assert_eq!(error["code"], -32021, "{error}");
+    assert_eq!(
+        error["data"]["requiredCapabilities"],
+        json!({"sampling": {}, "elicitation": {"url": {}}})
+    );
+    // Form-mode elicitation only: `elicitation.url` is still missing.
+    let error = client
+        .error(
+            json!(2),
+            "tools/call",
+            Some(params(
+                "declared",
+                "x",
+                json!({"sampling": {}, "elicitation": {"form": {}}}),
+            )),
+        )
+        .await;
+    assert_eq!(error["code"], -32021, "{error}");
+    assert_eq!(
+        error["data"]["requiredCapabilities"],
+        json!({"elicitation": {"url": {}}})
+    );
+    assert_eq!(declared.counts(), (0, 0));
+
+    // Declared: the handler runs.
+    let done = client
+        .result(
+            json!(3),
+            "tools/call",
+            Some(params(
+                "declared",
+                "x",
+                json!({"sampling": {}, "elicitation": {"url": {}}}),
+            )),
+        )
+        .await;
+    assert_eq!(done["resultType"], "complete", "{done}");
+    assert_eq!(done["content"][0]["text"], "x");
+    assert_eq!(declared.counts(), (1, 1));
+
+    // A tool that does not declare what it needs: its handler is told, nothing is asked.
+    let result = client
+        .result(
+            json!(4),
+            "tools/call",
+            Some(params("two_rounds", "x", json!({"elicitation": {}}))),
+        )
+        .await;
+    assert_eq!(result["resultType"], "complete", "{result}");
+    assert_eq!(result["isError"], true, "{result}");
+    assert_eq!(result.get("inputRequests"), None);
+    assert_eq!(
+        result["content"][0]["text"],
+        "TOOL_FAILED: the client did not declare the sampling capability"
+    );
+    assert_eq!(tool_error_code(&result), "TOOL_FAILED");
+    assert_eq!(two.counts(), (1, 0));
+}
+
+#[tokio::test]
+async fn a_prompt_asks_in_two_rounds_and_its_state_is_not_the_tools() {
+    let Fixture {
+        mut client, two, ..
+    } = start();
+    let mut first_params = modern(json!({"name": "two_rounds", "arguments": {"style": "briefly"}}));
+    first_params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = all_capabilities();
+    let first = client
+        .result(json!(1), "prompts/get", Some(first_params.clone()))
+        .await;
+    assert_eq!(keys(&first), ["topic"]);
+    assert_eq!(
+        first["inputRequests"]["topic"],
+        json!({"method": "elicitation/create", "params": elicitation_params("Topic?")})
+    );
+    let second = client
+        .result(
+            json!(2),
+            "prompts/get",
+            Some(retry(
+                &first_params,
+                json!({"topic": elicited("rust")}),
+                &state_of(&first),
+            )),
+        )
+        .await;
+    assert_eq!(keys(&second), ["said"]);
+    assert_eq!(
+        second["inputRequests"]["said"],
+        json!({"method": "sampling/createMessage", "params": sampling_params("rust")})
+    );
+
+    // The tool of the same name does not take the prompt's state.
+    let tool_params = params("two_rounds", "q", all_capabilities());
+    let error = client
+        .error(
+            json!(3),
+            "tools/call",
+            Some(retry(&tool_params, json!({}), &state_of(&second))),
+        )
+        .await;
+    assert_eq!(error["code"], -32602, "{error}");
+    assert_eq!(two.counts(), (0, 0));
+    // Nor the prompt a flipped state.
+    let error = client
+        .error(
+            json!(4),
+            "prompts/get",
+            Some(retry(
+                &first_params,
+                json!({"said": sampled("fast")}),
+                &flipped(&state_of(&second), 1),
+            )),
+        )
+        .await;
+    assert_eq!(error["code"], -32602, "{error}");
+    assert_eq!(violation_paths(&error), ["/requestState"]);
+
+    let done = client
+        .result(
+            json!(5),
+            "prompts/get",
+            Some(retry(
+                &first_params,
+                json!({"said": sampled("fast")}),
+                &state_of(&second),
+            )),
+        )
+        .await;
+    assert_eq!(done["resultType"], "complete", "{done}");
+    assert_eq!(
+        done["messages"],
+        json!([{"role": "user", "content": {"type": "text", "text": "briefly rust: fast"}}])
+    );
+}
