@@ -458,6 +458,27 @@ async fn an_altered_request_state_is_refused_and_the_handler_does_not_complete()
     // Refused before the handler runs at all.
     assert_eq!(two.counts(), (2, 0));
 
+    // The intact state, replayed on the same tool with other arguments: an answer given to
+    // one question must not complete another.
+    let other_arguments = params("two_rounds", "another question", all_capabilities());
+    let error = client
+        .error(
+            json!(19),
+            "tools/call",
+            Some(retry(
+                &other_arguments,
+                json!({"elicitation-2": elicited("n")}),
+                &state,
+            )),
+        )
+        .await;
+    assert_eq!(error["code"], -32602, "{error}");
+    assert_eq!(
+        error["message"],
+        "the requestState was altered or belongs to another request"
+    );
+    assert_eq!(two.counts(), (2, 0));
+
     // The intact state still completes.
     let done = client
         .result(

@@ -278,10 +278,13 @@ impl Connection {
                         .unwrap_or_default();
                 sets.tools.check_capabilities(&p.name, &declared)?;
                 // Questions to the client become an input_required result; a retry brings
-                // the answers (and the sealed answers of earlier rounds).
+                // the answers (and the sealed answers of earlier rounds), for this tool with
+                // these arguments only.
+                let arguments = p.arguments.map_or(Value::Null, Value::Object);
+                let scope = super::input_required::request_scope("tool", &p.name, &arguments);
                 let answers = super::input_required::answers_of(
                     &state.state_key,
-                    &p.name,
+                    &scope,
                     p.extra.get("requestState"),
                 )?;
                 let inputs = Arc::new(super::input_required::Inputs::new(
@@ -295,13 +298,16 @@ impl Connection {
                         ctx: &ctx,
                         era,
                         name: &p.name,
-                        arguments: p.arguments,
+                        arguments: match arguments {
+                            Value::Object(map) => Some(map),
+                            _ => None,
+                        },
                         progress_token: p.meta.progress_token,
                         log_level: p.meta.io_modelcontextprotocol_log_level,
                         client: Some(inputs.requester()),
                     })
                     .await;
-                match inputs.result(&state.state_key, &p.name) {
+                match inputs.result(&state.state_key, &scope) {
                     Some(input_required) => input_required,
                     None => answer,
                 }
@@ -344,7 +350,11 @@ impl Connection {
             ("prompts/get", Era::Modern) => {
                 let p: GetPromptRequestParams =
                     decode(method, params, validate::get_prompt_request_params, false)?;
-                let scope = format!("prompt:{}", p.name);
+                let scope = super::input_required::request_scope(
+                    "prompt",
+                    &p.name,
+                    &serde_json::to_value(&p.arguments).unwrap_or_default(),
+                );
                 let answers = super::input_required::answers_of(
                     &state.state_key,
                     &scope,

@@ -8,7 +8,9 @@
 //! - **State.** `requestState` carries every answer received so far, so a multi-round
 //!   exchange needs only the latest `inputResponses`. It is sealed with HMAC-SHA256 under a
 //!   key drawn from the OS when the server is built: altered state is refused with `-32602`
-//!   and never decoded. It is bound to the tool's name.
+//!   and never decoded. It is bound to the request it answers: the tool (or prompt) and its
+//!   arguments, compared as canonical JSON, so a state cannot be replayed on another tool,
+//!   a prompt of the same name, or the same tool with other arguments.
 //! - **Capabilities.** A question the client's declared capabilities cannot answer fails in
 //!   the handler with [`ClientRequestError::MissingCapability`] and is not sent (URL-mode
 //!   elicitation needs `elicitation.url`).
@@ -185,6 +187,18 @@ impl Inputs {
             &value,
         ))
     }
+}
+
+/// The scope a `requestState` is sealed for: what the request is (`tool` or `prompt`), its
+/// name and its arguments as canonical JSON (absent arguments as `null`), each part
+/// length-prefixed so that no two requests share a scope.
+pub(crate) fn request_scope(kind: &str, name: &str, arguments: &Value) -> String {
+    let arguments = crate::cache::canonical_json(arguments);
+    format!(
+        "{kind}:{}:{name}:{}:{arguments}",
+        name.len(),
+        arguments.len()
+    )
 }
 
 /// The answers a retried request's `requestState` carries (none without one).
