@@ -622,6 +622,24 @@ async fn unknown_input_responses_are_ignored() {
         )
         .await;
     assert_eq!(keys(&round2), ["elicitation-2"]);
+    // The state carries the answer the handler used, not the unknown one.
+    let state = state_of(&round2);
+    let payload = state.split_once('.').expect("payload.tag").0;
+    let carried: Value = serde_json::from_slice(
+        &base64::Engine::decode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, payload)
+            .expect("base64url"),
+    )
+    .expect("JSON answers");
+    assert_eq!(carried, json!({"sampling-1": sampled("s")}));
+    // inputResponses that are not an object are refused, not ignored.
+    let mut not_an_object = retry(&two_params, json!({}), &state);
+    not_an_object["inputResponses"] = json!([sampled("s")]);
+    let error = client
+        .error(json!(7), "tools/call", Some(not_an_object))
+        .await;
+    assert_eq!(error["code"], -32602, "{error}");
+    assert_eq!(error["message"], "the inputResponses must be an object");
+    assert_eq!(violation_paths(&error), ["/inputResponses"]);
     let done = client
         .result(
             json!(6),

@@ -286,6 +286,7 @@ impl Connection {
                     &state.state_key,
                     &scope,
                     p.extra.get("requestState"),
+                    p.extra.get("inputResponses"),
                 )?;
                 let inputs = Arc::new(super::input_required::Inputs::new(
                     answers,
@@ -359,6 +360,7 @@ impl Connection {
                     &state.state_key,
                     &scope,
                     p.extra.get("requestState"),
+                    p.extra.get("inputResponses"),
                 )?;
                 let declared =
                     serde_json::to_value(&p.meta.io_modelcontextprotocol_client_capabilities)

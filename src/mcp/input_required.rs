@@ -4,8 +4,9 @@
 //!
 //! - **Keys.** A question asked with a key ([`ToolContext::ask`]) is filed under it; others
 //!   under `<kind>-<n>` in the order asked. An answer that is not a JSON object is no answer
-//!   (the question is asked again); answers to keys nobody asks for are ignored.
-//! - **State.** `requestState` carries every answer received so far, so a multi-round
+//!   (the question is asked again); answers to keys nobody asks for are ignored, and not
+//!   carried into the next state. `inputResponses` that is not an object is `-32602`.
+//! - **State.** `requestState` carries every answer the handler used so far, so a multi-round
 //!   exchange needs only the latest `inputResponses`. It is sealed with HMAC-SHA256 under a
 //!   key drawn from the OS when the server is built: altered state is refused with `-32602`
 //!   and never decoded. It is bound to the request it answers: the tool (or prompt) and its
@@ -102,6 +103,8 @@ pub(crate) struct Inputs {
     answers: BTreeMap<String, Value>,
     declared: Value,
     asked: Mutex<BTreeMap<String, Value>>,
+    /// The keys of the answers the handler used: only these go into the next state.
+    used: Mutex<std::collections::BTreeSet<String>>,
     counter: AtomicU64,
 }
 
@@ -124,6 +127,7 @@ impl Inputs {
             answers,
             declared,
             asked: Mutex::new(BTreeMap::new()),
+            used: Mutex::new(std::collections::BTreeSet::new()),
             counter: AtomicU64::new(0),
         }
     }
@@ -158,6 +162,11 @@ impl Inputs {
             format!("{kind}-{number}")
         });
         if let Some(answer) = self.answers.get(&key) {
+            let _new = self
+                .used
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(key);
             return Ok(answer.clone());
         }
         let question = json!({"method": request.method, "params": request.params});
@@ -177,10 +186,18 @@ impl Inputs {
         }
         let requests: Map<String, Value> =
             asked.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        // Answers nobody asked for are not carried on: the state holds what the handler used.
+        let used = self.used.lock().unwrap_or_else(PoisonError::into_inner);
+        let kept: BTreeMap<String, Value> = self
+            .answers
+            .iter()
+            .filter(|(k, _)| used.contains(k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         let value = json!({
             "resultType": "input_required",
             "inputRequests": requests,
-            "requestState": key.seal(scope, &self.answers),
+            "requestState": key.seal(scope, &kept),
         });
         Some(respond_value(
             ResultKind::of::<InputRequiredResult>(),
@@ -201,12 +218,20 @@ pub(crate) fn request_scope(kind: &str, name: &str, arguments: &Value) -> String
     )
 }
 
-/// The answers a retried request's `requestState` carries (none without one).
+/// The answers a retried request's `requestState` carries (none without one); its
+/// `inputResponses`, when present, must be an object (`-32602` otherwise).
 pub(crate) fn answers_of(
     key: &StateKey,
     scope: &str,
     state: Option<&Value>,
+    responses: Option<&Value>,
 ) -> Result<BTreeMap<String, Value>, crate::jsonrpc::ErrorObject<'static>> {
+    if responses.is_some_and(|responses| !responses.is_object()) {
+        return Err(invalid_params(
+            "the inputResponses must be an object",
+            vec![violation("/inputResponses", "type", "not an object")],
+        ));
+    }
     match state {
         None => Ok(BTreeMap::new()),
         Some(Value::String(state)) => key.open(scope, state).ok_or_else(|| {
