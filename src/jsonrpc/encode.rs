@@ -127,10 +127,19 @@ fn write_error_object(buf: &mut Vec<u8>, error: &ErrorObject<'_>) {
 /// Copies raw JSON without its insignificant whitespace, so the output is compact and free
 /// of line breaks even for pretty-printed input.
 ///
-/// Strings are skipped with `memchr` (to their closing quote or next escape), so a long text
-/// costs about a copy; only the bytes between strings are looked at one by one.
+/// Without any whitespace byte, the text is copied as it is. Otherwise strings are skipped
+/// with `memchr` (to their closing quote or next escape), so a long text costs about a copy;
+/// only the bytes between strings are looked at one by one.
 fn write_raw(buf: &mut Vec<u8>, raw: &RawValue) {
     let bytes = raw.get().as_bytes();
+    // Compact JSON (all this crate writes) has no whitespace byte at all: one vectorised
+    // look, then a plain copy.
+    if memchr::memchr3(b' ', b'\n', b'\r', bytes).is_none()
+        && memchr::memchr(b'\t', bytes).is_none()
+    {
+        buf.extend_from_slice(bytes);
+        return;
+    }
     buf.reserve(bytes.len());
     // Raw JSON is valid, so outside strings whitespace is insignificant, and inside strings
     // no raw control character (hence no line break) can occur.
