@@ -27,6 +27,25 @@ async fn events<B: AsRef<[u8]>>(
     seen
 }
 
+/// POSTs `subscriptions/listen` with request id `id` and `params`, accepting an event stream.
+async fn listen(
+    h: &http_support::Harness,
+    id: u64,
+    params: serde_json::Value,
+) -> reqwest::Response {
+    let body = http_support::modern_body(id, "subscriptions/listen", params);
+    h.client
+        .post(&h.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn stateless_http_requests_page_with_the_same_cursor() {
     let harness = http_support::start(http_support::limits(r#"{"lists": {"pageSize": 5}}"#)).await;
@@ -105,22 +124,12 @@ async fn list_changes_reach_a_session_get_stream() {
 #[tokio::test]
 async fn a_listen_post_is_answered_with_a_stream_that_stays_open() {
     let h = http_support::start(Limits::default()).await;
-    let body = http_support::modern_body(
+    let answer = listen(
+        &h,
         7,
-        "subscriptions/listen",
         json!({"notifications": {"toolsListChanged": true, "resourceSubscriptions": ["demo://readme"]}}),
-    );
-    let answer = h
-        .client
-        .post(&h.url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "subscriptions/listen")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
+    )
+    .await;
     assert_eq!(answer.status(), StatusCode::OK);
     let content_type = answer.headers()["content-type"]
         .to_str()
@@ -169,22 +178,7 @@ async fn a_listen_post_is_answered_with_a_stream_that_stays_open() {
 #[tokio::test]
 async fn shutdown_ends_a_listen_stream_with_its_closing_result() {
     let h = http_support::start(Limits::default()).await;
-    let body = http_support::modern_body(
-        9,
-        "subscriptions/listen",
-        json!({"notifications": {"toolsListChanged": true}}),
-    );
-    let answer = h
-        .client
-        .post(&h.url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "subscriptions/listen")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
+    let answer = listen(&h, 9, json!({"notifications": {"toolsListChanged": true}})).await;
     let mut stream = answer.bytes_stream();
     let first = events(&mut stream, 1).await;
     assert!(
