@@ -3,39 +3,17 @@
 //! eras, for its annotated tools `test_simple_text` and `test_error_handling`; a tool without
 //! annotations publishes none.
 
+mod example_support;
+
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 
-/// Builds the example with this test's profile and returns the executable's path.
+/// The fixture server, built with this test's profile.
 fn conformance_server() -> PathBuf {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut build = Command::new(cargo);
-    build.current_dir(env!("CARGO_MANIFEST_DIR")).args([
-        "build",
-        "-p",
-        "typed-mcp",
-        "--example",
-        "conformance_server",
-        "--message-format=json-render-diagnostics",
-    ]);
-    if !cfg!(debug_assertions) {
-        build.arg("--release");
-    }
-    let output = build.stderr(Stdio::inherit()).output().expect("cargo runs");
-    assert!(
-        output.status.success(),
-        "building the fixture server failed"
-    );
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|message| message["reason"] == "compiler-artifact")
-        .filter(|message| message["target"]["name"] == "conformance_server")
-        .find_map(|message| message["executable"].as_str().map(PathBuf::from))
-        .expect("cargo reports the executable")
+    example_support::build_example("conformance_server")
 }
 
 /// Writes `messages` as lines to the server's stdin, closes it and returns the stdout lines.

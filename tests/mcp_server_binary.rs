@@ -2,6 +2,8 @@
 //! `server/discover` request is answered on stdout (and nothing else is), then the server
 //! exits cleanly when its stdin closes.
 
+mod example_support;
+
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
@@ -17,31 +19,7 @@ const DISCOVER: &str = concat!(
 
 /// Builds the example with this test's profile and returns the executable's path.
 fn demo_server() -> PathBuf {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut build = Command::new(cargo);
-    build.current_dir(env!("CARGO_MANIFEST_DIR")).args([
-        "build",
-        "-p",
-        "typed-mcp",
-        "--example",
-        "demo_server",
-    ]);
-    if !cfg!(debug_assertions) {
-        build.arg("--release");
-    }
-    let status = build.status().expect("cargo runs");
-    assert!(status.success(), "building the demo server failed");
-    // This test runs from <target>/<profile>/deps/; the example is in <target>/<profile>/examples/.
-    let exe = std::env::current_exe().expect("the test's path");
-    let profile_dir = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("<target>/<profile>");
-    let path = profile_dir
-        .join("examples")
-        .join(format!("demo_server{}", std::env::consts::EXE_SUFFIX));
-    assert!(path.exists(), "no executable at {}", path.display());
-    path
+    example_support::build_example("demo_server")
 }
 
 /// Runs the server with `args`, writes `input` to its stdin, closes it and collects the rest.

@@ -2,6 +2,8 @@
 //! validation errors, and their structured output checked against the `outputSchema` the
 //! server publishes in `tools/list` (by the `jsonschema` crate, an independent validator).
 
+mod example_support;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -10,29 +12,7 @@ use serde_json::{json, Value};
 
 /// Builds the example with the test's own profile and returns its executable.
 fn notes_server() -> PathBuf {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
-    command
-        .args([
-            "build",
-            "--example",
-            "notes_server",
-            "--message-format=json-render-diagnostics",
-        ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stderr(Stdio::inherit());
-    if !cfg!(debug_assertions) {
-        command.arg("--release");
-    }
-    let output = command.output().expect("cargo starts");
-    assert!(output.status.success(), "building notes_server failed");
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|message| message["reason"] == "compiler-artifact")
-        .filter(|message| message["target"]["name"] == "notes_server")
-        .find_map(|message| message["executable"].as_str().map(PathBuf::from))
-        .expect("cargo reports the notes_server executable")
+    example_support::build_example("notes_server")
 }
 
 /// A running server and the next request id.

@@ -3,6 +3,8 @@
 //! `mcp_client ... templates`, `read demo://greetings/Ada`, `complete template ...`, and the
 //! piped `tools/call sleep` whose log messages come before its result.
 
+mod example_support;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -14,28 +16,7 @@ const SERVER_RUN: &str = "cargo run -q --example demo_server";
 
 /// Builds an example with this test's profile and returns the executable's path.
 fn build_example(name: &str) -> PathBuf {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut build = Command::new(cargo);
-    build.current_dir(env!("CARGO_MANIFEST_DIR")).args([
-        "build",
-        "-p",
-        "typed-mcp",
-        "--example",
-        name,
-        "--message-format=json-render-diagnostics",
-    ]);
-    if !cfg!(debug_assertions) {
-        build.arg("--release");
-    }
-    let output = build.stderr(Stdio::inherit()).output().expect("cargo runs");
-    assert!(output.status.success(), "building {name} failed");
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|message| message["reason"] == "compiler-artifact")
-        .filter(|message| message["target"]["name"] == name)
-        .find_map(|message| message["executable"].as_str().map(PathBuf::from))
-        .expect("cargo reports the executable")
+    example_support::build_example(name)
 }
 
 fn readme() -> String {

@@ -49,29 +49,7 @@ pub(crate) fn demo_server() -> PathBuf {
 
 /// Builds an example of this package with the test's profile; returns its executable.
 pub(crate) fn build_example(name: &str) -> PathBuf {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = std::process::Command::new(cargo);
-    command
-        .args([
-            "build",
-            "--example",
-            name,
-            "--message-format=json-render-diagnostics",
-        ])
-        .current_dir(interop_support::ROOT)
-        .stderr(std::process::Stdio::inherit());
-    if !cfg!(debug_assertions) {
-        command.arg("--release");
-    }
-    let output = command.output().expect("cargo starts");
-    assert!(output.status.success(), "building {name} failed");
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .filter(|message| message["reason"] == "compiler-artifact")
-        .filter(|message| message["target"]["name"] == name)
-        .find_map(|message| message["executable"].as_str().map(PathBuf::from))
-        .expect("cargo reports the executable")
+    interop_support::build_example(name)
 }
 
 /// The demo server as a stdio child, with the interop limits file.

@@ -7,6 +7,9 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+#[path = "../example_support/mod.rs"]
+mod example_support;
+
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -70,25 +73,7 @@ pub fn demo_server() -> PathBuf {
 }
 
 fn build_demo_server() -> PathBuf {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
-    command
-        .args(["build", "--example", "demo_server"])
-        .arg("--message-format=json-render-diagnostics")
-        .current_dir(ROOT)
-        .stderr(Stdio::inherit());
-    if !cfg!(debug_assertions) {
-        command.arg("--release");
-    }
-    let output = command.output().expect("cargo starts");
-    assert!(output.status.success(), "building demo_server failed");
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|message| message["reason"] == "compiler-artifact")
-        .filter(|message| message["target"]["name"] == "demo_server")
-        .find_map(|message| message["executable"].as_str().map(PathBuf::from))
-        .expect("cargo reports the demo_server executable")
+    example_support::build_example("demo_server")
 }
 
 /// A port that was free a moment ago (nginx's, the one fixed port of the cluster).

@@ -16,6 +16,9 @@ pub(crate) mod http_server;
 #[path = "../reference_data.rs"]
 mod reference_data;
 
+#[path = "../example_support/mod.rs"]
+mod example_support;
+
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -261,30 +264,7 @@ pub(crate) fn build_demo_server() -> PathBuf {
 
 /// Builds the example `name` with this test's profile and returns the executable.
 pub(crate) fn build_example(name: &str) -> PathBuf {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
-    command
-        .args(["build", "--example", name])
-        .arg("--message-format=json-render-diagnostics")
-        .current_dir(ROOT)
-        .stderr(Stdio::inherit());
-    if !cfg!(debug_assertions) {
-        command.arg("--release");
-    }
-    let output = command.output().expect("cargo starts");
-    assert!(
-        output.status.success(),
-        "building the {name} example failed ({})",
-        output.status
-    );
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let executable = stdout
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|message| message["reason"] == "compiler-artifact")
-        .filter(|message| message["target"]["name"] == name)
-        .find_map(|message| message["executable"].as_str().map(PathBuf::from));
-    executable.unwrap_or_else(|| panic!("cargo reports the {name} executable"))
+    example_support::build_example(name)
 }
 
 /// The limits file (`LIMITS`) in a fresh temporary directory, which lives as long as the
