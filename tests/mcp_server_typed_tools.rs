@@ -178,6 +178,30 @@ async fn tools_share_the_server_state() {
         )
         .await;
     assert_eq!(total["structuredContent"]["data"], 7, "{total}");
+    // JSON Schema counts 3.0 as an integer, and so does the generated `NonZeroU64` member.
+    let bumped = client
+        .result(
+            json!(4),
+            "tools/call",
+            Some(call("bump", json!({"id": 3.0}))),
+        )
+        .await;
+    assert_eq!(bumped["isError"], false, "{bumped}");
+    assert_eq!(bumped["structuredContent"]["data"], 10, "{bumped}");
+    // 2.5 is not: the validator says so, with the path.
+    let refused = client
+        .result(
+            json!(5),
+            "tools/call",
+            Some(call("bump", json!({"id": 2.5}))),
+        )
+        .await;
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert_eq!(tool_error_code(&refused), "VALIDATION_FAILED", "{refused}");
+    assert_eq!(
+        refused["structuredContent"]["error"]["validationErrors"][0]["path"],
+        "/id"
+    );
 }
 
 #[tokio::test(start_paused = true)]
