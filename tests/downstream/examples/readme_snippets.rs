@@ -103,7 +103,10 @@ async fn serving_http(server: McpServer) -> Result<(), Box<dyn std::error::Error
 #[allow(clippy::let_and_return)] // the README shows the binding
 fn mounting_http(server: McpServer) -> axum::Router {
     let mcp = server.http_service(server.http_options()); // loopback-only Host/Origin checks
-    let app = axum::Router::new().route_service("/tools/mcp", mcp);
+    let app = axum::Router::new().route_service("/tools/mcp", mcp.clone());
+    // At shutdown, before your server drains its connections: open `subscriptions/listen`
+    // streams end with their closing result instead of being cut (`serve_http` does this itself).
+    mcp.close_streams();
     app
 }
 
