@@ -282,17 +282,8 @@ impl Connection {
                 // these arguments only.
                 let arguments = p.arguments.map_or(Value::Null, Value::Object);
                 let scope = super::input_required::request_scope("tool", &p.name, &arguments);
-                let answers = super::input_required::answers_of(
-                    &state.state_key,
-                    &scope,
-                    p.extra.get("requestState"),
-                    p.extra.get("inputResponses"),
-                )?;
-                let inputs = Arc::new(super::input_required::Inputs::new(
-                    answers,
-                    p.extra.get("inputResponses"),
-                    declared,
-                ));
+                let inputs =
+                    super::input_required::inputs_of(&state.state_key, &scope, &p.extra, declared)?;
                 let answer = sets
                     .tools
                     .call(CallRequest {
@@ -356,20 +347,11 @@ impl Connection {
                     &p.name,
                     &serde_json::to_value(&p.arguments).unwrap_or_default(),
                 );
-                let answers = super::input_required::answers_of(
-                    &state.state_key,
-                    &scope,
-                    p.extra.get("requestState"),
-                    p.extra.get("inputResponses"),
-                )?;
                 let declared =
                     serde_json::to_value(&p.meta.io_modelcontextprotocol_client_capabilities)
                         .unwrap_or_default();
-                let inputs = Arc::new(super::input_required::Inputs::new(
-                    answers,
-                    p.extra.get("inputResponses"),
-                    declared,
-                ));
+                let inputs =
+                    super::input_required::inputs_of(&state.state_key, &scope, &p.extra, declared)?;
                 let answer = sets
                     .prompts
                     .get(

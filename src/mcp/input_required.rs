@@ -218,9 +218,22 @@ pub(crate) fn request_scope(kind: &str, name: &str, arguments: &Value) -> String
     )
 }
 
+/// The inputs of a (possibly retried) 2026-07-28 request sealed for `scope`: the answers
+/// its `requestState` carries and its `inputResponses`, read from the params' members.
+pub(crate) fn inputs_of(
+    key: &StateKey,
+    scope: &str,
+    params: &Map<String, Value>,
+    declared: Value,
+) -> Result<Arc<Inputs>, crate::jsonrpc::ErrorObject<'static>> {
+    let responses = params.get("inputResponses");
+    let answers = answers_of(key, scope, params.get("requestState"), responses)?;
+    Ok(Arc::new(Inputs::new(answers, responses, declared)))
+}
+
 /// The answers a retried request's `requestState` carries (none without one); its
 /// `inputResponses`, when present, must be an object (`-32602` otherwise).
-pub(crate) fn answers_of(
+fn answers_of(
     key: &StateKey,
     scope: &str,
     state: Option<&Value>,
