@@ -81,7 +81,8 @@ fn run_suite(suite: &Path, listening: HttpServer, scenarios: &str, expected: &st
         .output()
         .expect("bash starts");
     let stopped = listening.stop();
-    // The per-scenario progress (stderr) first, so the tail shows the table and the totals.
+    // The per-scenario progress (stderr) first, so the tail shows the table and the totals;
+    // the tail holds the whole table of the longest list (110 runs) with room to spare.
     let report = format!(
         "{}{}",
         String::from_utf8_lossy(&output.stderr),
@@ -89,7 +90,7 @@ fn run_suite(suite: &Path, listening: HttpServer, scenarios: &str, expected: &st
     );
     announce(&format!(
         "conformance against {url}:\n{}\n",
-        tail(&report, 80)
+        tail(&report, 160)
     ));
     assert!(
         stopped.was_running,
