@@ -257,7 +257,19 @@ proptest! {
             "[a-z(|)\\[\\]*+?.\\\\]{0,8}",
         ],
     ) {
+        // `jsonschema` 0.60 does not know the index manipulation of `relative-json-pointer`
+        // (`0-1`, `1+2/a`), which draft 2020-12's reference for the format
+        // (draft-bhutton-relative-json-pointer-00) defines: there the verdict is the grammar's,
+        // pinned by the unit tests of `src/validation/formats/pointer.rs`, not the oracle's.
+        prop_assume!(!(field == "relPointer" && has_index_manipulation(&text)));
         let instance = json!({ field: text });
         agree("Formats", &instance)?;
     }
+}
+
+/// Whether `text` starts like a relative JSON pointer with an index manipulation: digits,
+/// then `+` or `-`.
+fn has_index_manipulation(text: &str) -> bool {
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && matches!(text.as_bytes().get(digits), Some(b'+' | b'-'))
 }
