@@ -89,3 +89,38 @@ fn null_arguments_are_no_arguments_and_other_scalars_are_refused() {
         );
     }
 }
+
+/// `regression-shadowed-duplicate-array` (tool_arguments): a member shadowed by a later one
+/// of the same name still counts for `maxArraySize`, as the scanner sees the bytes.
+#[test]
+fn a_shadowed_duplicate_member_still_counts_for_the_array_limit() {
+    use std::sync::{Arc, Mutex};
+    use typed_mcp::tools::{CallOptions, ToolArguments, ToolEntry, ToolHandler, ToolRunner};
+
+    let limits = typed_mcp::config::parse_limits(r#"{"request": {"maxArraySize": 1}}"#)
+        .expect("valid limits");
+    let runner = ToolRunner::new(&limits);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("a runtime");
+    let received_for = |raw: &[u8]| {
+        let received: Arc<Mutex<Option<Value>>> = Arc::default();
+        let seen = Arc::clone(&received);
+        let entry = ToolEntry::new(ToolHandler::from_async(
+            move |_context, arguments: Value| {
+                *seen.lock().unwrap() = Some(arguments.clone());
+                async move { Ok(Value::Null) }
+            },
+        ));
+        let options = CallOptions::with_line_overhead(40);
+        let _outcome = runtime.block_on(runner.call("t", &entry, ToolArguments::Raw(raw), options));
+        let value = received.lock().unwrap().take();
+        value
+    };
+    assert_eq!(received_for(br#"{"a":[1,2,3],"a":{"c":"\"]"}}"#), None);
+    assert_eq!(
+        received_for(br#"{"a":[1],"a":{"c":"\"]"}}"#),
+        Some(json!({"a": {"c": "\"]"}}))
+    );
+}

@@ -4,6 +4,9 @@
 //! receiving exactly what `serde_json` reads from them; `null` is no arguments, so the
 //! handler gets an empty object.
 //!
+//! Duplicate member names: every member counts for the limits, also one a later member of
+//! the same name shadows (found by CI's run: `{"a":[1,2,3],"a":{}}` with `maxArraySize` 1).
+//!
 //! Input: byte 0 picks the limits (maxDepth 8..=15, maxArraySize 1..=4), the rest is the
 //! raw arguments.
 #![no_main]
@@ -14,25 +17,84 @@ use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 use typed_mcp::tools::{CallOptions, ToolArguments, ToolEntry, ToolHandler, ToolRunner};
 
-/// Nesting depth of `value`, a scalar being 0 and a container 1 + its deepest member.
-fn depth(value: &Value) -> usize {
-    match value {
-        Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
-        Value::Object(members) => 1 + members.values().map(depth).max().unwrap_or(0),
-        _ => 0,
+/// Nesting depth and largest array of a JSON document, counting every member, also one a
+/// later member of the same name shadows (the runtime scans the bytes, so it sees them all;
+/// a `serde_json::Value` keeps only the last).
+#[derive(Default)]
+struct Shape {
+    /// A scalar is 0, a container 1 + its deepest member.
+    depth: usize,
+    largest_array: usize,
+}
+
+impl Shape {
+    fn widen(&mut self, member: Shape) {
+        self.depth = self.depth.max(member.depth);
+        self.largest_array = self.largest_array.max(member.largest_array);
     }
 }
 
-fn largest_array(value: &Value) -> usize {
-    match value {
-        Value::Array(items) => items
-            .iter()
-            .map(largest_array)
-            .max()
-            .unwrap_or(0)
-            .max(items.len()),
-        Value::Object(members) => members.values().map(largest_array).max().unwrap_or(0),
-        _ => 0,
+impl<'de> serde::Deserialize<'de> for Shape {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(ShapeVisitor)
+    }
+}
+
+struct ShapeVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ShapeVisitor {
+    type Value = Shape;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Shape, E> {
+        Ok(Shape::default())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Shape, E> {
+        Ok(Shape::default())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Shape, E> {
+        Ok(Shape::default())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Shape, E> {
+        Ok(Shape::default())
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Shape, E> {
+        Ok(Shape::default())
+    }
+
+    fn visit_unit<E>(self) -> Result<Shape, E> {
+        Ok(Shape::default())
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Shape, A::Error> {
+        let mut inner = Shape::default();
+        let mut items = 0;
+        while let Some(item) = seq.next_element::<Shape>()? {
+            items += 1;
+            inner.widen(item);
+        }
+        Ok(Shape {
+            depth: 1 + inner.depth,
+            largest_array: inner.largest_array.max(items),
+        })
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Shape, A::Error> {
+        let mut inner = Shape::default();
+        while let Some((_, member)) = map.next_entry::<serde::de::IgnoredAny, Shape>()? {
+            inner.widen(member);
+        }
+        Ok(Shape {
+            depth: 1 + inner.depth,
+            largest_array: inner.largest_array,
+        })
     }
 }
 
@@ -70,7 +132,8 @@ fuzz_target!(|data: &[u8]| {
             other => other,
         })
         .filter(|value| {
-            value.is_object() && depth(value) + 2 <= max_depth && largest_array(value) <= max_array
+            let shape = serde_json::from_slice::<Shape>(raw).unwrap_or_default();
+            value.is_object() && shape.depth + 2 <= max_depth && shape.largest_array <= max_array
         });
     assert_eq!(
         received, model,
