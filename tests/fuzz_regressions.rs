@@ -55,8 +55,7 @@ fn byte_format_is_canonical_padded_base64() {
 /// the server reads `"arguments": null`; other non-objects never reach the handler.
 #[test]
 fn null_arguments_are_no_arguments_and_other_scalars_are_refused() {
-    use std::sync::{Arc, Mutex};
-    use typed_mcp::tools::{CallOptions, ToolArguments, ToolEntry, ToolHandler, ToolRunner};
+    use typed_mcp::tools::ToolRunner;
 
     let limits = typed_mcp::config::parse_limits("{}").expect("default limits");
     let runner = ToolRunner::new(&limits);
@@ -64,20 +63,7 @@ fn null_arguments_are_no_arguments_and_other_scalars_are_refused() {
         .enable_time()
         .build()
         .expect("a runtime");
-    let received_for = |raw: &[u8]| {
-        let received: Arc<Mutex<Option<Value>>> = Arc::default();
-        let seen = Arc::clone(&received);
-        let entry = ToolEntry::new(ToolHandler::from_async(
-            move |_context, arguments: Value| {
-                *seen.lock().unwrap() = Some(arguments.clone());
-                async move { Ok(Value::Null) }
-            },
-        ));
-        let options = CallOptions::with_line_overhead(40);
-        let _outcome = runtime.block_on(runner.call("t", &entry, ToolArguments::Raw(raw), options));
-        let value = received.lock().unwrap().take();
-        value
-    };
+    let received_for = |raw: &[u8]| handler_input(&runner, &runtime, raw);
     assert_eq!(received_for(b"null"), Some(json!({})));
     assert_eq!(received_for(br#"{"a":1}"#), Some(json!({"a": 1})));
     for refused in [&b"0"[..], b"\"x\"", b"[]", b"true", b"nul"] {
@@ -94,8 +80,7 @@ fn null_arguments_are_no_arguments_and_other_scalars_are_refused() {
 /// of the same name still counts for `maxArraySize`, as the scanner sees the bytes.
 #[test]
 fn a_shadowed_duplicate_member_still_counts_for_the_array_limit() {
-    use std::sync::{Arc, Mutex};
-    use typed_mcp::tools::{CallOptions, ToolArguments, ToolEntry, ToolHandler, ToolRunner};
+    use typed_mcp::tools::ToolRunner;
 
     let limits = typed_mcp::config::parse_limits(r#"{"request": {"maxArraySize": 1}}"#)
         .expect("valid limits");
@@ -104,23 +89,34 @@ fn a_shadowed_duplicate_member_still_counts_for_the_array_limit() {
         .enable_time()
         .build()
         .expect("a runtime");
-    let received_for = |raw: &[u8]| {
-        let received: Arc<Mutex<Option<Value>>> = Arc::default();
-        let seen = Arc::clone(&received);
-        let entry = ToolEntry::new(ToolHandler::from_async(
-            move |_context, arguments: Value| {
-                *seen.lock().unwrap() = Some(arguments.clone());
-                async move { Ok(Value::Null) }
-            },
-        ));
-        let options = CallOptions::with_line_overhead(40);
-        let _outcome = runtime.block_on(runner.call("t", &entry, ToolArguments::Raw(raw), options));
-        let value = received.lock().unwrap().take();
-        value
-    };
+    let received_for = |raw: &[u8]| handler_input(&runner, &runtime, raw);
     assert_eq!(received_for(br#"{"a":[1,2,3],"a":{"c":"\"]"}}"#), None);
     assert_eq!(
         received_for(br#"{"a":[1],"a":{"c":"\"]"}}"#),
         Some(json!({"a": {"c": "\"]"}}))
     );
+}
+
+/// What a tool's handler receives when `runner` is called with the raw arguments `raw`
+/// (`None`: the handler did not run).
+fn handler_input(
+    runner: &typed_mcp::tools::ToolRunner,
+    runtime: &tokio::runtime::Runtime,
+    raw: &[u8],
+) -> Option<Value> {
+    use std::sync::{Arc, Mutex};
+    use typed_mcp::tools::{CallOptions, ToolArguments, ToolEntry, ToolHandler};
+
+    let received: Arc<Mutex<Option<Value>>> = Arc::default();
+    let seen = Arc::clone(&received);
+    let entry = ToolEntry::new(ToolHandler::from_async(
+        move |_context, arguments: Value| {
+            *seen.lock().unwrap() = Some(arguments.clone());
+            async move { Ok(Value::Null) }
+        },
+    ));
+    let options = CallOptions::with_line_overhead(40);
+    let _outcome = runtime.block_on(runner.call("t", &entry, ToolArguments::Raw(raw), options));
+    let value = received.lock().unwrap().take();
+    value
 }

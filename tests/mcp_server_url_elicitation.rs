@@ -100,20 +100,9 @@ fn server() -> McpServer {
 }
 
 async fn initialized(capabilities: Value) -> TestClient {
-    let mut client = TestClient::start(server());
-    let init = client
-        .result(
-            json!(0),
-            "initialize",
-            Some(json!({
-                "protocolVersion": "2025-11-25",
-                "capabilities": capabilities,
-                "clientInfo": {"name": "c", "version": "1"}
-            })),
-        )
-        .await;
+    let (client, init) =
+        mcp_server_support::initialized_with(server(), "2025-11-25", capabilities).await;
     assert_eq!(init["protocolVersion"], "2025-11-25");
-    client.notify("notifications/initialized", None).await;
     client
 }
 

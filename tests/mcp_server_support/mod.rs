@@ -167,8 +167,20 @@ impl TestClient {
     }
 }
 
-/// A client after the `initialize` handshake at `version` (answered with `expected`).
+/// A client after the `initialize` handshake at `version`.
 pub async fn legacy_client(server: McpServer, version: &str) -> TestClient {
+    let (client, result) = initialized_with(server, version, json!({})).await;
+    assert!(result["protocolVersion"].is_string(), "{result}");
+    client
+}
+
+/// A client after the `initialize` handshake at `version` declaring `capabilities`, and the
+/// `initialize` result.
+pub async fn initialized_with(
+    server: McpServer,
+    version: &str,
+    capabilities: Value,
+) -> (TestClient, Value) {
     let mut client = TestClient::start(server);
     let result = client
         .result(
@@ -176,14 +188,13 @@ pub async fn legacy_client(server: McpServer, version: &str) -> TestClient {
             "initialize",
             Some(json!({
                 "protocolVersion": version,
-                "capabilities": {},
+                "capabilities": capabilities,
                 "clientInfo": {"name": "test-client", "version": "1.0.0"}
             })),
         )
         .await;
-    assert!(result["protocolVersion"].is_string(), "{result}");
     client.notify("notifications/initialized", None).await;
-    client
+    (client, result)
 }
 
 /// `params` of a legacy `tools/call`.
