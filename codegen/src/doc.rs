@@ -570,9 +570,17 @@ pub(crate) fn visit_schemas_mut(
                     }
                 }
             }
-            "additionalProperties" | "items" | "propertyNames" => {
-                visit_schemas_mut(value, &here, visit)?
-            }
+            "additionalProperties" | "propertyNames" => visit_schemas_mut(value, &here, visit)?,
+            // An array of schemas is `items`' tuple form (draft 7, and the types view's
+            // tuples).
+            "items" => match value {
+                Value::Array(members) => {
+                    for (i, sub) in members.iter_mut().enumerate() {
+                        visit_schemas_mut(sub, &format!("{here}/{i}"), visit)?;
+                    }
+                }
+                sub => visit_schemas_mut(sub, &here, visit)?,
+            },
             "dependentSchemas" => {
                 if let Value::Object(subs) = value {
                     for (name, sub) in subs.iter_mut() {

@@ -83,6 +83,7 @@ mod real_world {
 
     real_world_tests!(
         enum_strings,
+        evaluated_shapes,
         null_defaults,
         open_objects,
         pasted_2020_12,

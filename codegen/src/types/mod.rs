@@ -7,6 +7,7 @@ mod enum_defaults;
 mod number_defaults;
 pub(crate) mod own_enums;
 mod postpass;
+mod shape;
 mod struct_defaults;
 mod unions;
 mod view;
@@ -71,13 +72,28 @@ pub(crate) fn is_own_enum(schema: &Value) -> bool {
 /// to a referenced type, or cannot render), the types are generated again with every
 /// `default` treated as an annotation only: members are then `Option`s, absent stays absent.
 pub(crate) fn emit_types(doc: &SchemaDoc, runtime: &syn::Path) -> Result<GeneratedTypes> {
-    let view = view::types_view(doc);
-    match emit_view(doc, &view, runtime) {
-        Err(first) if view::has_defaults(&view) => {
-            emit_view(doc, &view::without_defaults(view), runtime).map_err(|_| first)
+    let shaped = view::types_view(doc, true);
+    let attempts = [
+        Some(shaped.clone()),
+        view::has_defaults(&shaped).then(|| view::without_defaults(shaped.clone())),
+    ];
+    // The shapes of evaluated definitions are new ground for typify: when it fails on them,
+    // those definitions fall back to `serde_json::Value` rather than refuse the file.
+    let plain = view::types_view(doc, false);
+    let fallbacks = [
+        (plain != shaped).then(|| plain.clone()),
+        (plain != shaped && view::has_defaults(&plain)).then(|| view::without_defaults(plain)),
+    ];
+    let mut first = None;
+    for view in attempts.into_iter().chain(fallbacks).flatten() {
+        match emit_view(doc, &view, runtime) {
+            Ok(types) => return Ok(types),
+            Err(error) => {
+                first.get_or_insert(error);
+            }
         }
-        outcome => outcome,
     }
+    Err(first.expect("the first attempt always runs"))
 }
 
 fn emit_view(

@@ -22,6 +22,85 @@ use syn::{parse_quote, Attribute, Field, Item, Meta, Token};
 pub(crate) fn keep_presence(file: &mut syn::File) {
     keep_presence_in(&mut file.items);
     fix_struct_defaults(&mut file.items);
+    if keep_explicit_nulls(&mut file.items) {
+        file.items.push(parse_quote! {
+            /// Reads a member that is present (an explicit `null` included) as `Some`; an
+            /// absent one is `None` through `#[serde(default)]`. Without it an optional
+            /// `serde_json::Value` member holding `null` would come back absent.
+            fn __typed_mcp_present_json<'de, D>(
+                deserializer: D,
+            ) -> ::std::result::Result<::std::option::Option<::serde_json::Value>, D::Error>
+            where
+                D: ::serde::Deserializer<'de>,
+            {
+                <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)
+                    .map(::std::option::Option::Some)
+            }
+        });
+    }
+}
+
+/// Gives every optional `serde_json::Value` field of a top-level struct a deserializer that
+/// keeps an explicit `null` (see `__typed_mcp_present_json`). Returns whether any field got it.
+fn keep_explicit_nulls(items: &mut [Item]) -> bool {
+    let mut used = false;
+    for item in items {
+        let Item::Struct(item) = item else { continue };
+        for field in item.fields.iter_mut() {
+            if !is_optional_json_value(&field.ty) {
+                continue;
+            }
+            let Some(index) = field.attrs.iter().position(|a| a.path().is_ident("serde")) else {
+                continue;
+            };
+            let Ok(options) =
+                field.attrs[index].parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+            else {
+                continue;
+            };
+            if options
+                .iter()
+                .any(|m| m.path().is_ident("deserialize_with") || m.path().is_ident("with"))
+            {
+                continue;
+            }
+            let kept: Vec<&Meta> = options
+                .iter()
+                .filter(|m| !m.path().is_ident("default"))
+                .collect();
+            field.attrs[index] = parse_quote! {
+                #[serde(#(#kept,)* default, deserialize_with = "__typed_mcp_present_json")]
+            };
+            used = true;
+        }
+    }
+    used
+}
+
+/// Whether `ty` is `Option<..::serde_json::Value>`.
+fn is_optional_json_value(ty: &syn::Type) -> bool {
+    let syn::Type::Path(path) = ty else {
+        return false;
+    };
+    let Some(last) = path.path.segments.last() else {
+        return false;
+    };
+    if last.ident != "Option" {
+        return false;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return false;
+    };
+    let Some(syn::GenericArgument::Type(syn::Type::Path(inner))) = args.args.first() else {
+        return false;
+    };
+    let segments: Vec<String> = inner
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    segments.ends_with(&["serde_json".to_string(), "Value".to_string()])
 }
 
 /// typify writes the default of a struct-typed property whose schema default is `{}` as a

@@ -52,15 +52,23 @@ const VALIDATION_ONLY: &[&str] = &[
 ];
 
 /// Returns the types view of every definition, plus the number definition, in doc order.
-pub(crate) fn types_view(doc: &SchemaDoc) -> Vec<(String, Value)> {
+///
+/// With `shapes`, a definition the embedded evaluator validates is typed by its
+/// [`shape`](super::shape) (a struct whose members the shape cannot follow are
+/// `serde_json::Value`s); without, it is a `serde_json::Value` as a whole.
+pub(crate) fn types_view(doc: &SchemaDoc, shapes: bool) -> Vec<(String, Value)> {
     let mut out: Vec<(String, Value)> = doc
         .defs
         .iter()
         .map(|def| {
-            if needs_value_type(&def.schema) {
+            let shaped = (shapes && crate::interp::is_evaluated(&def.schema))
+                .then(|| super::shape::shape_of(doc, &def.name))
+                .flatten();
+            let source = shaped.as_ref().unwrap_or(&def.schema);
+            if needs_value_type(source) {
                 return (def.name.clone(), Value::Object(Map::new()));
             }
-            let mut schema = def.schema.clone();
+            let mut schema = source.clone();
             let outcome = visit_schemas_mut(&mut schema, "", &mut |map, _| {
                 rewrite(map);
                 Ok(())
@@ -202,7 +210,34 @@ fn keep_default(map: &Map<String, Value>, default: &Value) -> bool {
     }
 }
 
+/// The length of every valid instance of an array schema with `prefixItems` (`prefix`) and
+/// `items` when that length is fixed and within the prefix: the array is then a Rust tuple of
+/// the first that many prefix schemas. `None` otherwise (the array is a `Vec` of JSON values,
+/// its items checked by the validator). Read before the count keywords are stripped.
+fn tuple_arity(map: &Map<String, Value>, prefix: &[Value], items: Option<&Value>) -> Option<usize> {
+    if map.get("type").and_then(Value::as_str) != Some("array") {
+        return None;
+    }
+    let count = |key: &str| {
+        map.get(key)
+            .and_then(Value::as_u64)
+            .and_then(|n| usize::try_from(n).ok())
+    };
+    let least = count("minItems").unwrap_or(0);
+    let closed = (items == Some(&Value::Bool(false))).then_some(prefix.len());
+    let most = match (count("maxItems"), closed) {
+        (Some(a), Some(b)) => a.min(b),
+        (a, b) => a.or(b)?,
+    };
+    (least == most && most > 0 && most <= prefix.len()).then_some(most)
+}
+
 fn rewrite(map: &mut Map<String, Value>) {
+    // The tuple decision needs the counts the retain below strips.
+    let arity = match map.get("prefixItems") {
+        Some(Value::Array(prefix)) => tuple_arity(map, prefix, map.get("items")),
+        _ => None,
+    };
     map.retain(|key, _| !VALIDATION_ONLY.contains(&key.as_str()) && !key.starts_with("x-"));
     // `minimum` only matters to typify for integers (it picks u64 for `minimum >= 0`).
     if map.get("type").and_then(Value::as_str) != Some("integer") {
@@ -211,8 +246,19 @@ fn rewrite(map: &mut Map<String, Value>) {
     if let Some(value) = map.remove("const") {
         map.insert("enum".into(), Value::Array(vec![value]));
     }
-    if map.remove("prefixItems").is_some() {
-        map.insert("items".into(), Value::Object(Map::new()));
+    if let Some(Value::Array(prefix)) = map.remove("prefixItems") {
+        map.remove("items");
+        match arity {
+            Some(arity) => {
+                let members = prefix.into_iter().take(arity).collect();
+                map.insert("items".into(), Value::Array(members));
+                map.insert("minItems".into(), arity.into());
+                map.insert("maxItems".into(), arity.into());
+            }
+            None => {
+                map.insert("items".into(), Value::Object(Map::new()));
+            }
+        }
     }
     let is_object =
         map.get("type").and_then(Value::as_str) == Some("object") || map.contains_key("properties");

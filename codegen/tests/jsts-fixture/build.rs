@@ -82,6 +82,7 @@ fn main() {
         .generate()
         .unwrap_or_else(|e| panic!("generating every accepted group at once: {e}"));
     let definitions = &generated[0].definitions;
+    let code = std::fs::read_to_string(&generated[0].path).expect("read the generated file");
 
     let mut registry = String::from(
         "/// Every group of the suite, in file order.\npub const GROUPS: &[crate::Group] = &[\n",
@@ -97,8 +98,10 @@ fn main() {
                     .unwrap_or_else(|| panic!("no definition generated for {}", group.name));
                 format!(
                     "Some(crate::Generated {{ validate: |v| validate::{}(v).is_ok(), \
-                     round_trip: crate::round_trip::<{}> }})",
-                    def.validator, def.rust_type
+                     round_trip: crate::round_trip::<{}>, typed: {} }})",
+                    def.validator,
+                    def.rust_type,
+                    !is_json_value(&code, &def.rust_type)
                 )
             }
         };
@@ -111,6 +114,19 @@ fn main() {
     }
     registry.push_str("];\n");
     write(&out_dir.join("registry.rs"), &registry);
+}
+
+/// Whether the generated type `name` is a newtype around a bare `serde_json::Value` (not a
+/// struct, tuple, enum or scalar of its own).
+fn is_json_value(code: &str, name: &str) -> bool {
+    let start = format!("pub struct {name}(");
+    code.find(&start).is_some_and(|at| {
+        let rest = &code[at + start.len()..];
+        let body = &rest[..rest.find(");").unwrap_or(rest.len())];
+        body.trim_end()
+            .trim_end_matches(',')
+            .ends_with("serde_json::Value")
+    })
 }
 
 /// The generator's configuration for the suite: `format` an annotation, and every file of its `remotes/` listed as the

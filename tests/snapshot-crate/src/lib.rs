@@ -45,6 +45,9 @@ pub mod real_world {
     corpus!(
         /// String enums whose values are not identifiers.
         enum_strings,
+        /// Keywords the embedded evaluator validates (`not`, `if`, `contains`,
+        /// `unevaluatedProperties`) on a typed struct, and a `prefixItems` tuple.
+        evaluated_shapes,
         /// `default: null` on members whose type does not allow null.
         null_defaults,
         /// Open objects keep unknown members; closed ones refuse them.

@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 use typed_mcp::validation::SchemaValidate;
 
 use typed_mcp_snapshots::real_world::{
-    enum_strings, null_defaults, open_objects, pasted_2020_12, pasted_draft07, property_names,
-    ref_object_default, unknown_formats,
+    enum_strings, evaluated_shapes, null_defaults, open_objects, pasted_2020_12, pasted_draft07,
+    property_names, ref_object_default, unknown_formats,
 };
 
 /// A valid instance: the validator accepts it, the type reads it and writes it back as it was.
@@ -184,4 +184,45 @@ fn a_pasted_2020_12_schema_resolves_its_own_defs() {
     refused::<pasted_2020_12::FileArgs>(json!({"entries": [], "mode": "append"}), true);
     refused::<pasted_2020_12::FileArgs>(json!({"entries": [], "range": [1, 2, 3]}), false);
     refused::<pasted_2020_12::FileArgs>(json!({"entries": [], "range": ["a"]}), false);
+}
+
+#[test]
+fn evaluated_keywords_keep_a_typed_struct_and_tuples_are_tuples() {
+    use evaluated_shapes::{Place, Shipment};
+    let shipment = json!({"carrier": "rail", "from": [2.35, 48.85], "labels": ["fragile"],
+        "express": true, "deadline": "friday", "note": null});
+    let typed: Shipment = accepted(shipment);
+    // Typed members, although `not`, `if`, `contains` and `unevaluatedProperties` are there.
+    assert_eq!(typed.carrier, "rail");
+    assert_eq!(typed.labels.as_deref(), Some(&["fragile".to_string()][..]));
+    assert_eq!(typed.from.0 .0.as_f64(), Some(2.35), "a prefixItems tuple");
+    // A member the shape cannot type is a JSON value; an explicit `null` stays (checked by
+    // `accepted`'s round trip) and is not read as absent.
+    assert_eq!(typed.note, Some(Value::Null));
+    accepted::<Shipment>(json!({"carrier": "rail", "from": [0, 0], "note": 12}));
+    // The evaluator enforces what the type does not.
+    refused::<Shipment>(json!({"carrier": "none", "from": [0, 0]}), false);
+    refused::<Shipment>(
+        json!({"carrier": "rail", "from": [0, 0], "labels": ["x"]}),
+        false,
+    );
+    refused::<Shipment>(
+        json!({"carrier": "rail", "from": [0, 0], "express": true}),
+        false,
+    );
+    refused::<Shipment>(
+        json!({"carrier": "rail", "from": [0, 0], "note": "a note longer than twenty"}),
+        false,
+    );
+    // `unevaluatedProperties: false`: the evaluator refuses an unknown member (the type is
+    // open, so that it holds what `if`/`then` may add).
+    refused::<Shipment>(
+        json!({"carrier": "rail", "from": [0, 0], "colour": "red"}),
+        false,
+    );
+    // Shape faults are refused by both.
+    refused::<Shipment>(json!({"carrier": 7, "from": [0, 0]}), true);
+    refused::<Shipment>(json!({"carrier": "rail", "from": [0]}), true);
+    refused::<Place>(json!([1, 2, 3]), true);
+    accepted::<Place>(json!([1, 2]));
 }

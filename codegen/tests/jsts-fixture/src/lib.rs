@@ -28,6 +28,9 @@ pub struct Generated {
     pub validate: fn(&Value) -> bool,
     /// The value deserialized into the generated type and serialized back.
     pub round_trip: fn(&Value) -> Result<Value, String>,
+    /// Whether the generated type is a Rust type of its own (a struct, tuple, enum or
+    /// scalar), not a newtype around a bare JSON value.
+    pub typed: bool,
 }
 
 /// `value` through `T` and back to JSON.

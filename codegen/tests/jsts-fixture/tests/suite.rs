@@ -46,6 +46,8 @@ struct Figures {
     valid: usize,
     round_trip: usize,
     excepted: usize,
+    /// Accepted groups whose type is a Rust type of its own, not a bare JSON value.
+    typed: usize,
 }
 
 fn percent(part: usize, whole: usize) -> f64 {
@@ -86,6 +88,7 @@ fn json_schema_test_suite_draft2020_12() {
         valid: 0,
         round_trip: 0,
         excepted: 0,
+        typed: 0,
     };
     let mut refusals: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut problems = Vec::new();
@@ -99,6 +102,7 @@ fn json_schema_test_suite_draft2020_12() {
             continue;
         };
         figures.accepted += 1;
+        figures.typed += usize::from(generated.typed);
         let suite = files.entry(group.file).or_insert_with(|| {
             let text = std::fs::read_to_string(dir.join(group.file)).expect("a suite file");
             serde_json::from_str(&text).expect("a suite file is JSON")
@@ -160,6 +164,7 @@ fn json_schema_test_suite_draft2020_12() {
         valid,
         round_trip,
         excepted,
+        typed,
     } = figures;
     println!("JSON Schema Test Suite, draft 2020-12 (required tests), through typed-mcp-codegen:");
     // Every accepted group is in this crate: the test runs only if they all compiled.
@@ -169,6 +174,9 @@ fn json_schema_test_suite_draft2020_12() {
         percent(accepted, groups)
     );
     println!("  accepted groups compiled:   {compiled}/{accepted} (one generated crate)");
+    println!(
+        "  typed by a Rust type:       {typed}/{accepted} (the others: a JSON value, no `type`)"
+    );
     println!(
         "  verdicts agree:             {agree}/{instances} instances ({:.1}%)",
         percent(agree, instances)
