@@ -202,6 +202,20 @@ async fn tools_share_the_server_state() {
         refused["structuredContent"]["error"]["validationErrors"][0]["path"],
         "/id"
     );
+    // An integer no Rust integer member holds: valid to the schema, refused by the type, as
+    // a validation failure (never a panic or an internal error).
+    let beyond = client
+        .result(
+            json!(6),
+            "tools/call",
+            Some(call(
+                "bump",
+                serde_json::from_str(r#"{"id": 18446744073709551616}"#).unwrap(),
+            )),
+        )
+        .await;
+    assert_eq!(beyond["isError"], true, "{beyond}");
+    assert_eq!(tool_error_code(&beyond), "VALIDATION_FAILED", "{beyond}");
 }
 
 #[tokio::test(start_paused = true)]

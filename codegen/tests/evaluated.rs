@@ -1,6 +1,7 @@
 //! Schemas the emitted validators do not implement keyword by keyword (once refused) now
-//! generate: each such definition is validated by the embedded evaluator and typed as
-//! `serde_json::Value`, while the other definitions of the file keep their own code.
+//! generate: each such definition is validated by the embedded evaluator and typed by its
+//! shape (a struct whose members the shape cannot follow are `serde_json::Value`s), while the
+//! other definitions of the file keep their own code.
 //! (Their verdicts are checked by the JSON Schema Test Suite, `tests/jsts-fixture`.)
 
 fn generate(name: &str) -> String {
@@ -21,6 +22,12 @@ fn if_then_else_is_evaluated() {
 fn not_is_evaluated() {
     let code = generate("not_keyword");
     assert!(code.contains("__eval::Registry::new("), "{code}");
+    // The object keeps its struct; the member under `not` (no `type`) is a JSON value.
+    assert!(code.contains("pub struct A {"), "{code}");
+    assert!(
+        code.contains("pub x: ::std::option::Option<::typed_mcp::__private::serde_json::Value>"),
+        "{code}"
+    );
 }
 
 #[test]

@@ -2,8 +2,9 @@
 //!
 //! A definition whose schema uses what the emitted validators do not implement keyword by
 //! keyword (`unevaluatedProperties`, `$dynamicRef`, `$id` resources, remote references,
-//! `not`, `if`, `contains`, ...) is not refused: its type is `serde_json::Value` (which keeps
-//! every instance as it is) and its validator hands the value to [`evaluator`], a complete
+//! `not`, `if`, `contains`, ...) is not refused: its type is built from its shape (see
+//! `types::shape`: those keywords only narrow what is valid; a bare `serde_json::Value`
+//! when nothing typed is left) and its validator hands the value to [`evaluator`], a complete
 //! 2020-12 evaluator whose source is copied into the generated code ([`SOURCE`]) with the
 //! schema document embedded as JSON. The same evaluator runs here, at generation time, to
 //! check that every reference resolves (from the document and the remote documents listed in
