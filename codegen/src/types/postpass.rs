@@ -22,6 +22,9 @@ use syn::{parse_quote, Attribute, Field, Item, Meta, Token};
 pub(crate) fn keep_presence(file: &mut syn::File) {
     keep_presence_in(&mut file.items);
     fix_struct_defaults(&mut file.items);
+    if integral_numbers_as_integers(&mut file.items) {
+        file.items.extend(integral_helpers());
+    }
     if keep_explicit_nulls(&mut file.items) {
         file.items.push(parse_quote! {
             /// Reads a member that is present (an explicit `null` included) as `Some`; an
@@ -38,6 +41,145 @@ pub(crate) fn keep_presence(file: &mut syn::File) {
             }
         });
     }
+}
+
+/// Integer types typify gives members (`integer` schemas).
+const INTEGER_TYPES: &[&str] = &[
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "i128",
+    "isize",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "u128",
+    "usize",
+    "NonZeroI8",
+    "NonZeroI16",
+    "NonZeroI32",
+    "NonZeroI64",
+    "NonZeroU8",
+    "NonZeroU16",
+    "NonZeroU32",
+    "NonZeroU64",
+];
+
+/// Whether `ty` names an integer type anywhere in it (`Option<i64>`, `Vec<u64>`, a tuple...).
+fn holds_integer(ty: &syn::Type) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_path_segment(&mut self, segment: &'ast syn::PathSegment) {
+            if INTEGER_TYPES.iter().any(|t| segment.ident == t) {
+                self.0 = true;
+            }
+            syn::visit::visit_path_segment(self, segment);
+        }
+    }
+    let mut finder = Finder(false);
+    syn::visit::Visit::visit_type(&mut finder, ty);
+    finder.0
+}
+
+/// JSON Schema counts `1.0` as an integer (the validators agree); Rust's integer types do not
+/// take it. Every field of a top-level struct whose type holds an integer type is read through
+/// `__typed_mcp_integral`, which decodes the member as written and, if that fails, once more
+/// with its integral numbers written as integers. Returns whether any field got it.
+fn integral_numbers_as_integers(items: &mut [Item]) -> bool {
+    let mut used = false;
+    for item in items {
+        let Item::Struct(item) = item else { continue };
+        for field in item.fields.iter_mut() {
+            if !holds_integer(&field.ty) {
+                continue;
+            }
+            let index = field.attrs.iter().position(|a| a.path().is_ident("serde"));
+            let options = match index {
+                Some(index) => match field.attrs[index]
+                    .parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+                {
+                    Ok(options) => options,
+                    Err(_) => continue,
+                },
+                None => Punctuated::new(),
+            };
+            if options.iter().any(|m| {
+                ["deserialize_with", "with", "flatten"]
+                    .iter()
+                    .any(|k| m.path().is_ident(k))
+            }) {
+                continue;
+            }
+            let has_default = options.iter().any(|m| m.path().is_ident("default"));
+            let kept = options.iter();
+            // A missing `Option` member is `None` only through `default` once it has a
+            // `deserialize_with`.
+            let attr: Attribute = if is_option(&field.ty) && !has_default {
+                parse_quote!(#[serde(#(#kept,)* default, deserialize_with = "__typed_mcp_integral")])
+            } else {
+                parse_quote!(#[serde(#(#kept,)* deserialize_with = "__typed_mcp_integral")])
+            };
+            match index {
+                Some(index) => field.attrs[index] = attr,
+                None => field.attrs.push(attr),
+            }
+            used = true;
+        }
+    }
+    used
+}
+
+/// The helpers of [`integral_numbers_as_integers`].
+fn integral_helpers() -> [Item; 2] {
+    [
+        parse_quote! {
+            /// Reads a member whose type holds Rust integers: as written first, then, if that
+            /// fails, with every integral number (`3.0`, an integer to JSON Schema) written as
+            /// an integer.
+            fn __typed_mcp_integral<'de, D, T>(deserializer: D) -> ::std::result::Result<T, D::Error>
+            where
+                D: ::serde::Deserializer<'de>,
+                T: ::serde::de::DeserializeOwned,
+            {
+                let mut value =
+                    <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+                if let ::std::result::Result::Ok(typed) = <T as ::serde::Deserialize>::deserialize(&value) {
+                    return ::std::result::Result::Ok(typed);
+                }
+                __typed_mcp_integral_numbers(&mut value);
+                <T as ::serde::Deserialize>::deserialize(value).map_err(<D::Error as ::serde::de::Error>::custom)
+            }
+        },
+        parse_quote! {
+            /// Writes every number of `value` that has a zero fraction and fits `i64` or `u64`
+            /// as an integer.
+            fn __typed_mcp_integral_numbers(value: &mut ::serde_json::Value) {
+                match value {
+                    ::serde_json::Value::Number(number) if number.is_f64() => {
+                        let float = number.as_f64().unwrap_or(0.5);
+                        if float.fract() != 0.0 {
+                            return;
+                        }
+                        // Within ±2^63 (or below 2^64 for positives) the conversion is exact.
+                        if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&float) {
+                            *number = (float as i64).into();
+                        } else if (0.0..1.844_674_407_370_955_2e19).contains(&float) {
+                            *number = (float as u64).into();
+                        }
+                    }
+                    ::serde_json::Value::Array(items) => {
+                        items.iter_mut().for_each(__typed_mcp_integral_numbers)
+                    }
+                    ::serde_json::Value::Object(members) => {
+                        members.values_mut().for_each(__typed_mcp_integral_numbers)
+                    }
+                    _ => {}
+                }
+            }
+        },
+    ]
 }
 
 /// Gives every optional `serde_json::Value` field of a top-level struct a deserializer that

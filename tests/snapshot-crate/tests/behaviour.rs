@@ -30,6 +30,26 @@ fn numbers_and_empty_objects_round_trip_exactly() {
 }
 
 #[test]
+fn an_integral_number_is_an_integer_to_the_types_as_to_the_validator() {
+    // JSON Schema counts `4.0` as an integer: the validator accepts it, and so do the
+    // generated `u64`/`i64` members (absent stays absent, the default still applies).
+    let widget = json!({"kind": "widget", "name": "w", "count": 4.0, "settings": {"level": 2.0}});
+    assert!(basic::Widget::validate_value(&widget).is_ok());
+    let typed: basic::Widget = serde_json::from_value(widget).expect("an integral 4.0");
+    assert_eq!(typed.count, Some(4));
+    assert_eq!(typed.settings.as_ref().map(|s| s.level), Some(2));
+    let absent: basic::Widget =
+        serde_json::from_value(json!({"kind": "widget", "name": "w"})).expect("absent members");
+    assert_eq!(absent.count, None);
+    let settings: basic::Settings = serde_json::from_value(json!({})).unwrap();
+    assert_eq!(settings.level, 3);
+    // A fraction is still refused by the type, as by the validator.
+    let half = json!({"kind": "widget", "name": "w", "count": 4.5});
+    assert!(basic::Widget::validate_value(&half).is_err());
+    assert!(serde_json::from_value::<basic::Widget>(half).is_err());
+}
+
+#[test]
 fn const_is_enforced_by_the_types() {
     let wrong = json!({"kind": "gadget", "name": "w"});
     assert!(serde_json::from_value::<basic::Widget>(wrong).is_err());
