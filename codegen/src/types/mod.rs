@@ -4,6 +4,7 @@
 mod annotations;
 mod docs;
 mod enum_defaults;
+mod member_reads;
 mod number_defaults;
 pub(crate) mod own_enums;
 mod postpass;
@@ -177,12 +178,34 @@ fn emit_view(
     })?;
     number_defaults::without_unwrap(&mut file);
     postpass::keep_presence(&mut file);
+    member_reads::apply(&mut file, &nullable_unions(doc));
     struct_defaults::implement(&mut file);
     enum_defaults::derive_enum_defaults(&mut file);
     docs::document(&mut file.items);
     let annotated = annotations::apply(doc, &names, &mut file)?;
     let items = quote::quote! { #file #annotated #(#union_items)* };
     Ok(GeneratedTypes { items, names })
+}
+
+/// The Rust names of our union enums with a branch that is `null` (they read `null` as a
+/// value of their own, see [`member_reads`]).
+fn nullable_unions(doc: &SchemaDoc) -> std::collections::BTreeSet<String> {
+    let is_null = |branch: &Value| {
+        branch.get("type").and_then(Value::as_str) == Some("null")
+            || branch.get("const") == Some(&Value::Null)
+    };
+    doc.defs
+        .iter()
+        .filter(|def| is_union(&def.schema))
+        .filter(|def| {
+            ["anyOf", "oneOf"]
+                .iter()
+                .filter_map(|k| def.schema.get(*k).and_then(Value::as_array))
+                .flatten()
+                .any(is_null)
+        })
+        .map(|def| rust_type_name(&def.name))
+        .collect()
 }
 
 /// The view's schemas as schemars 0.8 schemas, the form typify takes.

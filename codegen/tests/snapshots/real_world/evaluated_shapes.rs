@@ -85,7 +85,7 @@ pub struct Shipment {
     #[serde(
         skip_serializing_if = "::std::option::Option::is_none",
         default,
-        deserialize_with = "__typed_mcp_present_json"
+        deserialize_with = "__typed_mcp_present"
     )]
     pub note: ::std::option::Option<::typed_mcp::__private::serde_json::Value>,
     /// The `extra` member.
@@ -131,20 +131,15 @@ pub mod error {
     }
 }
 /// Reads a member that is present (an explicit `null` included) as `Some`; an
-/// absent one is `None` through `#[serde(default)]`. Without it an optional
-/// `serde_json::Value` member holding `null` would come back absent.
-fn __typed_mcp_present_json<'de, D>(
+/// absent one is `None` through `#[serde(default)]`.
+fn __typed_mcp_present<'de, D, T>(
     deserializer: D,
-) -> ::std::result::Result<
-    ::std::option::Option<::typed_mcp::__private::serde_json::Value>,
-    D::Error,
->
+) -> ::std::result::Result<::std::option::Option<T>, D::Error>
 where
     D: ::typed_mcp::__private::serde::Deserializer<'de>,
+    T: ::typed_mcp::__private::serde::Deserialize<'de>,
 {
-    <::typed_mcp::__private::serde_json::Value as ::typed_mcp::__private::serde::Deserialize>::deserialize(
-            deserializer,
-        )
+    <T as ::typed_mcp::__private::serde::Deserialize>::deserialize(deserializer)
         .map(::std::option::Option::Some)
 }
 impl ::typed_mcp::validation::SchemaValidate for Place {

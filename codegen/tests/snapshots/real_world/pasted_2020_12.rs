@@ -17,7 +17,11 @@ pub struct Entry {
     /// The `path` member.
     pub path: ::std::string::String,
     /// The `size` member.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(
+        skip_serializing_if = "::std::option::Option::is_none",
+        default,
+        deserialize_with = "__typed_mcp_present"
+    )]
     pub size: ::std::option::Option<EntrySize>,
 }
 ///Arguments of a file tool.
@@ -141,6 +145,18 @@ pub mod error {
             Self(value.into())
         }
     }
+}
+/// Reads a member that is present (an explicit `null` included) as `Some`; an
+/// absent one is `None` through `#[serde(default)]`.
+fn __typed_mcp_present<'de, D, T>(
+    deserializer: D,
+) -> ::std::result::Result<::std::option::Option<T>, D::Error>
+where
+    D: ::typed_mcp::__private::serde::Deserializer<'de>,
+    T: ::typed_mcp::__private::serde::Deserialize<'de>,
+{
+    <T as ::typed_mcp::__private::serde::Deserialize>::deserialize(deserializer)
+        .map(::std::option::Option::Some)
 }
 ///The `EntrySize` union.
 ///

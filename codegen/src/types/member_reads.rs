@@ -1,0 +1,253 @@
+//! How generated struct members are *read*, where serde's derive would lose what JSON
+//! Schema keeps (a `syn` pass over typify's output, after [`super::postpass`]):
+//!
+//! - **integral numbers**: JSON Schema counts `3.0` as an integer (the validators agree);
+//!   Rust's integer types refuse it. A member whose type holds an integer type is read as
+//!   written first and, if that fails, once more with its integral numbers as integers;
+//! - **explicit `null`**: serde reads `null` into an `Option` member as `None`, which is then
+//!   written back as an absent member. A member whose inner type can hold `null` itself (a
+//!   `serde_json::Value`, or one of our unions with a `null` branch) keeps it as `Some`.
+//!
+//! Each helper is emitted into the generated file only when a member uses it.
+
+use std::collections::BTreeSet;
+
+use syn::punctuated::Punctuated;
+use syn::{parse_quote, Attribute, Item, Meta, Token};
+
+use super::postpass::is_option;
+
+/// Applies both passes to the top-level structs of `file`. `nullable` names the generated
+/// types (besides `serde_json::Value`) that read `null` as a value of their own.
+pub(crate) fn apply(file: &mut syn::File, nullable: &BTreeSet<String>) {
+    if integral_numbers_as_integers(&mut file.items) {
+        file.items.extend(integral_helpers());
+    }
+    if keep_explicit_nulls(&mut file.items, nullable) {
+        file.items.push(parse_quote! {
+            /// Reads a member that is present (an explicit `null` included) as `Some`; an
+            /// absent one is `None` through `#[serde(default)]`.
+            fn __typed_mcp_present<'de, D, T>(
+                deserializer: D,
+            ) -> ::std::result::Result<::std::option::Option<T>, D::Error>
+            where
+                D: ::serde::Deserializer<'de>,
+                T: ::serde::Deserialize<'de>,
+            {
+                <T as ::serde::Deserialize>::deserialize(deserializer)
+                    .map(::std::option::Option::Some)
+            }
+        });
+    }
+}
+
+/// The `serde` options of `field` and the index of its `#[serde(..)]` attribute, if it has
+/// one; `None` when that attribute does not parse.
+fn serde_options(field: &syn::Field) -> Option<(Option<usize>, Punctuated<Meta, Token![,]>)> {
+    match field.attrs.iter().position(|a| a.path().is_ident("serde")) {
+        Some(index) => field.attrs[index]
+            .parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+            .ok()
+            .map(|options| (Some(index), options)),
+        None => Some((None, Punctuated::new())),
+    }
+}
+
+/// Replaces (or adds) the `#[serde(..)]` attribute of `field`.
+fn set_serde(field: &mut syn::Field, index: Option<usize>, attr: Attribute) {
+    match index {
+        Some(index) => field.attrs[index] = attr,
+        None => field.attrs.push(attr),
+    }
+}
+
+/// Whether `options` already say how the member is read (or it is a flattened map).
+fn reads_itself(options: &Punctuated<Meta, Token![,]>) -> bool {
+    options.iter().any(|m| {
+        ["deserialize_with", "with", "flatten"]
+            .iter()
+            .any(|k| m.path().is_ident(k))
+    })
+}
+
+/// Integer types typify gives members (`integer` schemas).
+const INTEGER_TYPES: &[&str] = &[
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "i128",
+    "isize",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "u128",
+    "usize",
+    "NonZeroI8",
+    "NonZeroI16",
+    "NonZeroI32",
+    "NonZeroI64",
+    "NonZeroU8",
+    "NonZeroU16",
+    "NonZeroU32",
+    "NonZeroU64",
+];
+
+/// Whether `ty` names an integer type anywhere in it (`Option<i64>`, `Vec<u64>`, a tuple...).
+fn holds_integer(ty: &syn::Type) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_path_segment(&mut self, segment: &'ast syn::PathSegment) {
+            if INTEGER_TYPES.iter().any(|t| segment.ident == t) {
+                self.0 = true;
+            }
+            syn::visit::visit_path_segment(self, segment);
+        }
+    }
+    let mut finder = Finder(false);
+    syn::visit::Visit::visit_type(&mut finder, ty);
+    finder.0
+}
+
+/// JSON Schema counts `1.0` as an integer (the validators agree); Rust's integer types do not
+/// take it. Every field of a top-level struct whose type holds an integer type is read through
+/// `__typed_mcp_integral`, which decodes the member as written and, if that fails, once more
+/// with its integral numbers written as integers. Returns whether any field got it.
+fn integral_numbers_as_integers(items: &mut [Item]) -> bool {
+    let mut used = false;
+    for item in items {
+        let Item::Struct(item) = item else { continue };
+        for field in item.fields.iter_mut() {
+            if !holds_integer(&field.ty) {
+                continue;
+            }
+            let Some((index, options)) = serde_options(field) else {
+                continue;
+            };
+            if reads_itself(&options) {
+                continue;
+            }
+            let has_default = options.iter().any(|m| m.path().is_ident("default"));
+            let kept = options.iter();
+            // A missing `Option` member is `None` only through `default` once it has a
+            // `deserialize_with`.
+            let attr: Attribute = if is_option(&field.ty) && !has_default {
+                parse_quote!(#[serde(#(#kept,)* default, deserialize_with = "__typed_mcp_integral")])
+            } else {
+                parse_quote!(#[serde(#(#kept,)* deserialize_with = "__typed_mcp_integral")])
+            };
+            set_serde(field, index, attr);
+            used = true;
+        }
+    }
+    used
+}
+
+/// The helpers of [`integral_numbers_as_integers`].
+fn integral_helpers() -> [Item; 2] {
+    [
+        parse_quote! {
+            /// Reads a member whose type holds Rust integers: as written first, then, if that
+            /// fails, with every integral number (`3.0`, an integer to JSON Schema) written as
+            /// an integer.
+            fn __typed_mcp_integral<'de, D, T>(deserializer: D) -> ::std::result::Result<T, D::Error>
+            where
+                D: ::serde::Deserializer<'de>,
+                T: ::serde::de::DeserializeOwned,
+            {
+                let mut value =
+                    <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+                if let ::std::result::Result::Ok(typed) = <T as ::serde::Deserialize>::deserialize(&value) {
+                    return ::std::result::Result::Ok(typed);
+                }
+                __typed_mcp_integral_numbers(&mut value);
+                <T as ::serde::Deserialize>::deserialize(value).map_err(<D::Error as ::serde::de::Error>::custom)
+            }
+        },
+        parse_quote! {
+            /// Writes every number of `value` that has a zero fraction and fits `i64` or `u64`
+            /// as an integer.
+            fn __typed_mcp_integral_numbers(value: &mut ::serde_json::Value) {
+                match value {
+                    ::serde_json::Value::Number(number) if number.is_f64() => {
+                        let float = number.as_f64().unwrap_or(0.5);
+                        if float.fract() != 0.0 {
+                            return;
+                        }
+                        // Within ±2^63 (or below 2^64 for positives) the conversion is exact.
+                        if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&float) {
+                            *number = (float as i64).into();
+                        } else if (0.0..1.844_674_407_370_955_2e19).contains(&float) {
+                            *number = (float as u64).into();
+                        }
+                    }
+                    ::serde_json::Value::Array(items) => {
+                        items.iter_mut().for_each(__typed_mcp_integral_numbers)
+                    }
+                    ::serde_json::Value::Object(members) => {
+                        members.values_mut().for_each(__typed_mcp_integral_numbers)
+                    }
+                    _ => {}
+                }
+            }
+        },
+    ]
+}
+
+/// Gives every optional member whose inner type holds `null` (see [`apply`]) a reader that
+/// keeps an explicit `null` as `Some`. Returns whether any member got it.
+fn keep_explicit_nulls(items: &mut [Item], nullable: &BTreeSet<String>) -> bool {
+    let mut used = false;
+    for item in items {
+        let Item::Struct(item) = item else { continue };
+        for field in item.fields.iter_mut() {
+            if !option_of_nullable(&field.ty, nullable) {
+                continue;
+            }
+            let Some((index, options)) = serde_options(field) else {
+                continue;
+            };
+            if reads_itself(&options) {
+                continue;
+            }
+            let kept = options.iter().filter(|m| !m.path().is_ident("default"));
+            let attr = parse_quote! {
+                #[serde(#(#kept,)* default, deserialize_with = "__typed_mcp_present")]
+            };
+            set_serde(field, index, attr);
+            used = true;
+        }
+    }
+    used
+}
+
+/// Whether `ty` is `Option<T>` with `T` a `serde_json::Value` or a type named in `nullable`.
+fn option_of_nullable(ty: &syn::Type, nullable: &BTreeSet<String>) -> bool {
+    let syn::Type::Path(path) = ty else {
+        return false;
+    };
+    let Some(last) = path.path.segments.last() else {
+        return false;
+    };
+    if last.ident != "Option" {
+        return false;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return false;
+    };
+    let Some(syn::GenericArgument::Type(syn::Type::Path(inner))) = args.args.first() else {
+        return false;
+    };
+    let segments: Vec<String> = inner
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    match segments.as_slice() {
+        [name] => nullable.contains(name),
+        [.., krate, value] => krate == "serde_json" && value == "Value",
+        [] => false,
+    }
+}
