@@ -135,9 +135,9 @@ fn patterns_are_compiled_once_per_distinct_source() {
     let code = emit(
         r##"{"$defs": {
             "P": {"type": "object", "properties": {
-                "a": {"type": "string", "pattern": "^x+$"},
-                "b": {"type": "string", "pattern": "^x+$"},
-                "c": {"type": "string", "pattern": "^y$"}
+                "a": {"type": "string", "pattern": "(x|z)+"},
+                "b": {"type": "string", "pattern": "(x|z)+"},
+                "c": {"type": "string", "pattern": "y\\s"}
             }}
         }}"##,
     )
@@ -145,6 +145,19 @@ fn patterns_are_compiled_once_per_distinct_source() {
     let mut found = statics(&code);
     found.sort();
     assert_eq!(found, ["__PATTERN_0", "__PATTERN_1"]);
+    // Simple patterns are generated functions, also one per distinct source.
+    let code = emit(
+        r##"{"$defs": {
+            "P": {"type": "object", "properties": {
+                "a": {"type": "string", "pattern": "^[a-z]+$"},
+                "b": {"type": "string", "pattern": "^[a-z]+$"},
+                "c": {"type": "string", "pattern": "^y$"}
+            }}
+        }}"##,
+    )
+    .unwrap();
+    assert_eq!(code.matches("fn __pattern_").count(), 2, "{code}");
+    assert!(!code.contains("LazyRegex"), "{code}");
 }
 
 #[test]

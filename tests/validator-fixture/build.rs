@@ -46,7 +46,7 @@ fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo"));
     println!("cargo:rerun-if-changed=schemas");
-    for name in ["keywords", "naming"] {
+    for name in ["keywords", "naming", "patterns"] {
         let schema = manifest.join("schemas").join(format!("{name}.json"));
         generate(&schema, &out_dir, name);
     }

@@ -309,7 +309,7 @@ impl Emitter<'_> {
             body.extend(lengths);
         }
         if let Some(Value::String(pattern)) = map.get("pattern") {
-            let regex = self.pattern_static(pattern);
+            let matches = self.pattern_test(pattern, &quote!(#s));
             let fail = self.fail(
                 at,
                 &child(path, "pattern"),
@@ -320,7 +320,7 @@ impl Emitter<'_> {
                     "string does not match the pattern"
                 )),
             );
-            body.extend(quote!(if !#regex.is_match(#s) { #fail }));
+            body.extend(quote!(if !#matches { #fail }));
         }
         if let Some(Value::String(format)) = map.get("format").filter(|_| self.doc.assert_formats) {
             let check = crate::validators::formats::checker(format).map(|name| {

@@ -91,17 +91,48 @@ impl Emitter<'_> {
         ident
     }
 
-    /// A compiled-once regular expression static for `pattern` (deduplicated).
-    pub(super) fn pattern_static(&mut self, pattern: &str) -> Ident {
-        if let Some(ident) = self.patterns.get(pattern) {
-            return ident.clone();
+    /// A boolean expression: `pattern` matches the `&str` `s`. A pattern simple enough (see
+    /// [`super::simple_pattern`]) is a generated function walking the string once; any other
+    /// is a compiled-once regular expression static. Both are deduplicated.
+    pub(super) fn pattern_test(&mut self, pattern: &str, s: &TokenStream) -> TokenStream {
+        let simple = super::simple_pattern::parse(pattern);
+        let ident = match self.patterns.get(pattern) {
+            Some(ident) => ident.clone(),
+            None => {
+                let rt = &self.rt;
+                let ident = match &simple {
+                    Some(matcher) => {
+                        let ident = format_ident!("__pattern_{}", self.patterns.len());
+                        let body = matcher.emit();
+                        let doc = format!(" Whether `s` matches the pattern `{pattern}`.");
+                        self.statics.push(quote! {
+                            #[doc = #doc]
+                            #[inline]
+                            // Classes are written as the pattern wrote them (`'0'..='9'`).
+                            #[allow(clippy::manual_is_ascii_check)]
+                            fn #ident(s: &str) -> bool {
+                                #body
+                            }
+                        });
+                        ident
+                    }
+                    None => {
+                        let ident = format_ident!("__PATTERN_{}", self.patterns.len());
+                        self.statics.push(
+                            quote!(static #ident: #rt::LazyRegex = #rt::LazyRegex::new(#pattern);),
+                        );
+                        ident
+                    }
+                };
+                self.patterns.insert(pattern.to_string(), ident.clone());
+                ident
+            }
+        };
+        if simple.is_some() {
+            quote!(#ident(#s))
+        } else {
+            quote!(#ident.is_match(#s))
         }
-        let ident = format_ident!("__PATTERN_{}", self.patterns.len());
-        let rt = &self.rt;
-        self.statics
-            .push(quote!(static #ident: #rt::LazyRegex = #rt::LazyRegex::new(#pattern);));
-        self.patterns.insert(pattern.to_string(), ident.clone());
-        ident
     }
 
     /// A boolean expression: `v` (a `&Value`) equals one of `values` (JSON equality).

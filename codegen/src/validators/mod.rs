@@ -28,6 +28,7 @@ mod literals;
 pub(crate) mod naming;
 mod objects;
 mod shapes;
+mod simple_pattern;
 mod unions;
 
 /// Emits the items of the `validate` module for `doc`; `runtime` is the runtime crate's

@@ -332,7 +332,24 @@ impl ::typed_mcp::__private::v1::SchemaDefinition for Widget {
 /// Validators generated from the same schema: one function per definition.
 pub mod validate {
     use ::typed_mcp::__private as __rt;
-    static __PATTERN_0: __rt::LazyRegex = __rt::LazyRegex::new("^[A-Z]+$");
+    /// Whether `s` matches the pattern `^[A-Z]+$`.
+    #[inline]
+    #[allow(clippy::manual_is_ascii_check)]
+    fn __pattern_0(s: &str) -> bool {
+        let b = s.as_bytes();
+        let mut i = 0usize;
+        {
+            let mut n = 0u32;
+            while i < b.len() && matches!(b[i], 65u8..= 90u8) {
+                i += 1;
+                n += 1;
+            }
+            if n < 1u32 {
+                return false;
+            }
+        }
+        i == b.len()
+    }
     /// Validates a JSON value against definition `Settings` (`/$defs/Settings` in `basic.json`), returning every violation.
     ///
     /// # Errors
@@ -421,7 +438,7 @@ pub mod validate {
                                 );
                         }
                         if let __rt::Value::String(s_19) = v_15 {
-                            if !__PATTERN_0.is_match(s_19) {
+                            if !__pattern_0(s_19) {
                                 errors
                                     .fail(
                                         at_16,

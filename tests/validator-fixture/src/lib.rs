@@ -34,6 +34,11 @@ generated!(
     naming, "naming.rs", "naming_registry.rs"
 );
 generated!(
+    /// Validators for `schemas/patterns.json` (`pattern`s, matched by generated code or the
+    /// regex engine).
+    patterns, "patterns.rs", "patterns_registry.rs"
+);
+generated!(
     /// Validators for the official MCP 2026-07-28 schema (only when it is checked out beside
     /// the repository).
     mcp, "mcp.rs", "mcp_registry.rs", mcp_schema

@@ -132,7 +132,31 @@ impl ::typed_mcp::__private::v1::SchemaDefinition for Request {
 /// Validators generated from the same schema: one function per definition.
 pub mod validate {
     use ::typed_mcp::__private as __rt;
-    static __PATTERN_0: __rt::LazyRegex = __rt::LazyRegex::new("^[a-z][a-z0-9-]*$");
+    /// Whether `s` matches the pattern `^[a-z][a-z0-9-]*$`.
+    #[inline]
+    #[allow(clippy::manual_is_ascii_check)]
+    fn __pattern_0(s: &str) -> bool {
+        let b = s.as_bytes();
+        let mut i = 0usize;
+        {
+            let mut n = 0u32;
+            while n < 1u32 && i < b.len() && matches!(b[i], 97u8..= 122u8) {
+                i += 1;
+                n += 1;
+            }
+            if n < 1u32 {
+                return false;
+            }
+        }
+        {
+            while i < b.len()
+                && matches!(b[i], 45u8..= 45u8 | 48u8..= 57u8 | 97u8..= 122u8)
+            {
+                i += 1;
+            }
+        }
+        i == b.len()
+    }
     /// Validates a JSON value against definition `Headers` (`/$defs/Headers` in `property_names.json`), returning every violation.
     ///
     /// # Errors
@@ -188,7 +212,7 @@ pub mod validate {
                                 ),
                             );
                     }
-                    if !__PATTERN_0.is_match(s_10) {
+                    if !__pattern_0(s_10) {
                         errors
                             .fail(
                                 at_7,
