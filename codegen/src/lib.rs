@@ -27,6 +27,7 @@ mod config;
 mod crate_paths;
 mod dialect;
 mod doc;
+mod doc_links;
 mod error;
 mod hoist;
 mod interp;

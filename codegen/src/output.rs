@@ -130,6 +130,7 @@ fn render_unguarded(
         message: e.to_string(),
     })?;
     crate::crate_paths::through_runtime(&mut file, runtime);
+    crate::doc_links::escape_in(&mut file);
     let name = schema
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -32,7 +32,8 @@ use crate::tools::{ToolCallError, ToolContext, ToolEntry, ToolHandler, ToolResul
 use crate::validation::ValidationError;
 
 /// A tool argument schema published exactly as written and enforced at run time by a
-/// complete JSON Schema validator (see the [module documentation](self)).
+/// complete JSON Schema validator (the `jsonschema` crate, feature `runtime-schema`): every
+/// call's arguments are checked against it before the handler runs.
 #[derive(Clone)]
 pub struct VerbatimSchema {
     published: Value,

@@ -3,7 +3,7 @@
 // keep typed-mcp-codegen and typed-mcp at the same version.
 
 const _: () = ::typed_mcp::__private::v1::CONTRACT;
-///A point on a map, written as [longitude, latitude].
+///A point on a map, written as \[longitude, latitude\].
 #[derive(
     ::typed_mcp::__private::serde::Deserialize,
     ::typed_mcp::__private::serde::Serialize,
