@@ -119,6 +119,18 @@ pub(crate) fn is_own_enum(map: &Map<String, Value>, own_enum: &dyn Fn(&[Value]) 
     }
 }
 
+/// Whether `schema` has a `type` list holding `"null"` and another type: as an optional
+/// member, its value may be absent, `null` or another value, three states a Rust `Option`
+/// alone cannot keep apart. Hoisted into a definition of its own (a newtype around an
+/// `Option`), the member becomes `Option<ThatType>`: absent is `None`, `null` is
+/// `Some(ThatType(None))`.
+fn is_nullable_type_list(schema: &Value) -> bool {
+    let Some(Value::Array(types)) = schema.get("type") else {
+        return false;
+    };
+    types.len() > 1 && types.contains(&Value::String("null".into()))
+}
+
 fn hoist_below(
     schema: &mut Value,
     name: &str,
@@ -127,11 +139,25 @@ fn hoist_below(
     own_enum: &dyn Fn(&[Value]) -> bool,
     out: &mut Vec<(String, String, Value)>,
 ) {
+    hoist_member(schema, name, at, is_root, false, own_enum, out);
+}
+
+/// [`hoist_below`] for a schema that is an optional object member when `optional`.
+fn hoist_member(
+    schema: &mut Value,
+    name: &str,
+    at: &str,
+    is_root: bool,
+    optional: bool,
+    own_enum: &dyn Fn(&[Value]) -> bool,
+    out: &mut Vec<(String, String, Value)>,
+) {
+    let optional_nullable = optional && is_nullable_type_list(schema);
     let Value::Object(map) = schema else {
         return;
     };
     let union = map.contains_key("anyOf") || map.contains_key("oneOf");
-    if !is_root && (union || is_own_enum(map, own_enum)) {
+    if !is_root && (union || is_own_enum(map, own_enum) || optional_nullable) {
         let moved = std::mem::take(map);
         let mut stub = Map::new();
         for annotation in ["description", "title"] {
@@ -145,6 +171,14 @@ fn hoist_below(
         out.push((name.to_string(), at.to_string(), Value::Object(moved)));
         return;
     }
+    let required: Vec<String> = match map.get("required") {
+        Some(Value::Array(names)) => names
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+        _ => Vec::new(),
+    };
     let keys: Vec<String> = map.keys().cloned().collect();
     for key in keys {
         let here = format!("{at}/{}", escape_pointer(&key));
@@ -157,7 +191,8 @@ fn hoist_below(
                     for (prop, sub) in props.iter_mut() {
                         let child = format!("{name}{}", pascal(prop));
                         let p = format!("{here}/{}", escape_pointer(prop));
-                        hoist_below(sub, &child, &p, false, own_enum, out);
+                        let optional = !required.contains(prop);
+                        hoist_member(sub, &child, &p, false, optional, own_enum, out);
                     }
                 }
             }

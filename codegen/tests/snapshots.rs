@@ -85,6 +85,7 @@ mod real_world {
         enum_strings,
         evaluated_shapes,
         null_defaults,
+        nullable_members,
         open_objects,
         pasted_2020_12,
         pasted_draft07,

@@ -6,7 +6,9 @@
 //!   written first and, if that fails, once more with its integral numbers as integers;
 //! - **explicit `null`**: serde reads `null` into an `Option` member as `None`, which is then
 //!   written back as an absent member. A member whose inner type can hold `null` itself (a
-//!   `serde_json::Value`, or one of our unions with a `null` branch) keeps it as `Some`.
+//!   `serde_json::Value`, one of our unions with a `null` branch, or a newtype around an
+//!   `Option`, which an optional member with a `type` list holding `"null"` is hoisted into)
+//!   keeps it as `Some`.
 //!
 //! Each helper is emitted into the generated file only when a member uses it.
 
@@ -20,6 +22,9 @@ use super::postpass::is_option;
 /// Applies both passes to the top-level structs of `file`. `nullable` names the generated
 /// types (besides `serde_json::Value`) that read `null` as a value of their own.
 pub(crate) fn apply(file: &mut syn::File, nullable: &BTreeSet<String>) {
+    let mut nullable = nullable.clone();
+    nullable.extend(option_newtypes(&file.items));
+    let nullable = &nullable;
     if integral_numbers_as_integers(&mut file.items) {
         file.items.extend(integral_helpers());
     }
@@ -132,7 +137,8 @@ fn integral_numbers_as_integers(items: &mut [Item]) -> bool {
             let kept = options.iter();
             // A missing `Option` member is `None` only through `default` once it has a
             // `deserialize_with`.
-            let attr: Attribute = if is_option(&field.ty) && !has_default {
+            // (A newtype's field is never missing, and `transparent` refuses a `default`.)
+            let attr: Attribute = if is_option(&field.ty) && !has_default && field.ident.is_some() {
                 parse_quote!(#[serde(#(#kept,)* default, deserialize_with = "__typed_mcp_integral")])
             } else {
                 parse_quote!(#[serde(#(#kept,)* deserialize_with = "__typed_mcp_integral")])
@@ -193,6 +199,25 @@ fn integral_helpers() -> [Item; 2] {
             }
         },
     ]
+}
+
+/// The generated newtypes around an `Option` (`struct N(Option<String>)`, typify's type for
+/// `"type": ["string", "null"]`): they read `null` as a value of their own.
+fn option_newtypes(items: &[Item]) -> Vec<String> {
+    items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Struct(s) => match &s.fields {
+                syn::Fields::Unnamed(fields) if fields.unnamed.len() == 1 => fields
+                    .unnamed
+                    .first()
+                    .filter(|f| is_option(&f.ty))
+                    .map(|_| s.ident.to_string()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
 }
 
 /// Gives every optional member whose inner type holds `null` (see [`apply`]) a reader that

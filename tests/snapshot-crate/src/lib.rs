@@ -50,6 +50,8 @@ pub mod real_world {
         evaluated_shapes,
         /// `default: null` on members whose type does not allow null.
         null_defaults,
+        /// Optional members with a `type` list holding `null` (absent, null, value).
+        nullable_members,
         /// Open objects keep unknown members; closed ones refuse them.
         open_objects,
         /// A 2020-12 tool schema pasted with its `$schema` and `$defs`.

@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 use typed_mcp::validation::SchemaValidate;
 
 use typed_mcp_snapshots::real_world::{
-    enum_strings, evaluated_shapes, null_defaults, open_objects, pasted_2020_12, pasted_draft07,
-    property_names, ref_object_default, unknown_formats,
+    enum_strings, evaluated_shapes, null_defaults, nullable_members, open_objects, pasted_2020_12,
+    pasted_draft07, property_names, ref_object_default, unknown_formats,
 };
 
 /// A valid instance: the validator accepts it, the type reads it and writes it back as it was.
@@ -227,4 +227,37 @@ fn evaluated_keywords_keep_a_typed_struct_and_tuples_are_tuples() {
     refused::<Shipment>(json!({"carrier": "rail", "from": [0]}), true);
     refused::<Place>(json!([1, 2, 3]), true);
     accepted::<Place>(json!([1, 2]));
+}
+
+#[test]
+fn an_optional_nullable_member_keeps_absent_null_and_value_apart() {
+    use nullable_members::UpdateContact;
+    // Leave the nickname, clear the age, set the city: three states, all kept.
+    let typed: UpdateContact = accepted(json!({"id": "c1", "note": null, "age": null,
+        "address": {"city": "Lyon"}}));
+    assert!(typed.nickname.is_none(), "absent");
+    assert_eq!(typed.age.as_ref().map(|age| age.0), Some(None), "null");
+    assert_eq!(
+        typed
+            .address
+            .and_then(|a| a.city)
+            .and_then(|city| city.0)
+            .as_deref(),
+        Some("Lyon")
+    );
+    accepted::<UpdateContact>(json!({"id": "c1", "note": "n", "nickname": "Bo", "age": 7,
+        "address": {"city": null}}));
+    accepted::<UpdateContact>(json!({"id": "c1", "note": null, "address": {}}));
+    // An integral number is an integer inside the newtype too.
+    let typed: UpdateContact =
+        serde_json::from_value(json!({"id": "c1", "note": null, "age": 7.0})).unwrap();
+    assert_eq!(typed.age.map(|age| age.0), Some(Some(7)));
+    // The bounds stay the validator's; wrong types are refused by both.
+    refused::<UpdateContact>(
+        json!({"id": "c1", "note": null, "nickname": "x".repeat(21)}),
+        false,
+    );
+    refused::<UpdateContact>(json!({"id": "c1", "note": null, "age": -1}), false);
+    refused::<UpdateContact>(json!({"id": "c1", "note": null, "age": "7"}), true);
+    refused::<UpdateContact>(json!({"id": "c1"}), true);
 }

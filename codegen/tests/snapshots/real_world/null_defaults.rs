@@ -31,8 +31,12 @@ pub struct Scope {
 #[serde(crate = "::typed_mcp::__private::serde")]
 pub struct Search {
     ///Nullable, default null.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub cursor: ::std::option::Option<::std::string::String>,
+    #[serde(
+        skip_serializing_if = "::std::option::Option::is_none",
+        default,
+        deserialize_with = "__typed_mcp_present"
+    )]
+    pub cursor: ::std::option::Option<SearchCursor>,
     ///Exact match only.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub exact: ::std::option::Option<bool>,
@@ -66,6 +70,38 @@ pub struct Search {
     ///Weight, default 0.5.
     #[serde(default = "defaults::search_weight")]
     pub weight: ::typed_mcp::__private::serde_json::Number,
+}
+///Nullable, default null.
+#[derive(
+    ::typed_mcp::__private::serde::Deserialize,
+    ::typed_mcp::__private::serde::Serialize,
+    Clone,
+    Debug,
+    PartialEq
+)]
+#[serde(transparent)]
+#[serde(crate = "::typed_mcp::__private::serde")]
+pub struct SearchCursor(
+    /// The `0` member.
+    pub ::std::option::Option<::std::string::String>,
+);
+impl ::std::ops::Deref for SearchCursor {
+    type Target = ::std::option::Option<::std::string::String>;
+    fn deref(&self) -> &::std::option::Option<::std::string::String> {
+        &self.0
+    }
+}
+impl ::std::convert::From<SearchCursor>
+for ::std::option::Option<::std::string::String> {
+    fn from(value: SearchCursor) -> Self {
+        value.0
+    }
+}
+impl ::std::convert::From<::std::option::Option<::std::string::String>>
+for SearchCursor {
+    fn from(value: ::std::option::Option<::std::string::String>) -> Self {
+        Self(value)
+    }
 }
 /// Generation of default values for serde.
 pub mod defaults {
@@ -162,6 +198,18 @@ fn __typed_mcp_integral_numbers(value: &mut ::typed_mcp::__private::serde_json::
         _ => {}
     }
 }
+/// Reads a member that is present (an explicit `null` included) as `Some`; an
+/// absent one is `None` through `#[serde(default)]`.
+fn __typed_mcp_present<'de, D, T>(
+    deserializer: D,
+) -> ::std::result::Result<::std::option::Option<T>, D::Error>
+where
+    D: ::typed_mcp::__private::serde::Deserializer<'de>,
+    T: ::typed_mcp::__private::serde::Deserialize<'de>,
+{
+    <T as ::typed_mcp::__private::serde::Deserialize>::deserialize(deserializer)
+        .map(::std::option::Option::Some)
+}
 impl ::typed_mcp::validation::SchemaValidate for Scope {
     fn validate_value(
         value: &::typed_mcp::__private::serde_json::Value,
@@ -194,6 +242,23 @@ impl ::typed_mcp::__private::v1::SchemaDefinition for Search {
     const SCHEMA: &'static str = "{\"additionalProperties\":false,\"description\":\"Search arguments with optional members.\",\"properties\":{\"cursor\":{\"default\":null,\"description\":\"Nullable, default null.\",\"type\":[\"string\",\"null\"]},\"exact\":{\"default\":null,\"description\":\"Exact match only.\",\"type\":\"boolean\"},\"language\":{\"default\":null,\"description\":\"Language code.\",\"type\":\"string\"},\"limit\":{\"default\":null,\"description\":\"Most results.\",\"type\":\"integer\"},\"page\":{\"default\":1,\"description\":\"Page, default 1.\",\"type\":\"integer\"},\"query\":{\"description\":\"What to look for.\",\"type\":\"string\"},\"scope\":{\"$ref\":\"#/$defs/Scope\",\"default\":null,\"description\":\"Where to search.\"},\"tags\":{\"default\":null,\"description\":\"Tags to match.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"threshold\":{\"default\":null,\"description\":\"Lowest score.\",\"type\":\"number\"},\"weight\":{\"default\":0.5,\"description\":\"Weight, default 0.5.\",\"type\":\"number\"}},\"required\":[\"query\"],\"type\":\"object\"}";
     const DESCRIPTION: ::std::option::Option<&'static str> = ::std::option::Option::Some(
         "Search arguments with optional members.",
+    );
+}
+impl ::typed_mcp::validation::SchemaValidate for SearchCursor {
+    fn validate_value(
+        value: &::typed_mcp::__private::serde_json::Value,
+    ) -> ::std::result::Result<
+        (),
+        ::std::vec::Vec<::typed_mcp::validation::ValidationError>,
+    > {
+        validate::search_cursor(value)
+    }
+}
+impl ::typed_mcp::__private::v1::SchemaDefinition for SearchCursor {
+    const NAME: &'static str = "SearchCursor";
+    const SCHEMA: &'static str = "{\"default\":null,\"description\":\"Nullable, default null.\",\"type\":[\"string\",\"null\"]}";
+    const DESCRIPTION: ::std::option::Option<&'static str> = ::std::option::Option::Some(
+        "Nullable, default null.",
     );
 }
 /// Validators generated from the same schema: one function per definition.
@@ -276,15 +341,7 @@ pub mod validate {
                 match key_11.as_str() {
                     "cursor" => {
                         let at_12 = &at.key("cursor");
-                        if !(v_11.is_string() || v_11.is_null()) {
-                            errors
-                                .wrong_type(
-                                    at_12,
-                                    "/$defs/Search/properties/cursor/type",
-                                    &["string", "null"],
-                                    v_11,
-                                );
-                        }
+                        search_cursor_at(v_11, at_12, errors);
                     }
                     "exact" => {
                         let at_17 = &at.key("exact");
@@ -424,6 +481,32 @@ pub mod validate {
             if (seen_11 & 1u64) == 0 {
                 errors.missing(at, "/$defs/Search/required", "query");
             }
+        }
+    }
+    /// Validates a JSON value against definition `SearchCursor` (`/$defs/Search/properties/cursor` in `null_defaults.json`), returning every violation.
+    ///
+    /// # Errors
+    ///
+    /// Every violation found (never an empty list).
+    pub fn search_cursor(
+        value: &__rt::Value,
+    ) -> ::core::result::Result<(), ::std::vec::Vec<__rt::ValidationError>> {
+        __rt::validate_with(value, search_cursor_at)
+    }
+    /// Walker of definition `SearchCursor`: validates `value`, found at `at`, recording violations in `errors`.
+    pub fn search_cursor_at(
+        value: &__rt::Value,
+        at: &__rt::Location<'_>,
+        errors: &mut __rt::Collector,
+    ) {
+        if !(value.is_string() || value.is_null()) {
+            errors
+                .wrong_type(
+                    at,
+                    "/$defs/Search/properties/cursor/type",
+                    &["string", "null"],
+                    value,
+                );
         }
     }
 }
