@@ -10,7 +10,9 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::era::Era;
-use super::outbound::{parse_rendered, respond, respond_rendered, respond_value, ResultKind};
+use super::outbound::{
+    parse_rendered, respond, respond_checked, respond_rendered, respond_value, ResultKind,
+};
 use super::params::{invalid_params, violation};
 use super::tools::ToolDefinition;
 use crate::cache::{Cache, CacheSource};
@@ -165,7 +167,7 @@ impl ToolSet {
             forwarder.finish().await;
         }
         match outcome {
-            CallOutcome::Respond(result) => render_for_era(&result, request.era),
+            CallOutcome::Respond(result) => render_for_era(result, request.era),
             // The loop sends nothing for a request its client cancelled.
             CallOutcome::Cancelled => Err(super::params::internal_error("the call was cancelled")),
         }
@@ -202,9 +204,19 @@ impl ToolSet {
 /// `resultType`. `structuredContent` is kept in every version: 2025-03-26 predates it, but
 /// its results allow additional members, and the structured error (with the violations'
 /// paths) is what lets a model correct its call.
-fn render_for_era(result: &ToolCallResult, era: Era) -> HandlerResult {
+///
+/// The result is validated as what is sent: when the runner kept the value it wrote the text
+/// from ([`ToolCallResult::value`]), that value (without `resultType` for legacy results);
+/// otherwise the text, parsed back.
+fn render_for_era(result: ToolCallResult, era: Era) -> HandlerResult {
     match era {
-        Era::Modern => respond_rendered(ResultKind::of::<CallToolResult>(), result.json.clone()),
+        Era::Modern => {
+            let kind = ResultKind::of::<CallToolResult>();
+            match &result.value {
+                Some(value) => respond_checked(kind, value, result.json),
+                None => respond_rendered(kind, result.json),
+            }
+        }
         Era::Legacy(_) => {
             // The runner always renders `resultType` first: cut it from the text rather
             // than re-serializing the whole result (which may hold a large text twice).
@@ -214,7 +226,16 @@ fn render_for_era(result: &ToolCallResult, era: Era) -> HandlerResult {
                 .strip_prefix(MODERN_RESULT_PREFIX)
                 .map(|rest| RawValue::from_string(format!("{{{rest}")));
             match legacy {
-                Some(Ok(raw)) => respond_rendered(ResultKind::of::<LegacyCallToolResult>(), raw),
+                Some(Ok(raw)) => {
+                    let kind = ResultKind::of::<LegacyCallToolResult>();
+                    match result.value {
+                        Some(Value::Object(mut map)) => {
+                            map.remove("resultType");
+                            respond_checked(kind, &Value::Object(map), raw)
+                        }
+                        _ => respond_rendered(kind, raw),
+                    }
+                }
                 _ => {
                     let mut value = parse_rendered(&result.json)?;
                     if let Value::Object(map) = &mut value {

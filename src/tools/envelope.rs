@@ -53,6 +53,10 @@ pub struct ToolCallResult {
     /// the hook for the result cache, which may store it and later serve it with
     /// [`ToolRunner::render_cached`](super::ToolRunner::render_cached).
     pub cacheable_output: Option<Value>,
+    /// `json` as a JSON value, when the renderer built it from the same `Serialize` value
+    /// it wrote `json` from (the common paths): outbound validation checks this value instead
+    /// of parsing `json` back. `None`: the server parses `json` to validate it.
+    pub(crate) value: Option<Value>,
 }
 
 #[derive(Serialize)]
@@ -127,13 +131,34 @@ fn render<E: Serialize>(
     is_error: bool,
     meta: &ResultMeta,
 ) -> Box<RawValue> {
-    to_raw(&CallToolResultOut {
+    to_raw(&result_out(text, envelope, is_error, meta))
+}
+
+/// What [`render`] writes, as a JSON value built from the same `Serialize` value (no text
+/// is parsed back): outbound validation checks it. `None` should serializing ever fail (the
+/// server then parses the text instead).
+fn render_value<E: Serialize>(
+    text: &str,
+    envelope: &E,
+    is_error: bool,
+    meta: &ResultMeta,
+) -> Option<Value> {
+    serde_json::to_value(result_out(text, envelope, is_error, meta)).ok()
+}
+
+fn result_out<'a, E>(
+    text: &'a str,
+    envelope: &'a E,
+    is_error: bool,
+    meta: &'a ResultMeta,
+) -> CallToolResultOut<'a, E> {
+    CallToolResultOut {
         result_type: "complete",
         content: [TextContentOut { kind: "text", text }],
         structured_content: envelope,
         is_error,
         meta: MetaOut { meta },
-    })
+    }
 }
 
 /// A `ResultMeta` for a call that took `duration_ms`.
@@ -170,7 +195,8 @@ pub(crate) fn render_success(
     };
     let json = render(text, &envelope, false, &meta);
     if json.get().len() <= budget {
-        return success(json, meta);
+        let value = render_value(text, &envelope, false, &meta);
+        return with_value(success(json, meta), value);
     }
     let original = output_size(data);
     if let (Value::String(text), true) = (data, cut_text) {
@@ -193,6 +219,12 @@ fn output_size(data: &Value) -> u64 {
     u64::try_from(to_json_text(data).len()).unwrap_or(u64::MAX)
 }
 
+/// `result` with the value its text was written from (see [`ToolCallResult::value`]).
+fn with_value(mut result: ToolCallResult, value: Option<Value>) -> ToolCallResult {
+    result.value = value;
+    result
+}
+
 pub(crate) fn success(json: Box<RawValue>, meta: ResultMeta) -> ToolCallResult {
     ToolCallResult {
         json,
@@ -201,6 +233,7 @@ pub(crate) fn success(json: Box<RawValue>, meta: ResultMeta) -> ToolCallResult {
         meta,
         over_budget: false,
         cacheable_output: None,
+        value: None,
     }
 }
 
@@ -319,7 +352,8 @@ pub(crate) fn render_failure(error: ToolError, meta: ResultMeta, budget: usize) 
     };
     let json = render_failure_json(&failure);
     if json.get().len() <= budget {
-        return failed(json, failure);
+        let value = render_failure_value(&failure);
+        return with_value(failed(json, failure), value);
     }
     let original = u64::try_from(json.get().len()).unwrap_or(u64::MAX);
     if let Some(meta) = failure.meta.as_mut() {
@@ -383,12 +417,21 @@ fn fit_violations(
 
 fn render_failure_json(failure: &ToolFailure) -> Box<RawValue> {
     let text = failure_text(&failure.error);
-    let meta = failure
+    render(&text, failure, true, &failure_meta(failure))
+}
+
+/// What [`render_failure_json`] writes, as a value (see [`render_value`]).
+fn render_failure_value(failure: &ToolFailure) -> Option<Value> {
+    let text = failure_text(&failure.error);
+    render_value(&text, failure, true, &failure_meta(failure))
+}
+
+fn failure_meta(failure: &ToolFailure) -> ResultMeta {
+    failure
         .meta
         .as_ref()
         .cloned()
-        .unwrap_or_else(|| base_meta(0, false));
-    render(&text, failure, true, &meta)
+        .unwrap_or_else(|| base_meta(0, false))
 }
 
 fn failed(json: Box<RawValue>, failure: ToolFailure) -> ToolCallResult {
@@ -399,6 +442,7 @@ fn failed(json: Box<RawValue>, failure: ToolFailure) -> ToolCallResult {
         meta: failure.meta.unwrap_or_else(|| base_meta(0, false)),
         over_budget: false,
         cacheable_output: None,
+        value: None,
     }
 }
 
@@ -423,3 +467,7 @@ fn failure_text(error: &ToolError) -> String {
     }
     text
 }
+
+#[cfg(test)]
+#[path = "envelope_tests.rs"]
+mod tests;
