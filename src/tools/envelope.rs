@@ -61,8 +61,9 @@ pub struct ToolCallResult {
 
 #[derive(Serialize)]
 struct CallToolResultOut<'a, E> {
-    #[serde(rename = "resultType")]
-    result_type: &'static str,
+    /// `None` in the legacy shape (2025 protocol versions), which has no `resultType`.
+    #[serde(rename = "resultType", skip_serializing_if = "Option::is_none")]
+    result_type: Option<&'static str>,
     content: [TextContentOut<'a>; 1],
     #[serde(rename = "structuredContent")]
     structured_content: &'a E,
@@ -130,8 +131,9 @@ fn render<E: Serialize>(
     envelope: &E,
     is_error: bool,
     meta: &ResultMeta,
+    shape: Shape,
 ) -> Box<RawValue> {
-    to_raw(&result_out(text, envelope, is_error, meta))
+    to_raw(&result_out(text, envelope, is_error, meta, shape))
 }
 
 /// What [`render`] writes, as a JSON value built from the same `Serialize` value (no text
@@ -142,8 +144,9 @@ fn render_value<E: Serialize>(
     envelope: &E,
     is_error: bool,
     meta: &ResultMeta,
+    shape: Shape,
 ) -> Option<Value> {
-    serde_json::to_value(result_out(text, envelope, is_error, meta)).ok()
+    serde_json::to_value(result_out(text, envelope, is_error, meta, shape)).ok()
 }
 
 fn result_out<'a, E>(
@@ -151,15 +154,50 @@ fn result_out<'a, E>(
     envelope: &'a E,
     is_error: bool,
     meta: &'a ResultMeta,
+    shape: Shape,
 ) -> CallToolResultOut<'a, E> {
     CallToolResultOut {
-        result_type: "complete",
+        result_type: (!shape.legacy).then_some("complete"),
         content: [TextContentOut { kind: "text", text }],
         structured_content: envelope,
         is_error,
         meta: MetaOut { meta },
     }
 }
+
+/// Where a result must fit, and in which shape it is written.
+///
+/// The legacy shape (2025 protocol versions) is the modern one without its leading
+/// `"resultType":"complete",` member; its budget is smaller by those bytes, so a result is
+/// cut (or refused) at the same point in every protocol version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Shape {
+    /// Written without `resultType`.
+    pub(crate) legacy: bool,
+}
+
+impl Shape {
+    /// The length of the modern text of a result whose text in this shape is `len` long.
+    pub(crate) fn modern_len(self, len: usize) -> usize {
+        if self.legacy {
+            len.saturating_add(RESULT_TYPE_MEMBER.len())
+        } else {
+            len
+        }
+    }
+
+    /// `budget` (the room for a modern result) for a result of this shape.
+    pub(crate) fn budget(self, budget: usize) -> usize {
+        if self.legacy {
+            budget.saturating_sub(RESULT_TYPE_MEMBER.len())
+        } else {
+            budget
+        }
+    }
+}
+
+/// The member the legacy shape leaves out, with its separator (written first).
+pub(crate) const RESULT_TYPE_MEMBER: &str = r#""resultType":"complete","#;
 
 /// A `ResultMeta` for a call that took `duration_ms`.
 pub(crate) fn base_meta(duration_ms: u64, cached: bool) -> ResultMeta {
@@ -177,7 +215,7 @@ pub(crate) fn base_meta(duration_ms: u64, cached: bool) -> ResultMeta {
 pub(crate) fn render_success(
     data: &Value,
     meta: ResultMeta,
-    budget: usize,
+    (budget, shape): (usize, Shape),
     max_response_bytes: usize,
     cut_text: bool,
 ) -> ToolCallResult {
@@ -193,25 +231,25 @@ pub(crate) fn render_success(
         data: DataOut::Value(data),
         meta: &meta,
     };
-    let json = render(text, &envelope, false, &meta);
+    let json = render(text, &envelope, false, &meta, shape);
     if json.get().len() <= budget {
-        let value = render_value(text, &envelope, false, &meta);
+        let value = render_value(text, &envelope, false, &meta, shape);
         return with_value(success(json, meta), value);
     }
     let original = output_size(data);
     if let (Value::String(text), true) = (data, cut_text) {
-        return truncate_text(text, meta, budget, max_response_bytes, original);
+        return truncate_text(text, meta, (budget, shape), max_response_bytes, original);
     }
     // Structured output is never cut; try again with a short note for the text copy.
     let note = format!(
         "The result ({original} bytes of JSON) is in structuredContent; its text copy was \
          left out to fit the response size limit."
     );
-    let json = render(&note, &envelope, false, &meta);
+    let json = render(&note, &envelope, false, &meta, shape);
     if json.get().len() <= budget {
         return success(json, meta);
     }
-    too_large(meta, budget, max_response_bytes, original)
+    too_large(meta, (budget, shape), max_response_bytes, original)
 }
 
 /// Size of the tool's output as compact JSON, in bytes (`originalSizeBytes`).
@@ -241,7 +279,7 @@ pub(crate) fn success(json: Box<RawValue>, meta: ResultMeta) -> ToolCallResult {
 fn truncate_text(
     text: &str,
     mut meta: ResultMeta,
-    budget: usize,
+    (budget, shape): (usize, Shape),
     max_response_bytes: usize,
     original: u64,
 ) -> ToolCallResult {
@@ -254,7 +292,7 @@ fn truncate_text(
             data: DataOut::Text(prefix),
             meta,
         };
-        render(&shown, &envelope, false, meta)
+        render(&shown, &envelope, false, meta, shape)
     };
     let fixed = render_prefix("", &meta).get().len();
     // The prefix appears twice (text content and data), escaped the same way each time.
@@ -277,7 +315,7 @@ fn truncate_text(
     }
     meta.truncated = Some(false);
     meta.original_size_bytes = None;
-    too_large(meta, budget, max_response_bytes, original)
+    too_large(meta, (budget, shape), max_response_bytes, original)
 }
 
 /// Bytes `c` takes inside a JSON string as `serde_json` writes it.
@@ -291,7 +329,7 @@ fn escaped_len(c: char) -> usize {
 
 fn too_large(
     meta: ResultMeta,
-    budget: usize,
+    room: (usize, Shape),
     max_response_bytes: usize,
     original: u64,
 ) -> ToolCallResult {
@@ -311,7 +349,7 @@ fn too_large(
         retryable: ToolErrorCode::ResponseTooLarge.is_retryable(),
         validation_errors: None,
     };
-    render_failure(error, meta, budget)
+    render_failure(error, meta, room)
 }
 
 /// A structured error with the generated retryable default for its code.
@@ -343,25 +381,30 @@ fn to_generated(error: ValidationError) -> crate::generated::errors::ValidationE
 }
 
 /// Renders a failed call within `budget` bytes, shrinking the report if it must.
-pub(crate) fn render_failure(error: ToolError, meta: ResultMeta, budget: usize) -> ToolCallResult {
+pub(crate) fn render_failure(
+    error: ToolError,
+    meta: ResultMeta,
+    (budget, shape): (usize, Shape),
+) -> ToolCallResult {
     let code = error.code;
     let mut failure = ToolFailure {
         error,
         meta: Some(meta),
         ok: false,
     };
-    let json = render_failure_json(&failure);
+    let json = render_failure_json(&failure, shape);
     if json.get().len() <= budget {
-        let value = render_failure_value(&failure);
+        let value = render_failure_value(&failure, shape);
         return with_value(failed(json, failure), value);
     }
-    let original = u64::try_from(json.get().len()).unwrap_or(u64::MAX);
+    // The modern size in every shape, as `originalSizeBytes` always reported.
+    let original = u64::try_from(shape.modern_len(json.get().len())).unwrap_or(u64::MAX);
     if let Some(meta) = failure.meta.as_mut() {
         meta.truncated = Some(true);
         meta.original_size_bytes = Some(original);
     }
     if let Some(all) = failure.error.validation_errors.take() {
-        if let Some(json) = fit_violations(&mut failure, all, budget) {
+        if let Some(json) = fit_violations(&mut failure, all, (budget, shape)) {
             return failed(json, failure);
         }
     }
@@ -369,7 +412,7 @@ pub(crate) fn render_failure(error: ToolError, meta: ResultMeta, budget: usize) 
     failure.error.details = None;
     failure.error.validation_errors = None;
     failure.error.message = format!("{code}: the error report was too large to send");
-    let json = render_failure_json(&failure);
+    let json = render_failure_json(&failure, shape);
     let mut result = failed(json, failure);
     if result.json.get().len() > budget {
         tracing::error!(
@@ -386,7 +429,7 @@ pub(crate) fn render_failure(error: ToolError, meta: ResultMeta, budget: usize) 
 fn fit_violations(
     failure: &mut ToolFailure,
     all: Vec<crate::generated::errors::ValidationError>,
-    budget: usize,
+    (budget, shape): (usize, Shape),
 ) -> Option<Box<RawValue>> {
     let total = all.len();
     let mut details = failure.error.details.take().unwrap_or_default();
@@ -396,7 +439,7 @@ fn fit_violations(
         details.insert("reportedViolations".to_owned(), Value::from(keep));
         failure.error.details = Some(details);
         failure.error.validation_errors = Some(all[..keep].to_vec());
-        let json = render_failure_json(failure);
+        let json = render_failure_json(failure, shape);
         (json.get().len() <= budget).then_some(json)
     };
     // Largest `keep` in 1..=total that fits, by binary search (fitting is monotone).
@@ -415,15 +458,15 @@ fn fit_violations(
     attempt(failure, low)
 }
 
-fn render_failure_json(failure: &ToolFailure) -> Box<RawValue> {
+fn render_failure_json(failure: &ToolFailure, shape: Shape) -> Box<RawValue> {
     let text = failure_text(&failure.error);
-    render(&text, failure, true, &failure_meta(failure))
+    render(&text, failure, true, &failure_meta(failure), shape)
 }
 
 /// What [`render_failure_json`] writes, as a value (see [`render_value`]).
-fn render_failure_value(failure: &ToolFailure) -> Option<Value> {
+fn render_failure_value(failure: &ToolFailure, shape: Shape) -> Option<Value> {
     let text = failure_text(&failure.error);
-    render_value(&text, failure, true, &failure_meta(failure))
+    render_value(&text, failure, true, &failure_meta(failure), shape)
 }
 
 fn failure_meta(failure: &ToolFailure) -> ResultMeta {

@@ -4,6 +4,9 @@ use serde_json::{json, Value};
 
 use super::*;
 
+const MODERN: Shape = Shape { legacy: false };
+const LEGACY: Shape = Shape { legacy: true };
+
 /// Every kept value equals the parse of the text it goes with.
 fn assert_value_matches(result: &ToolCallResult) {
     if let Some(value) = &result.value {
@@ -29,7 +32,13 @@ fn outputs() -> Vec<Value> {
 fn a_success_keeps_the_value_of_its_text() {
     for data in outputs() {
         for cut_text in [false, true] {
-            let result = render_success(&data, base_meta(3, false), 1 << 20, 1 << 20, cut_text);
+            let result = render_success(
+                &data,
+                base_meta(3, false),
+                (1 << 20, MODERN),
+                1 << 20,
+                cut_text,
+            );
             assert!(result.value.is_some(), "the common path keeps the value");
             assert_value_matches(&result);
         }
@@ -41,7 +50,7 @@ fn a_cut_or_refused_result_keeps_no_value_or_the_right_one() {
     let long = Value::String("x\"é".repeat(400));
     for budget in [0, 200, 400, 800, 1200] {
         for data in [long.clone(), json!({ "text": long.clone() })] {
-            let result = render_success(&data, base_meta(0, true), budget, 4096, true);
+            let result = render_success(&data, base_meta(0, true), (budget, MODERN), 4096, true);
             assert_value_matches(&result);
         }
     }
@@ -68,10 +77,66 @@ fn a_failure_keeps_the_value_of_its_text() {
         violations,
     );
     for budget in [1 << 20, 2000, 600, 100] {
-        let result = render_failure(error.clone(), base_meta(1, false), budget);
+        let result = render_failure(error.clone(), base_meta(1, false), (budget, MODERN));
         assert_value_matches(&result);
         if budget == 1 << 20 {
             assert!(result.value.is_some());
         }
+    }
+}
+
+/// The legacy shape is the modern text without `resultType`, cut at the same points.
+#[test]
+fn the_legacy_shape_is_the_modern_one_without_result_type() {
+    let long = Value::String("x\"é\u{1}".repeat(300));
+    let strip = |json: &str| {
+        let rest = json
+            .strip_prefix(concat!("{", r#""resultType":"complete","#))
+            .unwrap();
+        format!("{{{rest}")
+    };
+    for budget in [0, 30, 200, 400, 800, 1200, 4000] {
+        for data in [long.clone(), json!({ "text": long.clone() }), json!(1)] {
+            for cut_text in [false, true] {
+                let meta = || base_meta(2, false);
+                let modern = render_success(&data, meta(), (budget, MODERN), 4096, cut_text);
+                let legacy_budget = LEGACY.budget(budget);
+                let legacy = render_success(&data, meta(), (legacy_budget, LEGACY), 4096, cut_text);
+                assert_eq!(
+                    legacy.json.get(),
+                    strip(modern.json.get()),
+                    "budget {budget}"
+                );
+                assert_eq!(legacy.meta, modern.meta);
+                assert_eq!(legacy.over_budget, modern.over_budget);
+                assert_value_matches(&legacy);
+            }
+        }
+    }
+}
+
+/// The same for content-block results, refused at the same size with the same message.
+#[test]
+fn legacy_content_results_are_the_modern_ones_without_result_type() {
+    use crate::tools::content::render_content;
+    let blocks = json!([{ "type": "text", "text": "a block" }, { "type": "text", "text": "b" }]);
+    let strip = |json: &str| {
+        let rest = json
+            .strip_prefix(concat!("{", r#""resultType":"complete","#))
+            .unwrap();
+        format!("{{{rest}")
+    };
+    for budget in [0, 100, 250, 300, 400, 4000] {
+        let modern = render_content(&blocks, base_meta(1, false), (budget, MODERN));
+        let legacy = render_content(
+            &blocks,
+            base_meta(1, false),
+            (LEGACY.budget(budget), LEGACY),
+        );
+        assert_eq!(
+            legacy.json.get(),
+            strip(modern.json.get()),
+            "budget {budget}"
+        );
     }
 }
