@@ -60,11 +60,11 @@ pub struct ToolCallResult {
 }
 
 #[derive(Serialize)]
-struct CallToolResultOut<'a, E> {
+struct CallToolResultOut<'a, E, T: ?Sized> {
     /// `None` in the legacy shape (2025 protocol versions), which has no `resultType`.
     #[serde(rename = "resultType", skip_serializing_if = "Option::is_none")]
     result_type: Option<&'static str>,
-    content: [TextContentOut<'a>; 1],
+    content: [TextContentOut<'a, T>; 1],
     #[serde(rename = "structuredContent")]
     structured_content: &'a E,
     #[serde(rename = "isError")]
@@ -73,11 +73,12 @@ struct CallToolResultOut<'a, E> {
     meta: MetaOut<'a>,
 }
 
+/// `T` is `str`, or the text already written as a JSON string (`RawValue`).
 #[derive(Serialize)]
-struct TextContentOut<'a> {
+struct TextContentOut<'a, T: ?Sized> {
     #[serde(rename = "type")]
     kind: &'static str,
-    text: &'a str,
+    text: &'a T,
 }
 
 #[derive(Serialize)]
@@ -98,6 +99,8 @@ struct SuccessOut<'a> {
 enum DataOut<'a> {
     Value(&'a Value),
     Text(&'a str),
+    /// The output, already written as JSON.
+    Raw(&'a RawValue),
 }
 
 /// A well-formed `INTERNAL` result, used should serializing a result ever fail.
@@ -126,8 +129,8 @@ fn to_json_text(value: &Value) -> String {
     })
 }
 
-fn render<E: Serialize>(
-    text: &str,
+fn render<E: Serialize, T: Serialize + ?Sized>(
+    text: &T,
     envelope: &E,
     is_error: bool,
     meta: &ResultMeta,
@@ -149,13 +152,13 @@ fn render_value<E: Serialize>(
     serde_json::to_value(result_out(text, envelope, is_error, meta, shape)).ok()
 }
 
-fn result_out<'a, E>(
-    text: &'a str,
+fn result_out<'a, E, T: ?Sized>(
+    text: &'a T,
     envelope: &'a E,
     is_error: bool,
     meta: &'a ResultMeta,
     shape: Shape,
-) -> CallToolResultOut<'a, E> {
+) -> CallToolResultOut<'a, E, T> {
     CallToolResultOut {
         result_type: (!shape.legacy).then_some("complete"),
         content: [TextContentOut { kind: "text", text }],
@@ -219,19 +222,33 @@ pub(crate) fn render_success(
     max_response_bytes: usize,
     cut_text: bool,
 ) -> ToolCallResult {
-    let text_copy = match data {
-        Value::String(_) => None,
-        other => Some(to_json_text(other)),
+    // The text copy of a structured output is its JSON, written once here. A long output
+    // is then pasted as written rather than written again (see `render_written`).
+    let data_raw = match data {
+        Value::String(text) if text.len() < WRITE_ONCE_FROM => None,
+        _ => Some(serde_json::value::to_raw_value(data)),
     };
-    let text = text_copy
-        .as_deref()
-        .unwrap_or_else(|| data.as_str().unwrap_or_default());
+    let text = match (data, &data_raw) {
+        (Value::String(text), _) => text.as_str(),
+        (_, Some(Ok(raw))) => raw.get(),
+        (_, Some(Err(error))) => {
+            tracing::error!(%error, "serializing a tool output failed");
+            ""
+        }
+        // Only short strings are not written first.
+        (_, None) => "",
+    };
     let envelope = SuccessOut {
         ok: true,
         data: DataOut::Value(data),
         meta: &meta,
     };
-    let json = render(text, &envelope, false, &meta, shape);
+    let json = match &data_raw {
+        Some(Ok(data_raw)) if text.len() >= WRITE_ONCE_FROM => {
+            render_written(data, data_raw, text, &meta, shape)
+        }
+        _ => render(text, &envelope, false, &meta, shape),
+    };
     if json.get().len() <= budget {
         let value = render_value(text, &envelope, false, &meta, shape);
         return with_value(success(json, meta), value);
@@ -250,6 +267,34 @@ pub(crate) fn render_success(
         return success(json, meta);
     }
     too_large(meta, (budget, shape), max_response_bytes, original)
+}
+
+/// Outputs whose text is at least this long are written once and pasted (see
+/// [`render_written`]); below it, writing a second copy costs less than pasting.
+const WRITE_ONCE_FROM: usize = 256;
+
+/// [`render`] of a success whose output is already written as `data_raw`: the output and its
+/// text copy (for a string output, the same JSON string; otherwise `text` escaped once) are
+/// pasted as they are, so a long text is escaped once rather than twice. Same bytes.
+fn render_written(
+    data: &Value,
+    data_raw: &RawValue,
+    text: &str,
+    meta: &ResultMeta,
+    shape: Shape,
+) -> Box<RawValue> {
+    let envelope = SuccessOut {
+        ok: true,
+        data: DataOut::Raw(data_raw),
+        meta,
+    };
+    if data.is_string() {
+        return render(data_raw, &envelope, false, meta, shape);
+    }
+    match serde_json::value::to_raw_value(text) {
+        Ok(text_raw) => render(&*text_raw, &envelope, false, meta, shape),
+        Err(_) => render(text, &envelope, false, meta, shape),
+    }
 }
 
 /// Size of the tool's output as compact JSON, in bytes (`originalSizeBytes`).

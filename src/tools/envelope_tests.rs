@@ -23,6 +23,8 @@ fn outputs() -> Vec<Value> {
         json!("é, 漢字, 🦀, \u{2028}\u{2029}"),
         json!({"sum": 3.5, "n": -1, "big": u64::MAX, "list": [1, "a", null, true]}),
         json!([{"nested": {"deep": ["x\"y"]}}]),
+        Value::String("long \" \u{1} é ".repeat(40)),
+        json!({ "long": "y\"\n".repeat(200), "n": [1.5, 2] }),
         json!(0.1),
         json!(null),
     ]
@@ -138,5 +140,27 @@ fn legacy_content_results_are_the_modern_ones_without_result_type() {
             strip(modern.json.get()),
             "budget {budget}"
         );
+    }
+}
+
+/// Writing the output once and pasting it gives the bytes of writing everything in one go.
+#[test]
+fn a_success_is_written_as_in_one_go() {
+    for data in outputs() {
+        for shape in [MODERN, LEGACY] {
+            let meta = base_meta(5, false);
+            let result = render_success(&data, meta.clone(), (1 << 20, shape), 1 << 20, true);
+            let text = match &data {
+                Value::String(text) => text.clone(),
+                other => serde_json::to_string(other).unwrap(),
+            };
+            let envelope = SuccessOut {
+                ok: true,
+                data: DataOut::Value(&data),
+                meta: &meta,
+            };
+            let in_one_go = render(text.as_str(), &envelope, false, &meta, shape);
+            assert_eq!(result.json.get(), in_one_go.get());
+        }
     }
 }
