@@ -20,7 +20,7 @@
 //! violations as fit, then falls back to a minimal error.
 
 use serde::Serialize;
-use serde_json::value::RawValue;
+use serde_json::value::{to_raw_value, RawValue};
 use serde_json::{Map, Value};
 
 use crate::generated::errors::{ResultMeta, ToolError, ToolErrorCode, ToolFailure};
@@ -226,7 +226,8 @@ pub(crate) fn render_success(
     // is then pasted as written rather than written again (see `render_written`).
     let data_raw = match data {
         Value::String(text) if text.len() < WRITE_ONCE_FROM => None,
-        _ => Some(serde_json::value::to_raw_value(data)),
+        Value::String(text) => Some(raw_string(text).or_else(|_| to_raw_value(data))),
+        _ => Some(to_raw_value(data)),
     };
     let text = match (data, &data_raw) {
         (Value::String(text), _) => text.as_str(),
@@ -291,10 +292,16 @@ fn render_written(
     if data.is_string() {
         return render(data_raw, &envelope, false, meta, shape);
     }
-    match serde_json::value::to_raw_value(text) {
+    match raw_string(text) {
         Ok(text_raw) => render(&*text_raw, &envelope, false, meta, shape),
         Err(_) => render(text, &envelope, false, meta, shape),
     }
+}
+
+/// `text` as a JSON string, escaped by [`super::escape::json_string`] (what `serde_json`
+/// writes, faster on long texts) and checked as JSON by `RawValue::from_string`.
+fn raw_string(text: &str) -> Result<Box<RawValue>, serde_json::Error> {
+    RawValue::from_string(super::escape::json_string(text))
 }
 
 /// Size of the tool's output as compact JSON, in bytes (`originalSizeBytes`).
