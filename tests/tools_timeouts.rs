@@ -486,3 +486,49 @@ async fn handler_panics_become_internal_errors() {
     }
     assert_eq!(runner.stats().panicked, 2);
 }
+
+/// Async handlers are polled once in place before they get a task of their own: a panic in
+/// that first poll, a result reached only after the deadline, and a handler still pending
+/// after it are each treated as in the task.
+#[tokio::test(start_paused = true)]
+async fn a_first_poll_in_place_keeps_panics_timeouts_and_pending_handlers() {
+    let runner = ToolRunner::new(&limits(json!({"timeouts": {"defaultTimeoutMs": 100}})));
+    let panics = ToolEntry::new(ToolHandler::from_async(|_context, _arguments| {
+        Box::pin(async { panic!("in the first poll") })
+    }));
+    let result = respond(
+        runner
+            .call("p", &panics, ToolArguments::Absent, options())
+            .await,
+    );
+    assert_eq!(error_of(&checked(&result))["code"], "INTERNAL");
+    assert_eq!(runner.stats().panicked, 1);
+
+    // Ready at once, but the call started 200 ms ago: the deadline passed before it ended.
+    let quick = ToolEntry::new(ToolHandler::from_async(|_context, _arguments| {
+        Box::pin(async { Ok(json!("done")) })
+    }));
+    let late = options().started_at(tokio::time::Instant::now() - Duration::from_millis(200));
+    let result = respond(runner.call("q", &quick, ToolArguments::Absent, late).await);
+    assert_eq!(error_of(&checked(&result))["code"], "TOOL_TIMEOUT");
+    let result = respond(
+        runner
+            .call("q", &quick, ToolArguments::Absent, options())
+            .await,
+    );
+    assert_eq!(checked(&result)["structuredContent"]["data"], "done");
+
+    // Pending in the first poll, finishing in its task.
+    let sleeps = ToolEntry::new(ToolHandler::from_async(|_context, _arguments| {
+        Box::pin(async {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            Ok(json!("slept"))
+        })
+    }));
+    let result = respond(
+        runner
+            .call("s", &sleeps, ToolArguments::Absent, options())
+            .await,
+    );
+    assert_eq!(checked(&result)["structuredContent"]["data"], "slept");
+}

@@ -1,11 +1,13 @@
 //! The nesting bound every inbound message is held to (`request.maxDepth`).
 //!
-//! [`parse_frame_within`] scans the frame once, byte by byte and without recursion, before
-//! `serde_json` reads it: a message nesting deeper than the bound is answered with
-//! [`ParseErrorKind::TooDeep`] (`-32600`), whatever its depth, so neither `serde_json`'s own
-//! recursion limit (128) nor any later walk over the message is ever reached by it.
+//! [`parse_frame_within`] scans the frame once, without recursion (long strings skipped with
+//! `memchr`), before `serde_json` reads it: a message nesting deeper than the bound is
+//! answered with [`ParseErrorKind::TooDeep`] (`-32600`), whatever its depth, so neither
+//! `serde_json`'s own recursion limit (128) nor any later walk over the message is ever
+//! reached by it.
 
 use super::batch::{parse_frame, BatchPolicy, Frame};
+use super::encode::string_end;
 use super::parse::parse_message;
 use super::{Message, ParseError, ParseErrorKind};
 
@@ -53,21 +55,14 @@ pub fn parse_frame_within(frame: &[u8], policy: BatchPolicy, max_depth: usize) -
 #[must_use]
 pub fn nests_deeper_than(bytes: &[u8], limit: usize) -> bool {
     let mut depth = 0usize;
-    let mut in_string = false;
     let mut at = 0;
     while at < bytes.len() {
         let byte = bytes[at];
         at += 1;
-        if in_string {
-            match byte {
-                b'\\' => at += 1,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
         match byte {
-            b'"' => in_string = true,
+            // Over the string to its closing quote (`memchr` past its first bytes: a long
+            // text costs about a look, not a loop over every byte).
+            b'"' => at = string_end(bytes, at),
             b'[' | b'{' => {
                 depth += 1;
                 if depth > limit {
@@ -149,6 +144,61 @@ mod tests {
             parse_frame_within(ok.as_bytes(), BatchPolicy::Reject, 128),
             Frame::Single(Ok(_))
         ));
+    }
+
+    /// The byte-by-byte scan this one replaced, as the reference.
+    fn reference(bytes: &[u8], limit: usize) -> bool {
+        let (mut depth, mut in_string, mut at) = (0usize, false, 0);
+        while at < bytes.len() {
+            let byte = bytes[at];
+            at += 1;
+            if in_string {
+                match byte {
+                    b'\\' => at += 1,
+                    b'"' => in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match byte {
+                b'"' => in_string = true,
+                b'[' | b'{' => {
+                    depth += 1;
+                    if depth > limit {
+                        return true;
+                    }
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        false
+    }
+
+    #[test]
+    fn long_strings_skipped_with_memchr_count_as_before() {
+        let long = "x[{\\\"".repeat(40);
+        let frames = [
+            format!(r#"{{"a":"{long}","b":[[1]]}}"#),
+            format!(r#"{{"a":"{long}\\","b":[[1]]}}"#),
+            format!(r#"{{"a":"{long}"#),
+            format!(r#"{{"a":"{long}\"#),
+            format!(r#"[{{"a":"{}"}},[[["{long}"]]]]"#, "y".repeat(100)),
+            format!(r#"{{"{long}":{{"{long}":[]}}}}"#),
+        ];
+        for frame in &frames {
+            for cut in [frame.len(), frame.len() / 2, frame.len() / 3 + 1] {
+                let bytes = &frame.as_bytes()[..cut];
+                for limit in 1..6 {
+                    assert_eq!(
+                        nests_deeper_than(bytes, limit),
+                        reference(bytes, limit),
+                        "{limit} {}",
+                        String::from_utf8_lossy(bytes)
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -159,11 +159,13 @@ fn write_raw(buf: &mut Vec<u8>, raw: &RawValue) {
     buf.extend_from_slice(&bytes[run_start..]);
 }
 
-/// The index just past the closing quote of the string whose contents start at `from`.
+/// The index just past the closing quote of the string whose contents start at `from`
+/// (`bytes.len()` when it is not closed); a backslash escapes the byte after it.
 ///
-/// Most strings of a result are short (member names, small values): they are scanned byte by
-/// byte, which costs less than setting up a vectorised search; longer ones go to `memchr`.
-fn string_end(bytes: &[u8], mut from: usize) -> usize {
+/// Most strings of a message are short (member names, small values): they are scanned byte
+/// by byte, which costs less than setting up a vectorised search; longer ones go to `memchr`.
+/// Also used by the depth scan of inbound frames (`depth::nests_deeper_than`).
+pub(crate) fn string_end(bytes: &[u8], mut from: usize) -> usize {
     /// Bytes looked at one by one before handing the rest of a string to `memchr`.
     const SHORT: usize = 32;
     let mut at = from;

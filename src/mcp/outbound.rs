@@ -60,6 +60,17 @@ pub(crate) fn respond_rendered(kind: ResultKind, rendered: Box<RawValue>) -> Han
     Ok(rendered)
 }
 
+/// Validates `value`, the value `rendered` was written from (built from the same
+/// `Serialize` value, so no text is parsed back), and sends `rendered` as it is.
+pub(crate) fn respond_checked(
+    kind: ResultKind,
+    value: &Value,
+    rendered: Box<RawValue>,
+) -> HandlerResult {
+    respond_value_checked(kind, value)?;
+    Ok(rendered)
+}
+
 /// The validation half of [`respond_value`].
 fn respond_value_checked(
     kind: ResultKind,
@@ -112,6 +123,17 @@ mod tests {
         let legacy = ResultKind::of::<LegacyListToolsResult>();
         assert_eq!(legacy.name, "LegacyListToolsResult");
         assert!((legacy.validator)(&json!({ "tools": [] })).is_ok());
+    }
+
+    #[test]
+    fn a_kept_value_is_validated_and_the_rendered_text_sent() {
+        let kind = ResultKind::of::<LegacyListToolsResult>();
+        let rendered = serde_json::value::to_raw_value(&json!({ "tools": [] })).unwrap();
+        let sent = respond_checked(kind, &json!({ "tools": [] }), rendered.clone()).unwrap();
+        assert_eq!(sent.get(), rendered.get());
+        // The kept value decides: an invalid one is refused, whatever the text.
+        let error = respond_checked(kind, &json!({ "tools": 1 }), rendered).unwrap_err();
+        assert_eq!(error.code, ErrorCode::INTERNAL_ERROR);
     }
 
     #[test]

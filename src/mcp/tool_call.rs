@@ -10,7 +10,9 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::era::Era;
-use super::outbound::{parse_rendered, respond, respond_rendered, respond_value, ResultKind};
+use super::outbound::{
+    parse_rendered, respond, respond_checked, respond_rendered, respond_value, ResultKind,
+};
 use super::params::{invalid_params, violation};
 use super::tools::ToolDefinition;
 use crate::cache::{Cache, CacheSource};
@@ -89,7 +91,8 @@ impl ToolSet {
         let mut options = CallOptions::for_request(request.ctx.id())
             .cancel_token(request.ctx.cancellation().clone())
             .content_blocks(definition.content_blocks)
-            .structured_output(definition.structured_output);
+            .structured_output(definition.structured_output)
+            .legacy_result(matches!(request.era, Era::Legacy(_)));
         if let Some(client) = request.client.clone() {
             options = options.client_requester(client);
         }
@@ -165,7 +168,7 @@ impl ToolSet {
             forwarder.finish().await;
         }
         match outcome {
-            CallOutcome::Respond(result) => render_for_era(&result, request.era),
+            CallOutcome::Respond(result) => render_for_era(result, request.era),
             // The loop sends nothing for a request its client cancelled.
             CallOutcome::Cancelled => Err(super::params::internal_error("the call was cancelled")),
         }
@@ -199,36 +202,42 @@ impl ToolSet {
 }
 
 /// The runner's `CallToolResult` in the shape of `era`: legacy results have no
-/// `resultType`. `structuredContent` is kept in every version: 2025-03-26 predates it, but
-/// its results allow additional members, and the structured error (with the violations'
-/// paths) is what lets a model correct its call.
-fn render_for_era(result: &ToolCallResult, era: Era) -> HandlerResult {
-    match era {
-        Era::Modern => respond_rendered(ResultKind::of::<CallToolResult>(), result.json.clone()),
-        Era::Legacy(_) => {
-            // The runner always renders `resultType` first: cut it from the text rather
-            // than re-serializing the whole result (which may hold a large text twice).
-            let legacy = result
-                .json
-                .get()
-                .strip_prefix(MODERN_RESULT_PREFIX)
-                .map(|rest| RawValue::from_string(format!("{{{rest}")));
-            match legacy {
-                Some(Ok(raw)) => respond_rendered(ResultKind::of::<LegacyCallToolResult>(), raw),
-                _ => {
-                    let mut value = parse_rendered(&result.json)?;
-                    if let Value::Object(map) = &mut value {
-                        map.remove("resultType");
-                    }
-                    respond_value(ResultKind::of::<LegacyCallToolResult>(), &value)
+/// `resultType` (the runner writes them so, see `CallOptions::legacy_result`).
+/// `structuredContent` is kept in every version: 2025-03-26 predates it, but its results
+/// allow additional members, and the structured error (with the violations' paths) is what
+/// lets a model correct its call.
+///
+/// The result is validated as what is sent: when the runner kept the value it wrote the text
+/// from ([`ToolCallResult::value`]), that value; otherwise the text, parsed back.
+fn render_for_era(result: ToolCallResult, era: Era) -> HandlerResult {
+    let kind = match era {
+        Era::Modern => ResultKind::of::<CallToolResult>(),
+        Era::Legacy(_) => ResultKind::of::<LegacyCallToolResult>(),
+    };
+    let modern_text = result.json.get().starts_with(MODERN_RESULT_PREFIX);
+    if matches!(era, Era::Legacy(_)) && modern_text {
+        // A result written in the modern shape (only the fixed fallback for a result that
+        // failed to serialize): cut `resultType` from the text.
+        let rest = &result.json.get()[MODERN_RESULT_PREFIX.len()..];
+        return match RawValue::from_string(format!("{{{rest}")) {
+            Ok(raw) => respond_rendered(kind, raw),
+            Err(_) => {
+                let mut value = parse_rendered(&result.json)?;
+                if let Value::Object(map) = &mut value {
+                    map.remove("resultType");
                 }
+                respond_value(kind, &value)
             }
-        }
+        };
+    }
+    match &result.value {
+        Some(value) => respond_checked(kind, value, result.json),
+        None => respond_rendered(kind, result.json),
     }
 }
 
-/// How every result the tool runner renders begins.
-const MODERN_RESULT_PREFIX: &str = r#"{"resultType":"complete","#;
+/// How every result the runner writes in the modern shape begins.
+const MODERN_RESULT_PREFIX: &str = concat!("{", r#""resultType":"complete","#);
 
 /// What a running call sends the client besides its answer.
 enum Outgoing {

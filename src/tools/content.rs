@@ -6,14 +6,15 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::envelope::{render_failure, success, tool_error, ToolCallResult};
+use super::envelope::{render_failure, success, tool_error, Shape, ToolCallResult};
 use crate::generated::errors::{ResultMeta, ToolErrorCode};
 use crate::generated::protocol::validate;
 
 #[derive(Serialize)]
 struct ContentResultOut<'a> {
-    #[serde(rename = "resultType")]
-    result_type: &'static str,
+    /// `None` in the legacy shape (see [`Shape`]).
+    #[serde(rename = "resultType", skip_serializing_if = "Option::is_none")]
+    result_type: Option<&'static str>,
     content: &'a Value,
     #[serde(rename = "structuredContent")]
     structured_content: EnvelopeOut<'a>,
@@ -40,7 +41,11 @@ struct MetaOut<'a> {
 /// bytes. Blocks that are not valid content blocks are the tool's fault (`INTERNAL`, the
 /// violations logged); blocks are never cut, so a result over the budget is
 /// `RESPONSE_TOO_LARGE`.
-pub(crate) fn render_content(blocks: &Value, meta: ResultMeta, budget: usize) -> ToolCallResult {
+pub(crate) fn render_content(
+    blocks: &Value,
+    meta: ResultMeta,
+    (budget, shape): (usize, Shape),
+) -> ToolCallResult {
     let valid =
         match blocks {
             Value::Array(items) => items.iter().enumerate().all(|(index, block)| {
@@ -65,10 +70,10 @@ pub(crate) fn render_content(blocks: &Value, meta: ResultMeta, budget: usize) ->
             None,
             Vec::new(),
         );
-        return render_failure(error, meta, budget);
+        return render_failure(error, meta, (budget, shape));
     }
     let out = ContentResultOut {
-        result_type: "complete",
+        result_type: (!shape.legacy).then_some("complete"),
         content: blocks,
         structured_content: EnvelopeOut {
             ok: true,
@@ -88,18 +93,19 @@ pub(crate) fn render_content(blocks: &Value, meta: ResultMeta, budget: usize) ->
                 None,
                 Vec::new(),
             );
-            return render_failure(error, meta, budget);
+            return render_failure(error, meta, (budget, shape));
         }
     };
     if json.get().len() > budget {
-        let size = json.get().len();
+        // The modern size in every shape, as always reported.
+        let size = shape.modern_len(json.get().len());
         let error = tool_error(
             ToolErrorCode::ResponseTooLarge,
             format!("the content blocks take {size} bytes, more than the response limit allows"),
             None,
             Vec::new(),
         );
-        return render_failure(error, meta, budget);
+        return render_failure(error, meta, (budget, shape));
     }
     success(json, meta)
 }

@@ -20,7 +20,7 @@
 //! violations as fit, then falls back to a minimal error.
 
 use serde::Serialize;
-use serde_json::value::RawValue;
+use serde_json::value::{to_raw_value, RawValue};
 use serde_json::{Map, Value};
 
 use crate::generated::errors::{ResultMeta, ToolError, ToolErrorCode, ToolFailure};
@@ -53,13 +53,18 @@ pub struct ToolCallResult {
     /// the hook for the result cache, which may store it and later serve it with
     /// [`ToolRunner::render_cached`](super::ToolRunner::render_cached).
     pub cacheable_output: Option<Value>,
+    /// `json` as a JSON value, when the renderer built it from the same `Serialize` value
+    /// it wrote `json` from (the common paths): outbound validation checks this value instead
+    /// of parsing `json` back. `None`: the server parses `json` to validate it.
+    pub(crate) value: Option<Value>,
 }
 
 #[derive(Serialize)]
-struct CallToolResultOut<'a, E> {
-    #[serde(rename = "resultType")]
-    result_type: &'static str,
-    content: [TextContentOut<'a>; 1],
+struct CallToolResultOut<'a, E, T: ?Sized> {
+    /// `None` in the legacy shape (2025 protocol versions), which has no `resultType`.
+    #[serde(rename = "resultType", skip_serializing_if = "Option::is_none")]
+    result_type: Option<&'static str>,
+    content: [TextContentOut<'a, T>; 1],
     #[serde(rename = "structuredContent")]
     structured_content: &'a E,
     #[serde(rename = "isError")]
@@ -68,11 +73,12 @@ struct CallToolResultOut<'a, E> {
     meta: MetaOut<'a>,
 }
 
+/// `T` is `str`, or the text already written as a JSON string (`RawValue`).
 #[derive(Serialize)]
-struct TextContentOut<'a> {
+struct TextContentOut<'a, T: ?Sized> {
     #[serde(rename = "type")]
     kind: &'static str,
-    text: &'a str,
+    text: &'a T,
 }
 
 #[derive(Serialize)]
@@ -93,6 +99,8 @@ struct SuccessOut<'a> {
 enum DataOut<'a> {
     Value(&'a Value),
     Text(&'a str),
+    /// The output, already written as JSON.
+    Raw(&'a RawValue),
 }
 
 /// A well-formed `INTERNAL` result, used should serializing a result ever fail.
@@ -121,20 +129,78 @@ fn to_json_text(value: &Value) -> String {
     })
 }
 
-fn render<E: Serialize>(
+fn render<E: Serialize, T: Serialize + ?Sized>(
+    text: &T,
+    envelope: &E,
+    is_error: bool,
+    meta: &ResultMeta,
+    shape: Shape,
+) -> Box<RawValue> {
+    to_raw(&result_out(text, envelope, is_error, meta, shape))
+}
+
+/// What [`render`] writes, as a JSON value built from the same `Serialize` value (no text
+/// is parsed back): outbound validation checks it. `None` should serializing ever fail (the
+/// server then parses the text instead).
+fn render_value<E: Serialize>(
     text: &str,
     envelope: &E,
     is_error: bool,
     meta: &ResultMeta,
-) -> Box<RawValue> {
-    to_raw(&CallToolResultOut {
-        result_type: "complete",
+    shape: Shape,
+) -> Option<Value> {
+    serde_json::to_value(result_out(text, envelope, is_error, meta, shape)).ok()
+}
+
+fn result_out<'a, E, T: ?Sized>(
+    text: &'a T,
+    envelope: &'a E,
+    is_error: bool,
+    meta: &'a ResultMeta,
+    shape: Shape,
+) -> CallToolResultOut<'a, E, T> {
+    CallToolResultOut {
+        result_type: (!shape.legacy).then_some("complete"),
         content: [TextContentOut { kind: "text", text }],
         structured_content: envelope,
         is_error,
         meta: MetaOut { meta },
-    })
+    }
 }
+
+/// Where a result must fit, and in which shape it is written.
+///
+/// The legacy shape (2025 protocol versions) is the modern one without its leading
+/// `"resultType":"complete",` member; its budget is smaller by those bytes, so a result is
+/// cut (or refused) at the same point in every protocol version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Shape {
+    /// Written without `resultType`.
+    pub(crate) legacy: bool,
+}
+
+impl Shape {
+    /// The length of the modern text of a result whose text in this shape is `len` long.
+    pub(crate) fn modern_len(self, len: usize) -> usize {
+        if self.legacy {
+            len.saturating_add(RESULT_TYPE_MEMBER.len())
+        } else {
+            len
+        }
+    }
+
+    /// `budget` (the room for a modern result) for a result of this shape.
+    pub(crate) fn budget(self, budget: usize) -> usize {
+        if self.legacy {
+            budget.saturating_sub(RESULT_TYPE_MEMBER.len())
+        } else {
+            budget
+        }
+    }
+}
+
+/// The member the legacy shape leaves out, with its separator (written first).
+pub(crate) const RESULT_TYPE_MEMBER: &str = r#""resultType":"complete","#;
 
 /// A `ResultMeta` for a call that took `duration_ms`.
 pub(crate) fn base_meta(duration_ms: u64, cached: bool) -> ResultMeta {
@@ -152,45 +218,101 @@ pub(crate) fn base_meta(duration_ms: u64, cached: bool) -> ResultMeta {
 pub(crate) fn render_success(
     data: &Value,
     meta: ResultMeta,
-    budget: usize,
+    (budget, shape): (usize, Shape),
     max_response_bytes: usize,
     cut_text: bool,
 ) -> ToolCallResult {
-    let text_copy = match data {
-        Value::String(_) => None,
-        other => Some(to_json_text(other)),
+    // The text copy of a structured output is its JSON, written once here. A long output
+    // is then pasted as written rather than written again (see `render_written`).
+    let data_raw = match data {
+        Value::String(text) if text.len() < WRITE_ONCE_FROM => None,
+        Value::String(text) => Some(raw_string(text).or_else(|_| to_raw_value(data))),
+        _ => Some(to_raw_value(data)),
     };
-    let text = text_copy
-        .as_deref()
-        .unwrap_or_else(|| data.as_str().unwrap_or_default());
+    let text = match (data, &data_raw) {
+        (Value::String(text), _) => text.as_str(),
+        (_, Some(Ok(raw))) => raw.get(),
+        (_, Some(Err(error))) => {
+            tracing::error!(%error, "serializing a tool output failed");
+            ""
+        }
+        // Only short strings are not written first.
+        (_, None) => "",
+    };
     let envelope = SuccessOut {
         ok: true,
         data: DataOut::Value(data),
         meta: &meta,
     };
-    let json = render(text, &envelope, false, &meta);
+    let json = match &data_raw {
+        Some(Ok(data_raw)) if text.len() >= WRITE_ONCE_FROM => {
+            render_written(data, data_raw, text, &meta, shape)
+        }
+        _ => render(text, &envelope, false, &meta, shape),
+    };
     if json.get().len() <= budget {
-        return success(json, meta);
+        let value = render_value(text, &envelope, false, &meta, shape);
+        return with_value(success(json, meta), value);
     }
     let original = output_size(data);
     if let (Value::String(text), true) = (data, cut_text) {
-        return truncate_text(text, meta, budget, max_response_bytes, original);
+        return truncate_text(text, meta, (budget, shape), max_response_bytes, original);
     }
     // Structured output is never cut; try again with a short note for the text copy.
     let note = format!(
         "The result ({original} bytes of JSON) is in structuredContent; its text copy was \
          left out to fit the response size limit."
     );
-    let json = render(&note, &envelope, false, &meta);
+    let json = render(&note, &envelope, false, &meta, shape);
     if json.get().len() <= budget {
         return success(json, meta);
     }
-    too_large(meta, budget, max_response_bytes, original)
+    too_large(meta, (budget, shape), max_response_bytes, original)
+}
+
+/// Outputs whose text is at least this long are written once and pasted (see
+/// [`render_written`]); below it, writing a second copy costs less than pasting.
+const WRITE_ONCE_FROM: usize = 256;
+
+/// [`render`] of a success whose output is already written as `data_raw`: the output and its
+/// text copy (for a string output, the same JSON string; otherwise `text` escaped once) are
+/// pasted as they are, so a long text is escaped once rather than twice. Same bytes.
+fn render_written(
+    data: &Value,
+    data_raw: &RawValue,
+    text: &str,
+    meta: &ResultMeta,
+    shape: Shape,
+) -> Box<RawValue> {
+    let envelope = SuccessOut {
+        ok: true,
+        data: DataOut::Raw(data_raw),
+        meta,
+    };
+    if data.is_string() {
+        return render(data_raw, &envelope, false, meta, shape);
+    }
+    match raw_string(text) {
+        Ok(text_raw) => render(&*text_raw, &envelope, false, meta, shape),
+        Err(_) => render(text, &envelope, false, meta, shape),
+    }
+}
+
+/// `text` as a JSON string, escaped by [`super::escape::json_string`] (what `serde_json`
+/// writes, faster on long texts) and checked as JSON by `RawValue::from_string`.
+fn raw_string(text: &str) -> Result<Box<RawValue>, serde_json::Error> {
+    RawValue::from_string(super::escape::json_string(text))
 }
 
 /// Size of the tool's output as compact JSON, in bytes (`originalSizeBytes`).
 fn output_size(data: &Value) -> u64 {
     u64::try_from(to_json_text(data).len()).unwrap_or(u64::MAX)
+}
+
+/// `result` with the value its text was written from (see [`ToolCallResult::value`]).
+fn with_value(mut result: ToolCallResult, value: Option<Value>) -> ToolCallResult {
+    result.value = value;
+    result
 }
 
 pub(crate) fn success(json: Box<RawValue>, meta: ResultMeta) -> ToolCallResult {
@@ -201,6 +323,7 @@ pub(crate) fn success(json: Box<RawValue>, meta: ResultMeta) -> ToolCallResult {
         meta,
         over_budget: false,
         cacheable_output: None,
+        value: None,
     }
 }
 
@@ -208,7 +331,7 @@ pub(crate) fn success(json: Box<RawValue>, meta: ResultMeta) -> ToolCallResult {
 fn truncate_text(
     text: &str,
     mut meta: ResultMeta,
-    budget: usize,
+    (budget, shape): (usize, Shape),
     max_response_bytes: usize,
     original: u64,
 ) -> ToolCallResult {
@@ -221,7 +344,7 @@ fn truncate_text(
             data: DataOut::Text(prefix),
             meta,
         };
-        render(&shown, &envelope, false, meta)
+        render(&shown, &envelope, false, meta, shape)
     };
     let fixed = render_prefix("", &meta).get().len();
     // The prefix appears twice (text content and data), escaped the same way each time.
@@ -244,7 +367,7 @@ fn truncate_text(
     }
     meta.truncated = Some(false);
     meta.original_size_bytes = None;
-    too_large(meta, budget, max_response_bytes, original)
+    too_large(meta, (budget, shape), max_response_bytes, original)
 }
 
 /// Bytes `c` takes inside a JSON string as `serde_json` writes it.
@@ -258,7 +381,7 @@ fn escaped_len(c: char) -> usize {
 
 fn too_large(
     meta: ResultMeta,
-    budget: usize,
+    room: (usize, Shape),
     max_response_bytes: usize,
     original: u64,
 ) -> ToolCallResult {
@@ -278,7 +401,7 @@ fn too_large(
         retryable: ToolErrorCode::ResponseTooLarge.is_retryable(),
         validation_errors: None,
     };
-    render_failure(error, meta, budget)
+    render_failure(error, meta, room)
 }
 
 /// A structured error with the generated retryable default for its code.
@@ -310,24 +433,30 @@ fn to_generated(error: ValidationError) -> crate::generated::errors::ValidationE
 }
 
 /// Renders a failed call within `budget` bytes, shrinking the report if it must.
-pub(crate) fn render_failure(error: ToolError, meta: ResultMeta, budget: usize) -> ToolCallResult {
+pub(crate) fn render_failure(
+    error: ToolError,
+    meta: ResultMeta,
+    (budget, shape): (usize, Shape),
+) -> ToolCallResult {
     let code = error.code;
     let mut failure = ToolFailure {
         error,
         meta: Some(meta),
         ok: false,
     };
-    let json = render_failure_json(&failure);
+    let json = render_failure_json(&failure, shape);
     if json.get().len() <= budget {
-        return failed(json, failure);
+        let value = render_failure_value(&failure, shape);
+        return with_value(failed(json, failure), value);
     }
-    let original = u64::try_from(json.get().len()).unwrap_or(u64::MAX);
+    // The modern size in every shape, as `originalSizeBytes` always reported.
+    let original = u64::try_from(shape.modern_len(json.get().len())).unwrap_or(u64::MAX);
     if let Some(meta) = failure.meta.as_mut() {
         meta.truncated = Some(true);
         meta.original_size_bytes = Some(original);
     }
     if let Some(all) = failure.error.validation_errors.take() {
-        if let Some(json) = fit_violations(&mut failure, all, budget) {
+        if let Some(json) = fit_violations(&mut failure, all, (budget, shape)) {
             return failed(json, failure);
         }
     }
@@ -335,7 +464,7 @@ pub(crate) fn render_failure(error: ToolError, meta: ResultMeta, budget: usize) 
     failure.error.details = None;
     failure.error.validation_errors = None;
     failure.error.message = format!("{code}: the error report was too large to send");
-    let json = render_failure_json(&failure);
+    let json = render_failure_json(&failure, shape);
     let mut result = failed(json, failure);
     if result.json.get().len() > budget {
         tracing::error!(
@@ -352,7 +481,7 @@ pub(crate) fn render_failure(error: ToolError, meta: ResultMeta, budget: usize) 
 fn fit_violations(
     failure: &mut ToolFailure,
     all: Vec<crate::generated::errors::ValidationError>,
-    budget: usize,
+    (budget, shape): (usize, Shape),
 ) -> Option<Box<RawValue>> {
     let total = all.len();
     let mut details = failure.error.details.take().unwrap_or_default();
@@ -362,7 +491,7 @@ fn fit_violations(
         details.insert("reportedViolations".to_owned(), Value::from(keep));
         failure.error.details = Some(details);
         failure.error.validation_errors = Some(all[..keep].to_vec());
-        let json = render_failure_json(failure);
+        let json = render_failure_json(failure, shape);
         (json.get().len() <= budget).then_some(json)
     };
     // Largest `keep` in 1..=total that fits, by binary search (fitting is monotone).
@@ -381,14 +510,23 @@ fn fit_violations(
     attempt(failure, low)
 }
 
-fn render_failure_json(failure: &ToolFailure) -> Box<RawValue> {
+fn render_failure_json(failure: &ToolFailure, shape: Shape) -> Box<RawValue> {
     let text = failure_text(&failure.error);
-    let meta = failure
+    render(&text, failure, true, &failure_meta(failure), shape)
+}
+
+/// What [`render_failure_json`] writes, as a value (see [`render_value`]).
+fn render_failure_value(failure: &ToolFailure, shape: Shape) -> Option<Value> {
+    let text = failure_text(&failure.error);
+    render_value(&text, failure, true, &failure_meta(failure), shape)
+}
+
+fn failure_meta(failure: &ToolFailure) -> ResultMeta {
+    failure
         .meta
         .as_ref()
         .cloned()
-        .unwrap_or_else(|| base_meta(0, false));
-    render(&text, failure, true, &meta)
+        .unwrap_or_else(|| base_meta(0, false))
 }
 
 fn failed(json: Box<RawValue>, failure: ToolFailure) -> ToolCallResult {
@@ -399,6 +537,7 @@ fn failed(json: Box<RawValue>, failure: ToolFailure) -> ToolCallResult {
         meta: failure.meta.unwrap_or_else(|| base_meta(0, false)),
         over_budget: false,
         cacheable_output: None,
+        value: None,
     }
 }
 
@@ -423,3 +562,7 @@ fn failure_text(error: &ToolError) -> String {
     }
     text
 }
+
+#[cfg(test)]
+#[path = "envelope_tests.rs"]
+mod tests;

@@ -9,7 +9,9 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::arguments::{check_value, scan_raw, ArgumentBounds, Violations};
-use super::envelope::{base_meta, render_failure, render_success, tool_error, ToolCallResult};
+use super::envelope::{
+    base_meta, render_failure, render_success, tool_error, Shape, ToolCallResult,
+};
 use super::error::ToolCallError;
 use super::execution::{run_async, BlockingRun, Ended};
 use super::handler::{ToolContext, ToolEntry, ToolHandler};
@@ -68,6 +70,9 @@ pub struct CallOptions {
     /// Bytes of the response line outside the `result` member (see
     /// [`CallOptions::for_request`]); the result is kept within `maxResponseBytes` minus this.
     pub line_overhead: usize,
+    /// Writes the result without `resultType` (the 2025 protocol versions' shape); it is cut
+    /// or refused at the same size as with it.
+    pub legacy_result: bool,
 }
 
 impl CallOptions {
@@ -90,6 +95,7 @@ impl CallOptions {
             structured_output: false,
             client: None,
             line_overhead,
+            legacy_result: false,
         }
     }
 
@@ -111,6 +117,13 @@ impl CallOptions {
     #[must_use]
     pub fn content_blocks(mut self, content_blocks: bool) -> Self {
         self.content_blocks = content_blocks;
+        self
+    }
+
+    /// Writes the legacy result shape (see `CallOptions::legacy_result`).
+    #[must_use]
+    pub fn legacy_result(mut self, legacy_result: bool) -> Self {
+        self.legacy_result = legacy_result;
         self
     }
 
@@ -493,10 +506,16 @@ impl ToolRunner {
         result
     }
 
-    fn budget(&self, options: &CallOptions) -> usize {
-        self.inner
+    /// The room for the result, and its shape.
+    fn budget(&self, options: &CallOptions) -> (usize, Shape) {
+        let shape = Shape {
+            legacy: options.legacy_result,
+        };
+        let budget = self
+            .inner
             .max_response_bytes
-            .saturating_sub(options.line_overhead)
+            .saturating_sub(options.line_overhead);
+        (shape.budget(budget), shape)
     }
 
     fn count_result(&self, result: &ToolCallResult) {

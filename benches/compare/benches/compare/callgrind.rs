@@ -49,8 +49,19 @@ fn counted(
     Ok((total_instructions(&file)?, file))
 }
 
-/// Prints instructions per request of every server, and where the profiles are.
-pub(crate) fn run() -> Result<(), String> {
+/// Whether `server` is one of the rows asked for (`None`: every row). The baseline row
+/// answers to `baseline` as well as to its label.
+fn selected(server: Server, wanted: Option<&[String]>) -> bool {
+    wanted.is_none_or(|names| {
+        names
+            .iter()
+            .any(|name| name == server.name() || (server == Server::Baseline && name == "baseline"))
+    })
+}
+
+/// Prints instructions per request of every server (or of those `wanted` names), and where
+/// the profiles are.
+pub(crate) fn run(wanted: Option<&[String]>) -> Result<(), String> {
     let dir = std::env::temp_dir().join("typed-mcp-bench-callgrind");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for (payload, few, many) in RUNS {
@@ -69,7 +80,11 @@ pub(crate) fn run() -> Result<(), String> {
             Some(Server::RmcpPipes),
             Some(Server::RmcpStdio),
         ];
-        for server in servers.into_iter().flatten() {
+        for server in servers
+            .into_iter()
+            .flatten()
+            .filter(|&server| selected(server, wanted))
+        {
             eprintln!("callgrind: {} at {payload} B", server.name());
             let (fewer, _) = counted(&dir, server, payload, few)?;
             let (more, file) = counted(&dir, server, payload, many)?;

@@ -15,8 +15,9 @@
 //! ```
 //!
 //! `--callgrind` runs each server under `valgrind --tool=callgrind` at two request counts
-//! and prints user-space instructions per request. The server binaries are built first
-//! (see [`servers::build`]).
+//! and prints user-space instructions per request; `--servers floor,typed-mcp,baseline`
+//! limits it to those rows (row labels; `baseline` is the `TYPED_MCP_BENCH_BASELINE` row).
+//! The server binaries are built first (see [`servers::build`]).
 
 mod callgrind;
 mod driver;
@@ -39,6 +40,8 @@ struct Options {
     scale: f64,
     only: Option<String>,
     callgrind: bool,
+    /// `--servers a,b`: the callgrind rows to run (row labels; all when absent).
+    servers: Option<Vec<String>>,
 }
 
 fn options(args: &[String]) -> Result<Options, String> {
@@ -47,6 +50,7 @@ fn options(args: &[String]) -> Result<Options, String> {
         scale: 1.0,
         only: None,
         callgrind: false,
+        servers: None,
     };
     let mut args = args.iter();
     while let Some(arg) = args.next() {
@@ -63,6 +67,12 @@ fn options(args: &[String]) -> Result<Options, String> {
             }
             "--only" => options.only = Some(args.next().ok_or("--only needs a part")?.clone()),
             "--callgrind" => options.callgrind = true,
+            "--servers" => {
+                let list = args
+                    .next()
+                    .ok_or("--servers needs a comma-separated list")?;
+                options.servers = Some(list.split(',').map(str::to_owned).collect());
+            }
             // Added by `cargo bench`; anything else is ignored the same way.
             _ => {}
         }
@@ -131,7 +141,7 @@ fn main() -> ExitCode {
         }
     }
     if options.callgrind {
-        return match callgrind::run() {
+        return match callgrind::run(options.servers.as_deref()) {
             Ok(()) => ExitCode::SUCCESS,
             Err(message) => {
                 eprintln!("callgrind: {message}");

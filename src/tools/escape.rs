@@ -1,0 +1,156 @@
+//! JSON string literals written the way `serde_json` writes them, looking at eight bytes at a
+//! time where nothing needs escaping (most of a long text), instead of at every byte.
+
+/// `text` as a JSON string literal, quotes included, byte for byte what `serde_json` writes:
+/// `"` and `\` escaped with a backslash, `\b \f \n \r \t` in their short forms, every other
+/// control character (below U+0020) as `\u00xx` in lowercase hex, and everything else (DEL
+/// and non-ASCII included) as it is.
+pub(crate) fn json_string(text: &str) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(bytes.len() + 2);
+    out.push('"');
+    let mut run_start = 0;
+    let mut at = 0;
+    while at < bytes.len() {
+        at = clean_until(bytes, at);
+        let Some(&byte) = bytes.get(at) else {
+            break;
+        };
+        let short = match byte {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0x00..=0x1f => "",
+            _ => {
+                at += 1;
+                continue;
+            }
+        };
+        // `at` is an ASCII byte, so both slices end on character boundaries.
+        out.push_str(&text[run_start..at]);
+        if short.is_empty() {
+            out.push_str("\\u00");
+            out.push(char::from(HEX[usize::from(byte >> 4)]));
+            out.push(char::from(HEX[usize::from(byte & 0xf)]));
+        } else {
+            out.push_str(short);
+        }
+        at += 1;
+        run_start = at;
+    }
+    out.push_str(&text[run_start..]);
+    out.push('"');
+    out
+}
+
+/// The first index from `from` on whose 16-byte (then 8-byte) block holds a byte to escape,
+/// or the start of the last partial block: everything before it needs no escape.
+fn clean_until(bytes: &[u8], from: usize) -> usize {
+    let mut at = from;
+    let rest = bytes.get(from..).unwrap_or_default();
+    for pair in rest.chunks_exact(16) {
+        let (first, second) = pair.split_at(8);
+        if escape_bits(word(first)) | escape_bits(word(second)) != 0 {
+            break;
+        }
+        at += 16;
+    }
+    if let Some(block) = bytes.get(at..at + 8) {
+        if escape_bits(word(block)) == 0 {
+            at += 8;
+        }
+    }
+    at
+}
+
+/// Eight bytes as a word (`block` is eight bytes long; a shorter one reads as zeros, which
+/// only makes it look like it needs escaping).
+fn word(block: &[u8]) -> u64 {
+    <[u8; 8]>::try_from(block).map_or(0, u64::from_le_bytes)
+}
+
+/// Non-zero when one of the eight bytes of `word` is `"`, `\` or below 0x20 (exact: no false
+/// positive, no false negative, since the three tests are only combined for "any").
+const fn escape_bits(word: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    const QUOTES: u64 = ONES * b'"' as u64;
+    const BACKSLASHES: u64 = ONES * b'\\' as u64;
+    // A byte below 0x20 (the test holds for bounds up to 0x80), then a zero byte after
+    // XOR with each of the two characters.
+    let control = word.wrapping_sub(ONES * 0x20) & !word;
+    let quote = (word ^ QUOTES).wrapping_sub(ONES) & !(word ^ QUOTES);
+    let backslash = (word ^ BACKSLASHES).wrapping_sub(ONES) & !(word ^ BACKSLASHES);
+    (control | quote | backslash) & HIGHS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn serde(text: &str) -> String {
+        serde_json::to_string(text).unwrap()
+    }
+
+    #[test]
+    fn every_character_alone_and_among_others_is_written_as_serde_json_does() {
+        let chars = (0u32..0x3000)
+            .chain(0xd7f0..0xe010)
+            .chain(0xfff0..0x10100)
+            .chain(0x10_fff0..=0x10_ffff)
+            .filter_map(char::from_u32);
+        for c in chars {
+            let alone = c.to_string();
+            assert_eq!(json_string(&alone), serde(&alone), "{:#x}", u32::from(c));
+            // At every offset of a word, with clean bytes around it.
+            for before in 0..9 {
+                let text = format!("{}{c}{}", "a".repeat(before), "é".repeat(5));
+                assert_eq!(
+                    json_string(&text),
+                    serde(&text),
+                    "{:#x} at {before}",
+                    u32::from(c)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn long_mixed_texts_are_written_as_serde_json_does() {
+        let pieces = [
+            "abcdefgh", "\"", "\\", "\n", "\u{1}", "\u{1f}", " ", "\u{7f}", "é", "🦀",
+        ];
+        let mut text = String::new();
+        let mut state = 12345u64;
+        for _ in 0..5000 {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            let index = usize::try_from(state >> 33).unwrap_or(0) % pieces.len();
+            text.push_str(pieces[index]);
+            if text.len() % 97 == 0 {
+                assert_eq!(json_string(&text), serde(&text));
+            }
+        }
+        assert_eq!(json_string(&text), serde(&text));
+        assert_eq!(json_string(""), "\"\"");
+    }
+
+    #[test]
+    fn the_word_test_is_exact() {
+        for byte in 0u8..=255 {
+            for at in 0..8 {
+                let mut word = [b'a'; 8];
+                word[at] = byte;
+                let expected = byte < 0x20 || byte == b'"' || byte == b'\\';
+                let found = escape_bits(u64::from_le_bytes(word)) != 0;
+                assert_eq!(found, expected, "{byte} at {at}");
+            }
+        }
+    }
+}
