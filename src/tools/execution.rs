@@ -63,11 +63,7 @@ pub(super) async fn run_async(
     })
     .await;
     match first {
-        Ok(Poll::Ready(_)) if Instant::now() > deadline => {
-            // A timeout fires the handler's token, whenever it is noticed.
-            token.cancel();
-            return Ended::TimedOut(timeout);
-        }
+        Ok(Poll::Ready(_)) if Instant::now() > deadline => return Ended::TimedOut(timeout),
         Ok(Poll::Ready(result)) => return Ended::Finished(result),
         Err(_panic) => {
             tracing::error!("async tool handler panicked");
