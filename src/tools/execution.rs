@@ -1,11 +1,9 @@
-//! Running a handler until it finishes, times out or is cancelled: async handlers polled
-//! once in place, then (when still pending) as aborted-on-drop tasks; blocking handlers on
-//! the blocking pool with a claim on their result.
+//! Running a handler until it finishes, times out or is cancelled: async handlers as
+//! aborted-on-drop tasks, blocking handlers on the blocking pool with a claim on their result.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
-use std::task::Poll;
 
 use serde_json::Value;
 use tokio::task::JoinHandle;
@@ -40,37 +38,13 @@ impl<T> Drop for AbortOnDrop<T> {
     }
 }
 
-/// Runs an async handler's future. Its first poll happens here, on the request's own task:
-/// most handlers finish without waiting for anything and are answered without a task of
-/// their own. A panic in that poll is caught and reported as a panic in the task would be;
-/// a handler that finished after its deadline has timed out, as when the deadline passes
-/// while its task runs. A handler still pending moves to an aborted-on-drop task, watched
-/// for the client's cancel and the deadline as before.
 pub(super) async fn run_async(
-    mut future: ToolFuture,
+    future: ToolFuture,
     deadline: Instant,
     timeout: ResolvedTimeout,
     client_cancel: &CancellationToken,
     token: CancellationToken,
 ) -> Ended {
-    if client_cancel.is_cancelled() {
-        // What dropping an unfinished task's guard does.
-        token.cancel();
-        return Ended::Cancelled;
-    }
-    let first = std::future::poll_fn(|cx| {
-        Poll::Ready(catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))))
-    })
-    .await;
-    match first {
-        Ok(Poll::Ready(_)) if Instant::now() > deadline => return Ended::TimedOut(timeout),
-        Ok(Poll::Ready(result)) => return Ended::Finished(result),
-        Err(_panic) => {
-            tracing::error!("async tool handler panicked");
-            return Ended::Panicked;
-        }
-        Ok(Poll::Pending) => {}
-    }
     let mut guard = AbortOnDrop {
         task: tokio::spawn(future),
         token,
