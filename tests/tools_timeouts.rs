@@ -206,6 +206,46 @@ async fn inv_timeout_001_blocking_handler_answered_at_deadline() {
     );
 }
 
+/// An `async` handler that blocks its thread (a mistake, but one users make: a synchronous
+/// lock or sleep inside `async`) is answered at the deadline too, not when it lets go: it
+/// runs on a task of its own, never on the request's. Real clock: only the order of events
+/// is asserted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inv_timeout_001_async_handler_blocking_its_thread_answered_at_deadline() {
+    let runner = ToolRunner::new(&limits(json!({"timeouts": {"defaultTimeoutMs": 50}})));
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    let release_rx = Arc::new(Mutex::new(release_rx));
+    let still_blocked = Arc::new(AtomicBool::new(false));
+    let blocked = still_blocked.clone();
+    let entry = ToolEntry::new(ToolHandler::from_async(move |_context, _arguments| {
+        let (blocked, release_rx) = (blocked.clone(), release_rx.clone());
+        Box::pin(async move {
+            blocked.store(true, Ordering::SeqCst);
+            // Blocks the thread polling this future until the test releases it; the bound
+            // only turns a runner that waits for this thread into a failure, not a hang.
+            let released = release_rx
+                .lock()
+                .unwrap()
+                .recv_timeout(Duration::from_secs(60));
+            assert!(released.is_ok(), "the answer did not wait for this thread");
+            blocked.store(false, Ordering::SeqCst);
+            Ok(json!("too late"))
+        })
+    }));
+    let result = respond(
+        runner
+            .call("async-blocker", &entry, ToolArguments::Absent, options())
+            .await,
+    );
+    assert!(
+        still_blocked.load(Ordering::SeqCst),
+        "answered while the handler's thread is still blocked"
+    );
+    assert_eq!(error_of(&checked(&result))["code"], "TOOL_TIMEOUT");
+    // Its task was aborted with the answer; letting it go ends it at its next await.
+    release_tx.send(()).expect("handler waiting");
+}
+
 #[tokio::test(start_paused = true)]
 async fn inv_timeout_002_category_default() {
     let runner = ToolRunner::new(&limits(json!({"timeouts": {
