@@ -86,7 +86,7 @@ impl SchemaDoc {
                 &mut def.schema,
                 &name,
                 &pointer,
-                true,
+                Place::Root,
                 own_enum,
                 &mut hoisted,
             );
@@ -131,33 +131,31 @@ fn is_nullable_type_list(schema: &Value) -> bool {
     types.len() > 1 && types.contains(&Value::String("null".into()))
 }
 
+/// Where a schema met by [`hoist_below`] stands.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// A definition's root: never hoisted.
+    Root,
+    /// An object member the object does not require.
+    OptionalMember,
+    /// Anywhere else below a root.
+    Below,
+}
+
 fn hoist_below(
     schema: &mut Value,
     name: &str,
     at: &str,
-    is_root: bool,
+    place: Place,
     own_enum: &dyn Fn(&[Value]) -> bool,
     out: &mut Vec<(String, String, Value)>,
 ) {
-    hoist_member(schema, name, at, is_root, false, own_enum, out);
-}
-
-/// [`hoist_below`] for a schema that is an optional object member when `optional`.
-fn hoist_member(
-    schema: &mut Value,
-    name: &str,
-    at: &str,
-    is_root: bool,
-    optional: bool,
-    own_enum: &dyn Fn(&[Value]) -> bool,
-    out: &mut Vec<(String, String, Value)>,
-) {
-    let optional_nullable = optional && is_nullable_type_list(schema);
+    let optional_nullable = place == Place::OptionalMember && is_nullable_type_list(schema);
     let Value::Object(map) = schema else {
         return;
     };
     let union = map.contains_key("anyOf") || map.contains_key("oneOf");
-    if !is_root && (union || is_own_enum(map, own_enum) || optional_nullable) {
+    if place != Place::Root && (union || is_own_enum(map, own_enum) || optional_nullable) {
         let moved = std::mem::take(map);
         let mut stub = Map::new();
         for annotation in ["description", "title"] {
@@ -191,20 +189,37 @@ fn hoist_member(
                     for (prop, sub) in props.iter_mut() {
                         let child = format!("{name}{}", pascal(prop));
                         let p = format!("{here}/{}", escape_pointer(prop));
-                        let optional = !required.contains(prop);
-                        hoist_member(sub, &child, &p, false, optional, own_enum, out);
+                        let place = if required.contains(prop) {
+                            Place::Below
+                        } else {
+                            Place::OptionalMember
+                        };
+                        hoist_below(sub, &child, &p, place, own_enum, out);
                     }
                 }
             }
-            "additionalProperties" => {
-                hoist_below(value, &format!("{name}Value"), &here, false, own_enum, out)
-            }
-            "items" => hoist_below(value, &format!("{name}Item"), &here, false, own_enum, out),
+            "additionalProperties" => hoist_below(
+                value,
+                &format!("{name}Value"),
+                &here,
+                Place::Below,
+                own_enum,
+                out,
+            ),
+            "items" => hoist_below(
+                value,
+                &format!("{name}Item"),
+                &here,
+                Place::Below,
+                own_enum,
+                out,
+            ),
             "anyOf" | "oneOf" | "allOf" => {
                 if let Value::Array(branches) = value {
                     for (i, sub) in branches.iter_mut().enumerate() {
                         let child = format!("{name}Variant{i}");
-                        hoist_below(sub, &child, &format!("{here}/{i}"), false, own_enum, out);
+                        let at = format!("{here}/{i}");
+                        hoist_below(sub, &child, &at, Place::Below, own_enum, out);
                     }
                 }
             }

@@ -74,27 +74,35 @@ pub(crate) fn is_own_enum(schema: &Value) -> bool {
 /// `default` treated as an annotation only: members are then `Option`s, absent stays absent.
 pub(crate) fn emit_types(doc: &SchemaDoc, runtime: &syn::Path) -> Result<GeneratedTypes> {
     let shaped = view::types_view(doc, true);
-    let attempts = [
-        Some(shaped.clone()),
-        view::has_defaults(&shaped).then(|| view::without_defaults(shaped.clone())),
-    ];
+    let first = match emit_view_or_without_defaults(doc, &shaped, runtime) {
+        Ok(types) => return Ok(types),
+        Err(error) => error,
+    };
     // The shapes of evaluated definitions are new ground for typify: when it fails on them,
     // those definitions fall back to `serde_json::Value` rather than refuse the file.
-    let plain = view::types_view(doc, false);
-    let fallbacks = [
-        (plain != shaped).then(|| plain.clone()),
-        (plain != shaped && view::has_defaults(&plain)).then(|| view::without_defaults(plain)),
-    ];
-    let mut first = None;
-    for view in attempts.into_iter().chain(fallbacks).flatten() {
-        match emit_view(doc, &view, runtime) {
-            Ok(types) => return Ok(types),
-            Err(error) => {
-                first.get_or_insert(error);
-            }
-        }
+    if doc.evaluated.is_empty() {
+        return Err(first);
     }
-    Err(first.expect("the first attempt always runs"))
+    let plain = view::types_view(doc, false);
+    if plain == shaped {
+        return Err(first);
+    }
+    emit_view_or_without_defaults(doc, &plain, runtime).map_err(|_| first)
+}
+
+/// [`emit_view`], then, when typify fails and the view has `default`s, once more with every
+/// `default` an annotation only. The error is the first attempt's.
+fn emit_view_or_without_defaults(
+    doc: &SchemaDoc,
+    view: &[(String, Value)],
+    runtime: &syn::Path,
+) -> Result<GeneratedTypes> {
+    match emit_view(doc, view, runtime) {
+        Err(first) if view::has_defaults(view) => {
+            emit_view(doc, &view::without_defaults(view.to_vec()), runtime).map_err(|_| first)
+        }
+        outcome => outcome,
+    }
 }
 
 fn emit_view(

@@ -36,13 +36,13 @@ const TYPES: &[&str] = &[
 pub(crate) fn shape_of(doc: &SchemaDoc, name: &str) -> Option<Value> {
     let def = doc.get(name)?;
     let written = doc.raw.pointer(&def.pointer)?;
-    let shaped = shape(doc, written, false);
+    let shaped = shape(doc, written);
     (shaped != Value::Object(Map::new())).then_some(shaped)
 }
 
-/// The shape of `schema`; `moved` says whether a `$id` above it moved the base URI (its
-/// references then do not point into the document's `$defs`).
-fn shape(doc: &SchemaDoc, schema: &Value, moved: bool) -> Value {
+/// The shape of `schema`. A `$id` ends the walk (`{}`), so a `$ref` met below is always
+/// resolved against the document and `#/$defs/..` names one of its definitions.
+fn shape(doc: &SchemaDoc, schema: &Value) -> Value {
     let open = || Value::Object(Map::new());
     let Value::Object(map) = schema else {
         return open();
@@ -56,7 +56,7 @@ fn shape(doc: &SchemaDoc, schema: &Value, moved: bool) -> Value {
     if let Some(reference) = map.get("$ref") {
         // `$ref` with siblings means both apply: the referenced type alone is wider.
         return match reference.as_str().and_then(crate::doc::ref_target) {
-            Some(target) if !moved && doc.get(&target).is_some() => {
+            Some(target) if doc.get(&target).is_some() => {
                 let mut only = Map::new();
                 only.insert(
                     "$ref".into(),
@@ -91,7 +91,7 @@ fn shape_object(doc: &SchemaDoc, map: &Map<String, Value>, out: &mut Map<String,
     if let Some(Value::Object(properties)) = map.get("properties") {
         let shaped: Map<String, Value> = properties
             .iter()
-            .map(|(name, member)| (name.clone(), shape(doc, member, false)))
+            .map(|(name, member)| (name.clone(), shape(doc, member)))
             .collect();
         out.insert("properties".into(), Value::Object(shaped));
     }
@@ -109,7 +109,7 @@ fn shape_object(doc: &SchemaDoc, map: &Map<String, Value>, out: &mut Map<String,
             out.insert("additionalProperties".into(), Value::Bool(false));
         }
         Some(member @ Value::Object(_)) if !patterned => {
-            out.insert("additionalProperties".into(), shape(doc, member, false));
+            out.insert("additionalProperties".into(), shape(doc, member));
         }
         _ => {}
     }
@@ -117,7 +117,7 @@ fn shape_object(doc: &SchemaDoc, map: &Map<String, Value>, out: &mut Map<String,
 
 fn shape_array(doc: &SchemaDoc, map: &Map<String, Value>, out: &mut Map<String, Value>) {
     if let Some(Value::Array(prefix)) = map.get("prefixItems") {
-        let shaped = prefix.iter().map(|item| shape(doc, item, false)).collect();
+        let shaped = prefix.iter().map(|item| shape(doc, item)).collect();
         out.insert("prefixItems".into(), Value::Array(shaped));
         // The count keywords decide whether the array is a tuple (see the types view).
         for keyword in ["minItems", "maxItems"] {
@@ -130,12 +130,12 @@ fn shape_array(doc: &SchemaDoc, map: &Map<String, Value>, out: &mut Map<String, 
                 out.insert("items".into(), Value::Bool(false));
             }
             Some(item @ Value::Object(_)) => {
-                out.insert("items".into(), shape(doc, item, false));
+                out.insert("items".into(), shape(doc, item));
             }
             _ => {}
         }
     } else if let Some(item @ Value::Object(_)) = map.get("items") {
-        out.insert("items".into(), shape(doc, item, false));
+        out.insert("items".into(), shape(doc, item));
     }
 }
 
@@ -145,14 +145,7 @@ mod tests {
     use serde_json::json;
 
     fn doc(raw: Value) -> SchemaDoc {
-        let dir = std::env::temp_dir().join(format!("typed-mcp-shape-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(format!(
-            "{}.json",
-            raw.to_string().len() ^ raw.to_string().bytes().map(usize::from).sum::<usize>()
-        ));
-        std::fs::write(&path, raw.to_string()).unwrap();
-        SchemaDoc::load(&path).unwrap()
+        SchemaDoc::from_value(std::path::Path::new("shape.json"), raw).unwrap()
     }
 
     #[test]

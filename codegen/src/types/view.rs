@@ -210,11 +210,13 @@ fn keep_default(map: &Map<String, Value>, default: &Value) -> bool {
     }
 }
 
-/// The length of every valid instance of an array schema with `prefixItems` (`prefix`) and
-/// `items` when that length is fixed and within the prefix: the array is then a Rust tuple of
-/// the first that many prefix schemas. `None` otherwise (the array is a `Vec` of JSON values,
-/// its items checked by the validator). Read before the count keywords are stripped.
-fn tuple_arity(map: &Map<String, Value>, prefix: &[Value], items: Option<&Value>) -> Option<usize> {
+/// The length of every valid instance of an array schema with `prefixItems`, when that
+/// length is fixed (by `minItems` and `maxItems` or `items: false`) and within the prefix: the
+/// array is then a Rust tuple of the first that many prefix schemas. `None` otherwise (the
+/// array is a `Vec` of JSON values, its items checked by the validator). Read before the
+/// count keywords are stripped.
+fn tuple_arity(map: &Map<String, Value>) -> Option<usize> {
+    let prefix = map.get("prefixItems")?.as_array()?;
     if map.get("type").and_then(Value::as_str) != Some("array") {
         return None;
     }
@@ -224,7 +226,7 @@ fn tuple_arity(map: &Map<String, Value>, prefix: &[Value], items: Option<&Value>
             .and_then(|n| usize::try_from(n).ok())
     };
     let least = count("minItems").unwrap_or(0);
-    let closed = (items == Some(&Value::Bool(false))).then_some(prefix.len());
+    let closed = (map.get("items") == Some(&Value::Bool(false))).then_some(prefix.len());
     let most = match (count("maxItems"), closed) {
         (Some(a), Some(b)) => a.min(b),
         (a, b) => a.or(b)?,
@@ -234,10 +236,7 @@ fn tuple_arity(map: &Map<String, Value>, prefix: &[Value], items: Option<&Value>
 
 fn rewrite(map: &mut Map<String, Value>) {
     // The tuple decision needs the counts the retain below strips.
-    let arity = match map.get("prefixItems") {
-        Some(Value::Array(prefix)) => tuple_arity(map, prefix, map.get("items")),
-        _ => None,
-    };
+    let arity = tuple_arity(map);
     map.retain(|key, _| !VALIDATION_ONLY.contains(&key.as_str()) && !key.starts_with("x-"));
     // `minimum` only matters to typify for integers (it picks u64 for `minimum >= 0`).
     if map.get("type").and_then(Value::as_str) != Some("integer") {

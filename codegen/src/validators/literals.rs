@@ -93,46 +93,47 @@ impl Emitter<'_> {
 
     /// A boolean expression: `pattern` matches the `&str` `s`. A pattern simple enough (see
     /// [`super::simple_pattern`]) is a generated function walking the string once; any other
-    /// is a compiled-once regular expression static. Both are deduplicated.
+    /// is a compiled-once regular expression static. Both are written once per pattern.
     pub(super) fn pattern_test(&mut self, pattern: &str, s: &TokenStream) -> TokenStream {
-        let simple = super::simple_pattern::parse(pattern);
-        let ident = match self.patterns.get(pattern) {
-            Some(ident) => ident.clone(),
+        let (ident, is_function) = match self.patterns.get(pattern) {
+            Some(known) => known.clone(),
             None => {
-                let rt = &self.rt;
-                let ident = match &simple {
-                    Some(matcher) => {
-                        let ident = format_ident!("__pattern_{}", self.patterns.len());
-                        let body = matcher.emit();
-                        let doc = format!(" Whether `s` matches the pattern `{pattern}`.");
-                        self.statics.push(quote! {
-                            #[doc = #doc]
-                            #[inline]
-                            // Classes are written as the pattern wrote them (`'0'..='9'`).
-                            #[allow(clippy::manual_is_ascii_check)]
-                            fn #ident(s: &str) -> bool {
-                                #body
-                            }
-                        });
-                        ident
-                    }
-                    None => {
-                        let ident = format_ident!("__PATTERN_{}", self.patterns.len());
-                        self.statics.push(
-                            quote!(static #ident: #rt::LazyRegex = #rt::LazyRegex::new(#pattern);),
-                        );
-                        ident
-                    }
-                };
-                self.patterns.insert(pattern.to_string(), ident.clone());
-                ident
+                let written = self.write_pattern(pattern);
+                self.patterns.insert(pattern.to_string(), written.clone());
+                written
             }
         };
-        if simple.is_some() {
+        if is_function {
             quote!(#ident(#s))
         } else {
             quote!(#ident.is_match(#s))
         }
+    }
+
+    /// Writes the matcher of a pattern not written yet; returns its name and whether it is a
+    /// function (else a `LazyRegex` static).
+    fn write_pattern(&mut self, pattern: &str) -> (Ident, bool) {
+        let index = self.patterns.len();
+        let Some(matcher) = super::simple_pattern::parse(pattern) else {
+            let ident = format_ident!("__PATTERN_{}", index);
+            let rt = &self.rt;
+            self.statics
+                .push(quote!(static #ident: #rt::LazyRegex = #rt::LazyRegex::new(#pattern);));
+            return (ident, false);
+        };
+        let ident = format_ident!("__pattern_{}", index);
+        let body = matcher.emit();
+        let doc = format!(" Whether `s` matches the pattern `{pattern}`.");
+        self.statics.push(quote! {
+            #[doc = #doc]
+            #[inline]
+            // Classes are written as the pattern wrote them (`'0'..='9'`).
+            #[allow(clippy::manual_is_ascii_check)]
+            fn #ident(s: &str) -> bool {
+                #body
+            }
+        });
+        (ident, true)
     }
 
     /// A boolean expression: `v` (a `&Value`) equals one of `values` (JSON equality).

@@ -61,8 +61,9 @@ pub(super) struct Emitter<'d> {
     stems: BTreeMap<String, String>,
     /// Module-level statics (compiled patterns, JSON constants).
     statics: Vec<TokenStream>,
-    /// Pattern source → static holding it.
-    patterns: BTreeMap<String, Ident>,
+    /// Per `pattern` source: the function matching it or the regex static, and whether it is
+    /// the function.
+    patterns: BTreeMap<String, (Ident, bool)>,
     /// JSON text → static holding it.
     jsons: BTreeMap<String, Ident>,
     /// Private helper functions (union branches and pickers).

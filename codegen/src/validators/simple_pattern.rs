@@ -334,100 +334,91 @@ impl SimplePattern {
                 quote!(let _: &str = s; true)
             };
         }
+        // Bytes when every class is ASCII (a byte of a multi-byte character then matches no
+        // class, as its character would not), characters otherwise.
         let ascii = self.atoms.iter().all(|a| a.class.is_ascii());
-        let steps = self.atoms.iter().map(|atom| {
-            let test = if ascii {
-                let ranges = atom.class.0.iter().map(|&(lo, hi)| {
-                    let (lo, hi) = (byte(lo), byte(hi));
-                    quote!(#lo..=#hi)
-                });
-                membership(quote!(b[i]), ranges.collect())
-            } else {
-                let ranges = atom.class.0.iter().filter_map(|&(lo, hi)| {
-                    let (lo, hi) = scalar_range(lo, hi)?;
-                    let (lo, hi) = (Literal::character(lo), Literal::character(hi));
-                    Some(quote!(#lo..=#hi))
-                });
-                membership(quote!(c), ranges.collect())
-            };
-            let limit = atom.max.map(Literal::u32_suffixed);
-            let bounded = limit.as_ref().map(|max| quote!(n < #max &&));
-            let counted = atom.min > 0 || atom.max.is_some();
-            let min = Literal::u32_suffixed(atom.min);
-            let check = (atom.min > 0).then(|| quote!(if n < #min { return false; }));
-            let (declare, bump) = if counted {
-                (quote!(let mut n = 0u32;), quote!(n += 1;))
-            } else {
-                (quote!(), quote!())
-            };
-            let walk = match &limit {
-                Some(max) => quote! {
-                    while n < #max {
-                        let ::std::option::Option::Some(c) = rest.chars().next() else {
-                            break;
-                        };
-                        if !(#test) {
-                            break;
-                        }
-                        rest = &rest[c.len_utf8()..];
-                        #bump
-                    }
-                },
-                None => quote! {
-                    while let ::std::option::Option::Some(c) = rest.chars().next() {
-                        if !(#test) {
-                            break;
-                        }
-                        rest = &rest[c.len_utf8()..];
-                        #bump
-                    }
-                },
-            };
-            if ascii {
-                quote! {
-                    {
-                        #declare
-                        while #bounded i < b.len() && #test {
-                            i += 1;
-                            #bump
-                        }
-                        #check
-                    }
-                }
-            } else {
-                quote! {
-                    {
-                        #declare
-                        #walk
-                        #check
-                    }
-                }
-            }
+        let steps = self.atoms.iter().map(|atom| step(atom, ascii));
+        let (start, taken_all) = if ascii {
+            (
+                quote!(let b = s.as_bytes(); let mut i = 0usize;),
+                quote!(i == b.len()),
+            )
+        } else {
+            (quote!(let mut rest = s;), quote!(rest.is_empty()))
+        };
+        let end = if self.anchored_end {
+            taken_all
+        } else {
+            quote!(true)
+        };
+        quote! {
+            #start
+            #(#steps)*
+            #end
+        }
+    }
+}
+
+/// The code taking `atom` greedily: from `b[i..]` (bytes) or `rest` (characters), returning
+/// `false` when fewer than its minimum are there.
+fn step(atom: &Atom, ascii: bool) -> TokenStream {
+    let limit = atom.max.map(Literal::u32_suffixed);
+    let counted = atom.min > 0 || limit.is_some();
+    let (declare, bump) = if counted {
+        (quote!(let mut n = 0u32;), quote!(n += 1;))
+    } else {
+        (quote!(), quote!())
+    };
+    let min = Literal::u32_suffixed(atom.min);
+    let check = (atom.min > 0).then(|| quote!(if n < #min { return false; }));
+    let walk = if ascii {
+        let ranges = atom.class.0.iter().map(|&(lo, hi)| {
+            let (lo, hi) = (byte(lo), byte(hi));
+            quote!(#lo..=#hi)
         });
-        let steps: Vec<TokenStream> = steps.collect();
-        match (ascii, self.anchored_end) {
-            (true, true) => quote! {
-                let b = s.as_bytes();
-                let mut i = 0usize;
-                #(#steps)*
-                i == b.len()
+        let test = membership(quote!(b[i]), ranges.collect());
+        let bounded = limit.as_ref().map(|max| quote!(n < #max &&));
+        quote! {
+            while #bounded i < b.len() && #test {
+                i += 1;
+                #bump
+            }
+        }
+    } else {
+        let ranges = atom.class.0.iter().filter_map(|&(lo, hi)| {
+            let (lo, hi) = scalar_range(lo, hi)?;
+            let (lo, hi) = (Literal::character(lo), Literal::character(hi));
+            Some(quote!(#lo..=#hi))
+        });
+        let test = membership(quote!(c), ranges.collect());
+        let take = quote! {
+            if !(#test) {
+                break;
+            }
+            rest = &rest[c.len_utf8()..];
+            #bump
+        };
+        match &limit {
+            Some(max) => quote! {
+                while n < #max {
+                    let ::std::option::Option::Some(c) = rest.chars().next() else {
+                        break;
+                    };
+                    #take
+                }
             },
-            (true, false) => quote! {
-                let b = s.as_bytes();
-                let mut i = 0usize;
-                #(#steps)*
-                true
+            None => quote! {
+                while let ::std::option::Option::Some(c) = rest.chars().next() {
+                    #take
+                }
             },
-            (false, true) => quote! {
-                let mut rest = s;
-                #(#steps)*
-                rest.is_empty()
-            },
-            (false, false) => quote! {
-                let mut rest = s;
-                #(#steps)*
-                true
-            },
+        }
+    };
+    quote! {
+        {
+            #declare
+            #walk
+            #check
         }
     }
 }
