@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::jsonrpc::escape::write_json_string;
+
 /// The key of one cached tool result: the tool name and the call's arguments, as the
 /// canonical JSON text of the two-element array `[tool, arguments]`.
 ///
@@ -150,36 +152,4 @@ fn write_canonical(out: &mut String, value: &Value) {
             },
         }
     }
-}
-
-/// Writes `s` as a JSON string literal with serde_json's escaping.
-fn write_json_string(out: &mut String, s: &str) {
-    out.push('"');
-    let mut start = 0;
-    for (i, byte) in s.bytes().enumerate() {
-        let escape: Option<&str> = match byte {
-            b'"' => Some("\\\""),
-            b'\\' => Some("\\\\"),
-            b'\n' => Some("\\n"),
-            b'\r' => Some("\\r"),
-            b'\t' => Some("\\t"),
-            0x08 => Some("\\b"),
-            0x0c => Some("\\f"),
-            0x00..=0x1f => None,
-            _ => continue,
-        };
-        out.push_str(&s[start..i]);
-        match escape {
-            Some(e) => out.push_str(e),
-            None => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                out.push_str("\\u00");
-                out.push(char::from(HEX[usize::from(byte >> 4)]));
-                out.push(char::from(HEX[usize::from(byte & 0xf)]));
-            }
-        }
-        start = i + 1;
-    }
-    out.push_str(&s[start..]);
-    out.push('"');
 }

@@ -9,6 +9,7 @@
 
 use serde_json::value::RawValue;
 
+use super::escape::write_json_string;
 use super::{ErrorObject, Id, Message, Notification, Request, Response, ResponsePayload};
 
 const HEADER: &[u8] = br#"{"jsonrpc":"2.0""#;
@@ -187,39 +188,6 @@ pub(crate) fn string_end(bytes: &[u8], mut from: usize) -> usize {
         from = at + 2;
     }
     bytes.len()
-}
-
-/// Appends `text` as a JSON string literal, escaping `"`, `\` and control characters the
-/// way `serde_json` does.
-pub(crate) fn write_json_string(buf: &mut Vec<u8>, text: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    buf.push(b'"');
-    let bytes = text.as_bytes();
-    let mut run_start = 0;
-    for (at, &byte) in bytes.iter().enumerate() {
-        let escape: &[u8] = match byte {
-            b'"' => br#"\""#,
-            b'\\' => br"\\",
-            b'\n' => br"\n",
-            b'\r' => br"\r",
-            b'\t' => br"\t",
-            0x08 => br"\b",
-            0x0c => br"\f",
-            0x00..=0x1f => &[],
-            _ => continue,
-        };
-        buf.extend_from_slice(&bytes[run_start..at]);
-        if escape.is_empty() {
-            buf.extend_from_slice(br"\u00");
-            buf.push(HEX[usize::from(byte >> 4)]);
-            buf.push(HEX[usize::from(byte & 0xf)]);
-        } else {
-            buf.extend_from_slice(escape);
-        }
-        run_start = at + 1;
-    }
-    buf.extend_from_slice(&bytes[run_start..]);
-    buf.push(b'"');
 }
 
 #[cfg(test)]

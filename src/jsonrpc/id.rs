@@ -95,9 +95,7 @@ impl Id<'static> {
     /// A string id; the text is JSON-escaped as needed.
     #[must_use]
     pub fn from_string(value: &str) -> Self {
-        let mut json = Vec::with_capacity(value.len() + 2);
-        super::encode::write_json_string(&mut json, value);
-        Self::owned_from_json(String::from_utf8(json).expect("escaping keeps UTF-8 valid"))
+        Self::owned_from_json(super::escape::json_string(value))
     }
 
     fn owned_from_json(json: String) -> Self {

@@ -34,6 +34,7 @@ mod batch;
 mod depth;
 mod encode;
 mod error_code;
+pub(crate) mod escape;
 mod id;
 mod message;
 mod parse;

@@ -298,10 +298,10 @@ fn render_written(
     }
 }
 
-/// `text` as a JSON string, escaped by [`super::escape::json_string`] (what `serde_json`
+/// `text` as a JSON string, escaped by [`crate::jsonrpc::escape::json_string`] (what `serde_json`
 /// writes, faster on long texts) and checked as JSON by `RawValue::from_string`.
 fn raw_string(text: &str) -> Result<Box<RawValue>, serde_json::Error> {
-    RawValue::from_string(super::escape::json_string(text))
+    RawValue::from_string(crate::jsonrpc::escape::json_string(text))
 }
 
 /// Size of the tool's output as compact JSON, in bytes (`originalSizeBytes`).

@@ -50,7 +50,6 @@ mod content;
 pub(crate) mod elicitation;
 mod envelope;
 mod error;
-mod escape;
 mod execution;
 mod handler;
 mod policy;

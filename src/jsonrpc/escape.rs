@@ -1,15 +1,41 @@
-//! JSON string literals written the way `serde_json` writes them, looking at eight bytes at a
-//! time where nothing needs escaping (most of a long text), instead of at every byte.
+//! JSON string literals written the way `serde_json` writes them, looking at sixteen (then
+//! eight) bytes at a time where nothing needs escaping (most of a long text), instead of at
+//! every byte. The one escaper of the crate: envelopes, ids, methods, error messages and cache
+//! keys all go through [`write_json_string`].
 
-/// `text` as a JSON string literal, quotes included, byte for byte what `serde_json` writes:
-/// `"` and `\` escaped with a backslash, `\b \f \n \r \t` in their short forms, every other
-/// control character (below U+0020) as `\u00xx` in lowercase hex, and everything else (DEL
-/// and non-ASCII included) as it is.
+/// Text a JSON string literal can be written into: a `String` or a byte buffer.
+pub(crate) trait JsonText {
+    /// Appends `text`.
+    fn put(&mut self, text: &str);
+}
+
+impl JsonText for String {
+    fn put(&mut self, text: &str) {
+        self.push_str(text);
+    }
+}
+
+impl JsonText for Vec<u8> {
+    fn put(&mut self, text: &str) {
+        self.extend_from_slice(text.as_bytes());
+    }
+}
+
+/// `text` as a JSON string literal, quotes included (see [`write_json_string`]).
 pub(crate) fn json_string(text: &str) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(text.len() + 2);
+    write_json_string(&mut out, text);
+    out
+}
+
+/// Appends `text` as a JSON string literal, quotes included, byte for byte what `serde_json`
+/// writes: `"` and `\` escaped with a backslash, `\b \f \n \r \t` in their short forms, every
+/// other control character (below U+0020) as `\u00xx` in lowercase hex, and everything else
+/// (DEL and non-ASCII included) as it is.
+pub(crate) fn write_json_string(out: &mut impl JsonText, text: &str) {
+    const HEX: &str = "0123456789abcdef";
     let bytes = text.as_bytes();
-    let mut out = String::with_capacity(bytes.len() + 2);
-    out.push('"');
+    out.put("\"");
     let mut run_start = 0;
     let mut at = 0;
     while at < bytes.len() {
@@ -32,20 +58,20 @@ pub(crate) fn json_string(text: &str) -> String {
             }
         };
         // `at` is an ASCII byte, so both slices end on character boundaries.
-        out.push_str(&text[run_start..at]);
+        out.put(&text[run_start..at]);
         if short.is_empty() {
-            out.push_str("\\u00");
-            out.push(char::from(HEX[usize::from(byte >> 4)]));
-            out.push(char::from(HEX[usize::from(byte & 0xf)]));
+            let (high, low) = (usize::from(byte >> 4), usize::from(byte & 0xf));
+            out.put("\\u00");
+            out.put(&HEX[high..=high]);
+            out.put(&HEX[low..=low]);
         } else {
-            out.push_str(short);
+            out.put(short);
         }
         at += 1;
         run_start = at;
     }
-    out.push_str(&text[run_start..]);
-    out.push('"');
-    out
+    out.put(&text[run_start..]);
+    out.put("\"");
 }
 
 /// The first index from `from` on whose 16-byte (then 8-byte) block holds a byte to escape,
@@ -139,6 +165,13 @@ mod tests {
         }
         assert_eq!(json_string(&text), serde(&text));
         assert_eq!(json_string(""), "\"\"");
+        let mut bytes = Vec::new();
+        write_json_string(&mut bytes, &text);
+        assert_eq!(
+            bytes,
+            serde(&text).into_bytes(),
+            "the byte sink writes the same"
+        );
     }
 
     #[test]
