@@ -43,7 +43,10 @@ pub use crate::validation::ValidationError;
 // ---------------------------------------------------------------------------------------
 
 // ---------------------------------------------------------------------------------------
-// Type support (used by the union enums `typed-mcp-codegen`'s type emitter writes).
+// Type support (used by the union enums and member readers `typed-mcp-codegen`'s type
+// emitter writes).
 // ---------------------------------------------------------------------------------------
 
 pub use serde;
+
+pub use crate::validation::reads::{integral, present};

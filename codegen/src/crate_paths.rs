@@ -18,17 +18,22 @@ const REROUTED: [&str; 2] = ["serde", "serde_json"];
 
 /// Rewrites `file` in place so it reaches serde and serde_json through `runtime`.
 pub(crate) fn through_runtime(file: &mut syn::File, runtime: &syn::Path) {
-    let runtime_text: String = runtime
+    let mut pass = Reroute {
+        runtime,
+        serde_crate: format!("{}::__private::serde", path_text(runtime)),
+    };
+    pass.visit_file_mut(file);
+}
+
+/// `runtime` as written in source, without spaces (`::typed_mcp`), for the paths generated
+/// code names inside strings (serde attributes) and comments.
+pub(crate) fn path_text(runtime: &syn::Path) -> String {
+    runtime
         .to_token_stream()
         .to_string()
         .chars()
         .filter(|c| !c.is_whitespace())
-        .collect();
-    let mut pass = Reroute {
-        runtime,
-        serde_crate: format!("{runtime_text}::__private::serde"),
-    };
-    pass.visit_file_mut(file);
+        .collect()
 }
 
 struct Reroute<'a> {

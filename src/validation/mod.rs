@@ -37,6 +37,7 @@ pub(crate) mod formats;
 pub(crate) mod lazy;
 pub(crate) mod location;
 pub(crate) mod numbers;
+pub(crate) mod reads;
 pub(crate) mod values;
 
 /// One violation found while validating a value against a schema.

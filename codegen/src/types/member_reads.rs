@@ -10,7 +10,8 @@
 //!   `Option`, which an optional member with a `type` list holding `"null"` is hoisted into)
 //!   keeps it as `Some`.
 //!
-//! Each helper is emitted into the generated file only when a member uses it.
+//! The readers are the runtime's (`<runtime>::__private::{integral, present}`), shared with
+//! its tool-argument decoder; generated code only names them.
 
 use std::collections::BTreeSet;
 
@@ -20,30 +21,14 @@ use syn::{parse_quote, Attribute, Item, Meta, Token};
 use super::postpass::is_option;
 
 /// Applies both passes to the top-level structs of `file`. `nullable` names the generated
-/// types (besides `serde_json::Value`) that read `null` as a value of their own.
-pub(crate) fn apply(file: &mut syn::File, nullable: &BTreeSet<String>) {
+/// types (besides `serde_json::Value`) that read `null` as a value of their own; `runtime` is
+/// the path generated code names the runtime by.
+pub(crate) fn apply(file: &mut syn::File, nullable: &BTreeSet<String>, runtime: &syn::Path) {
     let mut nullable = nullable.clone();
     nullable.extend(option_newtypes(&file.items));
-    let nullable = &nullable;
-    if integral_numbers_as_integers(&mut file.items) {
-        file.items.extend(integral_helpers());
-    }
-    if keep_explicit_nulls(&mut file.items, nullable) {
-        file.items.push(parse_quote! {
-            /// Reads a member that is present (an explicit `null` included) as `Some`; an
-            /// absent one is `None` through `#[serde(default)]`.
-            fn __typed_mcp_present<'de, D, T>(
-                deserializer: D,
-            ) -> ::std::result::Result<::std::option::Option<T>, D::Error>
-            where
-                D: ::serde::Deserializer<'de>,
-                T: ::serde::Deserialize<'de>,
-            {
-                <T as ::serde::Deserialize>::deserialize(deserializer)
-                    .map(::std::option::Option::Some)
-            }
-        });
-    }
+    let readers = format!("{}::__private", crate::crate_paths::path_text(runtime));
+    integral_numbers_as_integers(&mut file.items, &format!("{readers}::integral"));
+    keep_explicit_nulls(&mut file.items, &nullable, &format!("{readers}::present"));
 }
 
 /// The `serde` options of `field` and the index of its `#[serde(..)]` attribute, if it has
@@ -117,10 +102,9 @@ fn holds_integer(ty: &syn::Type) -> bool {
 
 /// JSON Schema counts `1.0` as an integer (the validators agree); Rust's integer types do not
 /// take it. Every field of a top-level struct whose type holds an integer type is read through
-/// `__typed_mcp_integral`, which decodes the member as written and, if that fails, once more
-/// with its integral numbers written as integers. Returns whether any field got it.
-fn integral_numbers_as_integers(items: &mut [Item]) -> bool {
-    let mut used = false;
+/// `reader` (the runtime's `integral`), which decodes the member as written and, if that
+/// fails, once more with its integral numbers written as integers.
+fn integral_numbers_as_integers(items: &mut [Item], reader: &str) {
     for item in items {
         let Item::Struct(item) = item else { continue };
         for field in item.fields.iter_mut() {
@@ -139,66 +123,13 @@ fn integral_numbers_as_integers(items: &mut [Item]) -> bool {
             // `deserialize_with`.
             // (A newtype's field is never missing, and `transparent` refuses a `default`.)
             let attr: Attribute = if is_option(&field.ty) && !has_default && field.ident.is_some() {
-                parse_quote!(#[serde(#(#kept,)* default, deserialize_with = "__typed_mcp_integral")])
+                parse_quote!(#[serde(#(#kept,)* default, deserialize_with = #reader)])
             } else {
-                parse_quote!(#[serde(#(#kept,)* deserialize_with = "__typed_mcp_integral")])
+                parse_quote!(#[serde(#(#kept,)* deserialize_with = #reader)])
             };
             set_serde(field, index, attr);
-            used = true;
         }
     }
-    used
-}
-
-/// The helpers of [`integral_numbers_as_integers`].
-fn integral_helpers() -> [Item; 2] {
-    [
-        parse_quote! {
-            /// Reads a member whose type holds Rust integers: as written first, then, if that
-            /// fails, with every integral number (`3.0`, an integer to JSON Schema) written as
-            /// an integer.
-            fn __typed_mcp_integral<'de, D, T>(deserializer: D) -> ::std::result::Result<T, D::Error>
-            where
-                D: ::serde::Deserializer<'de>,
-                T: ::serde::de::DeserializeOwned,
-            {
-                let mut value =
-                    <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
-                if let ::std::result::Result::Ok(typed) = <T as ::serde::Deserialize>::deserialize(&value) {
-                    return ::std::result::Result::Ok(typed);
-                }
-                __typed_mcp_integral_numbers(&mut value);
-                <T as ::serde::Deserialize>::deserialize(value).map_err(<D::Error as ::serde::de::Error>::custom)
-            }
-        },
-        parse_quote! {
-            /// Writes every number of `value` that has a zero fraction and fits `i64` or `u64`
-            /// as an integer.
-            fn __typed_mcp_integral_numbers(value: &mut ::serde_json::Value) {
-                match value {
-                    ::serde_json::Value::Number(number) if number.is_f64() => {
-                        let float = number.as_f64().unwrap_or(0.5);
-                        if float.fract() != 0.0 {
-                            return;
-                        }
-                        // Within ±2^63 (or below 2^64 for positives) the conversion is exact.
-                        if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&float) {
-                            *number = (float as i64).into();
-                        } else if (0.0..1.844_674_407_370_955_2e19).contains(&float) {
-                            *number = (float as u64).into();
-                        }
-                    }
-                    ::serde_json::Value::Array(items) => {
-                        items.iter_mut().for_each(__typed_mcp_integral_numbers)
-                    }
-                    ::serde_json::Value::Object(members) => {
-                        members.values_mut().for_each(__typed_mcp_integral_numbers)
-                    }
-                    _ => {}
-                }
-            }
-        },
-    ]
 }
 
 /// The generated newtypes around an `Option` (`struct N(Option<String>)`, typify's type for
@@ -220,10 +151,9 @@ fn option_newtypes(items: &[Item]) -> Vec<String> {
         .collect()
 }
 
-/// Gives every optional member whose inner type holds `null` (see [`apply`]) a reader that
-/// keeps an explicit `null` as `Some`. Returns whether any member got it.
-fn keep_explicit_nulls(items: &mut [Item], nullable: &BTreeSet<String>) -> bool {
-    let mut used = false;
+/// Gives every optional member whose inner type holds `null` (see [`apply`]) `reader` (the
+/// runtime's `present`), which keeps an explicit `null` as `Some`.
+fn keep_explicit_nulls(items: &mut [Item], nullable: &BTreeSet<String>, reader: &str) {
     for item in items {
         let Item::Struct(item) = item else { continue };
         for field in item.fields.iter_mut() {
@@ -238,13 +168,11 @@ fn keep_explicit_nulls(items: &mut [Item], nullable: &BTreeSet<String>) -> bool 
             }
             let kept = options.iter().filter(|m| !m.path().is_ident("default"));
             let attr = parse_quote! {
-                #[serde(#(#kept,)* default, deserialize_with = "__typed_mcp_present")]
+                #[serde(#(#kept,)* default, deserialize_with = #reader)]
             };
             set_serde(field, index, attr);
-            used = true;
         }
     }
-    used
 }
 
 /// Whether `ty` is `Option<T>` with `T` a `serde_json::Value` or a type named in `nullable`.

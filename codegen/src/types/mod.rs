@@ -186,7 +186,7 @@ fn emit_view(
     })?;
     number_defaults::without_unwrap(&mut file);
     postpass::keep_presence(&mut file);
-    member_reads::apply(&mut file, &nullable_unions(doc));
+    member_reads::apply(&mut file, &nullable_unions(doc), runtime);
     struct_defaults::implement(&mut file);
     enum_defaults::derive_enum_defaults(&mut file);
     docs::document(&mut file.items);

@@ -9,7 +9,7 @@ const _: () = ::typed_mcp::__private::v1::CONTRACT;
 #[serde(crate = "::typed_mcp::__private::serde")]
 pub struct Code(
     /// The `0` member.
-    #[serde(deserialize_with = "__typed_mcp_integral")]
+    #[serde(deserialize_with = "::typed_mcp::__private::integral")]
     i64,
 );
 impl ::std::ops::Deref for Code {
@@ -144,50 +144,6 @@ pub mod error {
         fn from(value: String) -> Self {
             Self(value.into())
         }
-    }
-}
-/// Reads a member whose type holds Rust integers: as written first, then, if that
-/// fails, with every integral number (`3.0`, an integer to JSON Schema) written as
-/// an integer.
-fn __typed_mcp_integral<'de, D, T>(deserializer: D) -> ::std::result::Result<T, D::Error>
-where
-    D: ::typed_mcp::__private::serde::Deserializer<'de>,
-    T: ::typed_mcp::__private::serde::de::DeserializeOwned,
-{
-    let mut value = <::typed_mcp::__private::serde_json::Value as ::typed_mcp::__private::serde::Deserialize>::deserialize(
-        deserializer,
-    )?;
-    if let ::std::result::Result::Ok(typed) = <T as ::typed_mcp::__private::serde::Deserialize>::deserialize(
-        &value,
-    ) {
-        return ::std::result::Result::Ok(typed);
-    }
-    __typed_mcp_integral_numbers(&mut value);
-    <T as ::typed_mcp::__private::serde::Deserialize>::deserialize(value)
-        .map_err(<D::Error as ::typed_mcp::__private::serde::de::Error>::custom)
-}
-/// Writes every number of `value` that has a zero fraction and fits `i64` or `u64`
-/// as an integer.
-fn __typed_mcp_integral_numbers(value: &mut ::typed_mcp::__private::serde_json::Value) {
-    match value {
-        ::typed_mcp::__private::serde_json::Value::Number(number) if number.is_f64() => {
-            let float = number.as_f64().unwrap_or(0.5);
-            if float.fract() != 0.0 {
-                return;
-            }
-            if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&float) {
-                *number = (float as i64).into();
-            } else if (0.0..1.844_674_407_370_955_2e19).contains(&float) {
-                *number = (float as u64).into();
-            }
-        }
-        ::typed_mcp::__private::serde_json::Value::Array(items) => {
-            items.iter_mut().for_each(__typed_mcp_integral_numbers)
-        }
-        ::typed_mcp::__private::serde_json::Value::Object(members) => {
-            members.values_mut().for_each(__typed_mcp_integral_numbers)
-        }
-        _ => {}
     }
 }
 impl Code {

@@ -85,7 +85,7 @@ pub struct Shipment {
     #[serde(
         skip_serializing_if = "::std::option::Option::is_none",
         default,
-        deserialize_with = "__typed_mcp_present"
+        deserialize_with = "::typed_mcp::__private::present"
     )]
     pub note: ::std::option::Option<::typed_mcp::__private::serde_json::Value>,
     /// The `extra` member.
@@ -129,18 +129,6 @@ pub mod error {
             Self(value.into())
         }
     }
-}
-/// Reads a member that is present (an explicit `null` included) as `Some`; an
-/// absent one is `None` through `#[serde(default)]`.
-fn __typed_mcp_present<'de, D, T>(
-    deserializer: D,
-) -> ::std::result::Result<::std::option::Option<T>, D::Error>
-where
-    D: ::typed_mcp::__private::serde::Deserializer<'de>,
-    T: ::typed_mcp::__private::serde::Deserialize<'de>,
-{
-    <T as ::typed_mcp::__private::serde::Deserialize>::deserialize(deserializer)
-        .map(::std::option::Option::Some)
 }
 impl ::typed_mcp::validation::SchemaValidate for Place {
     fn validate_value(

@@ -20,7 +20,7 @@ pub struct Entry {
     #[serde(
         skip_serializing_if = "::std::option::Option::is_none",
         default,
-        deserialize_with = "__typed_mcp_present"
+        deserialize_with = "::typed_mcp::__private::present"
     )]
     pub size: ::std::option::Option<EntrySize>,
 }
@@ -145,18 +145,6 @@ pub mod error {
             Self(value.into())
         }
     }
-}
-/// Reads a member that is present (an explicit `null` included) as `Some`; an
-/// absent one is `None` through `#[serde(default)]`.
-fn __typed_mcp_present<'de, D, T>(
-    deserializer: D,
-) -> ::std::result::Result<::std::option::Option<T>, D::Error>
-where
-    D: ::typed_mcp::__private::serde::Deserializer<'de>,
-    T: ::typed_mcp::__private::serde::Deserialize<'de>,
-{
-    <T as ::typed_mcp::__private::serde::Deserialize>::deserialize(deserializer)
-        .map(::std::option::Option::Some)
 }
 ///The `EntrySize` union.
 ///
