@@ -23,7 +23,7 @@ use crate::generated::protocol::{
 use crate::server::{HandlerResult, Peer, RequestContext};
 use crate::tools::{
     CallOptions, CallOutcome, LogMessage, LogSink, ProgressSink, ProgressUpdate, ToolArguments,
-    ToolCallResult, ToolRunner,
+    ToolCallResult, ToolRunner, RESULT_TYPE_MEMBER,
 };
 
 /// Progress reports waiting to be written, per call; more are dropped (and logged).
@@ -214,11 +214,14 @@ fn render_for_era(result: ToolCallResult, era: Era) -> HandlerResult {
         Era::Modern => ResultKind::of::<CallToolResult>(),
         Era::Legacy(_) => ResultKind::of::<LegacyCallToolResult>(),
     };
-    let modern_text = result.json.get().starts_with(MODERN_RESULT_PREFIX);
-    if matches!(era, Era::Legacy(_)) && modern_text {
+    let after_result_type = result
+        .json
+        .get()
+        .strip_prefix('{')
+        .and_then(|rest| rest.strip_prefix(RESULT_TYPE_MEMBER));
+    if let (Era::Legacy(_), Some(rest)) = (era, after_result_type) {
         // A result written in the modern shape (only the fixed fallback for a result that
         // failed to serialize): cut `resultType` from the text.
-        let rest = &result.json.get()[MODERN_RESULT_PREFIX.len()..];
         return match RawValue::from_string(format!("{{{rest}")) {
             Ok(raw) => respond_rendered(kind, raw),
             Err(_) => {
@@ -235,9 +238,6 @@ fn render_for_era(result: ToolCallResult, era: Era) -> HandlerResult {
         None => respond_rendered(kind, result.json),
     }
 }
-
-/// How every result the runner writes in the modern shape begins.
-const MODERN_RESULT_PREFIX: &str = concat!("{", r#""resultType":"complete","#);
 
 /// What a running call sends the client besides its answer.
 enum Outgoing {

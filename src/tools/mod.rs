@@ -49,6 +49,7 @@ mod client;
 mod content;
 pub(crate) mod elicitation;
 mod envelope;
+pub(crate) use envelope::RESULT_TYPE_MEMBER;
 mod error;
 mod execution;
 mod handler;
