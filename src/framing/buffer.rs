@@ -95,9 +95,60 @@ impl LineBuffer {
         &mut self.storage[self.end..room_end]
     }
 
+    /// Room for one read of up to `chunk` bytes. While the live bytes (a partial line left by
+    /// the last read) are less than half a chunk, the room tops the buffer up to one chunk
+    /// instead of adding a whole chunk after them: a flood of short lines then keeps the storage
+    /// at one chunk, where asking for a full chunk behind every leftover partial line doubled it
+    /// (and the doubled storage was kept). A longer partial line gets a full chunk, as from
+    /// [`make_room`](Self::make_room), so a long line still arrives in chunk-sized reads.
+    pub(crate) fn make_read_room(&mut self, chunk: usize, cap: usize) -> &mut [u8] {
+        let live = self.len();
+        let wanted = if live < chunk / 2 {
+            chunk - live
+        } else {
+            chunk
+        };
+        self.make_room(wanted, cap)
+    }
+
     /// Marks `count` bytes written into the slice from [`make_room`](Self::make_room) as live.
     pub(crate) fn commit(&mut self, count: usize) {
         self.end += count;
         debug_assert!(self.end <= self.storage.len());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_short_leftover_does_not_grow_the_storage_beyond_one_chunk() {
+        let mut buffer = LineBuffer::new();
+        let room = buffer.make_read_room(1024, usize::MAX);
+        assert_eq!(room.len(), 1024);
+        room.fill(b'x');
+        buffer.commit(1024);
+        // All but a 100-byte partial line consumed: the next read tops up to one chunk.
+        buffer.consume(924);
+        let room = buffer.make_read_room(1024, usize::MAX);
+        assert_eq!(room.len(), 924);
+        assert_eq!(buffer.allocated(), 1024);
+        assert_eq!(
+            buffer.as_bytes(),
+            &[b'x'; 100][..],
+            "the live bytes moved to the front"
+        );
+    }
+
+    #[test]
+    fn a_long_partial_line_still_gets_a_full_chunk() {
+        let mut buffer = LineBuffer::new();
+        buffer.make_read_room(1024, usize::MAX).fill(b'y');
+        buffer.commit(1024);
+        buffer.consume(200);
+        let room = buffer.make_read_room(1024, usize::MAX);
+        assert_eq!(room.len(), 1024, "824 live bytes: a whole chunk after them");
+        assert!(buffer.allocated() >= 824 + 1024);
     }
 }

@@ -124,7 +124,7 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
                 Ok(None) => {}
             }
             let bound = self.buffer_bound();
-            let room = self.buffer.make_room(self.chunk_bytes, bound);
+            let room = self.buffer.make_read_room(self.chunk_bytes, bound);
             match self.input.read(room).await {
                 Ok(0) => {
                     tracing::trace!("input ended");

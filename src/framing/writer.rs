@@ -21,6 +21,10 @@ pub const DEFAULT_WRITER_QUEUE: usize = 64;
 /// Write in pieces of about this size when many messages are queued.
 const WRITE_THRESHOLD_BYTES: usize = 64 * 1024;
 
+/// The encode buffer's capacity: the threshold plus room for the message that crosses it, so
+/// a small message crossing the threshold does not double the buffer (to 128 KiB, kept).
+const BUFFER_CAPACITY_BYTES: usize = WRITE_THRESHOLD_BYTES + 16 * 1024;
+
 /// The reused encode buffer is given back to the allocator when it grew beyond this size.
 const RETAINED_BUFFER_BYTES: usize = 1024 * 1024;
 
@@ -333,7 +337,7 @@ async fn write_all_queued<W>(
 where
     W: AsyncWrite + Unpin,
 {
-    let mut buffer = Vec::with_capacity(WRITE_THRESHOLD_BYTES);
+    let mut buffer = Vec::with_capacity(BUFFER_CAPACITY_BYTES);
     while let Some(first) = receiver.recv().await {
         let mut next = Some(first);
         while let Some(command) = next {
@@ -364,7 +368,7 @@ where
         writer.release();
         flush(&mut writer.output).await?;
         if buffer.capacity() > RETAINED_BUFFER_BYTES {
-            buffer = Vec::with_capacity(WRITE_THRESHOLD_BYTES);
+            buffer = Vec::with_capacity(BUFFER_CAPACITY_BYTES);
         }
     }
     flush(&mut writer.output).await?;
