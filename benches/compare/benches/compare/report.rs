@@ -36,7 +36,10 @@ pub(crate) fn machine() {
     );
     println!("- machine: {cores} cores (nproc), {cpu}, Linux {kernel}");
     println!("- toolchain: {}", command_line("rustc", &["--version"]));
-    println!("- profile: bench (release)\n");
+    println!(
+        "- profile: the servers `{}` (see servers.rs), this bench `bench`\n",
+        crate::servers::profile()
+    );
 }
 
 fn command_line(program: &str, args: &[&str]) -> String {

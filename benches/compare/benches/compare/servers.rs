@@ -11,7 +11,11 @@
 //! `examples/rmcp_http_echo.rs`; each listens on `127.0.0.1:0` and names its URL on stderr.
 //!
 //! [`build`] compiles them first, with the cargo that runs this bench, into the same target
-//! directory (a no-op when they are up to date).
+//! directory (a no-op when they are up to date), in the `bench-servers` profile of the
+//! workspace's `Cargo.toml` (release with fat LTO and one codegen unit) and linked with packed
+//! relative relocations (`-z pack-relative-relocs`): how a server shipped as a binary is built,
+//! the same for every server under test. `TYPED_MCP_BENCH_PROFILE=release` measures plain
+//! `cargo build --release` binaries instead (what `cargo run --release` runs).
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -55,7 +59,7 @@ impl Server {
 
     /// The binary and its arguments.
     pub(crate) fn command(self) -> Result<(PathBuf, &'static [&'static str]), String> {
-        let examples = release_dir()?.join("examples");
+        let examples = servers_dir()?.join("examples");
         Ok(match self {
             Server::Typed => (examples.join("demo_server"), &[]),
             Server::RmcpStdio => (examples.join("rmcp_echo"), &["stdio"]),
@@ -109,7 +113,7 @@ impl HttpServer {
 
     /// The binary and its arguments.
     pub(crate) fn command(self) -> Result<(PathBuf, &'static [&'static str]), String> {
-        let examples = release_dir()?.join("examples");
+        let examples = servers_dir()?.join("examples");
         Ok(match self {
             HttpServer::Typed => (examples.join("typed_http_echo"), &[]),
             HttpServer::Rmcp => (examples.join("rmcp_http_echo"), &["session"]),
@@ -117,6 +121,19 @@ impl HttpServer {
         })
     }
 }
+
+/// The environment variable naming the cargo profile the servers are built in.
+const PROFILE_VAR: &str = "TYPED_MCP_BENCH_PROFILE";
+
+/// The profile the servers are built in (see the module documentation).
+pub(crate) fn profile() -> String {
+    std::env::var(PROFILE_VAR).unwrap_or_else(|_| "bench-servers".to_owned())
+}
+
+/// The linker argument every server of the `bench-servers` profile is linked with: relative
+/// relocations packed (DT_RELR, glibc 2.36 or later), so the dynamic loader does not read
+/// half a megabyte of relocation entries into memory at start.
+const PACKED_RELOCATIONS: &str = "-Clink-arg=-Wl,-z,pack-relative-relocs";
 
 /// `<target>/release`, where this bench binary (`<target>/release/deps/compare-…`) lives.
 fn release_dir() -> Result<PathBuf, String> {
@@ -127,41 +144,61 @@ fn release_dir() -> Result<PathBuf, String> {
         .ok_or_else(|| format!("{} is not in <target>/release/deps", exe.display()))
 }
 
-/// Builds the server binaries in release mode.
+/// `<target>/<profile>`, where the servers are built.
+fn servers_dir() -> Result<PathBuf, String> {
+    let profile = profile();
+    let dir = match profile.as_str() {
+        "release" | "bench" => "release",
+        "dev" | "test" => "debug",
+        other => other,
+    };
+    Ok(target_dir()?.join(dir))
+}
+
+fn target_dir() -> Result<PathBuf, String> {
+    release_dir()?
+        .parent()
+        .map(PathBuf::from)
+        .ok_or_else(|| "no target directory".to_owned())
+}
+
+/// Builds the server binaries in the profile of [`profile`].
 pub(crate) fn build() -> Result<(), String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let target = release_dir()?
-        .parent()
-        .map(PathBuf::from)
-        .ok_or("no target directory")?;
-    for args in [
-        &["-p", "typed-mcp", "--example", "demo_server"][..],
-        &[
-            "-p",
-            "typed-mcp-bench",
-            "--features",
-            "servers",
-            "--example",
-            "rmcp_echo",
-            "--example",
-            "floor_echo",
-            "--example",
-            "typed_http_echo",
-            "--example",
-            "rmcp_http_echo",
-        ][..],
+    let target = target_dir()?;
+    let profile = profile();
+    let bench = ["-p", "typed-mcp-bench", "--features", "servers"];
+    let mut builds: Vec<Vec<&str>> = vec![vec!["-p", "typed-mcp", "--example", "demo_server"]];
+    for example in [
+        "rmcp_echo",
+        "floor_echo",
+        "typed_http_echo",
+        "rmcp_http_echo",
     ] {
-        let status = Command::new(&cargo)
-            .current_dir(&root)
-            .args(["build", "--release", "--quiet", "--target-dir"])
-            .arg(&target)
-            .args(args)
+        builds.push([&bench[..], &["--example", example]].concat());
+    }
+    for args in builds {
+        let mut command = Command::new(&cargo);
+        command.current_dir(&root);
+        if profile == "bench-servers" {
+            // `cargo rustc` passes the linker argument to the example alone: the dependencies
+            // are built as by `cargo build`.
+            command.args(["rustc", "--profile", &profile, "--quiet", "--target-dir"]);
+            command
+                .arg(&target)
+                .args(&args)
+                .args(["--", PACKED_RELOCATIONS]);
+        } else {
+            command.args(["build", "--profile", &profile, "--quiet", "--target-dir"]);
+            command.arg(&target).args(&args);
+        }
+        let status = command
             .stdin(Stdio::null())
             .status()
-            .map_err(|e| format!("running cargo build: {e}"))?;
+            .map_err(|e| format!("running cargo: {e}"))?;
         if !status.success() {
-            return Err(format!("cargo build {} failed ({status})", args.join(" ")));
+            return Err(format!("building {} failed ({status})", args.join(" ")));
         }
     }
     Ok(())
