@@ -273,6 +273,24 @@ async fn reader_reports_oversize_lines_once_and_continues() {
     assert!(reader.buffer_allocated() <= reader.buffer_bound());
 }
 
+/// Reads that end inside a line leave part of it in the buffer; the next read tops the buffer
+/// up to one chunk instead of adding a whole chunk behind the leftover (which doubled it).
+#[tokio::test]
+async fn partial_lines_at_read_boundaries_do_not_grow_the_buffer() {
+    let text: Vec<u8> = (0..200)
+        .flat_map(|i| format!("{{\"id\":{i:04},\"pad\":\"{}\"}}\n", "p".repeat(80)).into_bytes())
+        .collect();
+    let mut input = tokio_test::io::Builder::new();
+    for piece in text.chunks(512) {
+        input.read(piece);
+    }
+    let mut reader = FrameReader::new(input.build()).with_read_chunk_bytes(512);
+    let items = read_all(&mut reader).await;
+    assert_eq!(items.len(), 200);
+    assert!(items.iter().all(Result::is_ok), "{items:?}");
+    assert_eq!(reader.buffer_allocated(), 512);
+}
+
 /// Yields `total` bytes of one endless line, then `tail`.
 struct EndlessLine {
     remaining: usize,
