@@ -75,6 +75,10 @@ impl Collector {
         detail: impl FnOnce() -> Detail,
     ) {
         let error = ValidationError::recorded(at.pointer_text(), schema_path, keyword, detail());
+        if self.errors.capacity() == 0 {
+            // One allocation for a usual handful of violations, not one per doubling.
+            self.errors.reserve_exact(8);
+        }
         self.errors.push(error);
     }
 

@@ -53,7 +53,7 @@ impl<'a> Location<'a> {
                 parent.write_pointer(out);
                 out.push("/");
                 let mut rest = *key;
-                while let Some(special) = rest.find(['~', '/']) {
+                while let Some(special) = rest.bytes().position(|b| b == b'~' || b == b'/') {
                     out.push(&rest[..special]);
                     out.push(if rest.as_bytes()[special] == b'~' {
                         "~0"

@@ -55,6 +55,7 @@ pub(crate) struct TextBuilder {
 
 impl TextBuilder {
     /// An empty text.
+    #[inline]
     pub(crate) fn new() -> Self {
         Self {
             len: 0,
@@ -64,17 +65,27 @@ impl TextBuilder {
     }
 
     /// Appends `text`.
+    #[inline]
     pub(crate) fn push(&mut self, text: &str) {
-        if let Some(heap) = &mut self.heap {
-            heap.push_str(text);
-        } else if self.len + text.len() <= INLINE {
-            self.bytes[self.len..self.len + text.len()].copy_from_slice(text.as_bytes());
-            self.len += text.len();
+        let end = self.len + text.len();
+        if end <= INLINE && self.heap.is_none() {
+            self.bytes[self.len..end].copy_from_slice(text.as_bytes());
+            self.len = end;
         } else {
-            let mut heap = String::with_capacity(2 * (self.len + text.len()));
-            heap.push_str(self.inline());
-            heap.push_str(text);
-            self.heap = Some(heap);
+            self.push_heap(text);
+        }
+    }
+
+    #[cold]
+    fn push_heap(&mut self, text: &str) {
+        match &mut self.heap {
+            Some(heap) => heap.push_str(text),
+            None => {
+                let mut heap = String::with_capacity(2 * (self.len + text.len()));
+                heap.push_str(self.inline());
+                heap.push_str(text);
+                self.heap = Some(heap);
+            }
         }
     }
 
@@ -99,6 +110,7 @@ impl TextBuilder {
     }
 
     /// The text built.
+    #[inline]
     pub(crate) fn finish(self) -> ShortText {
         match self.heap {
             Some(heap) => ShortText(Repr::Heap(heap.into_boxed_str())),
