@@ -119,7 +119,7 @@ impl HttpServer {
 }
 
 /// `<target>/release`, where this bench binary (`<target>/release/deps/compare-…`) lives.
-fn release_dir() -> Result<PathBuf, String> {
+pub(crate) fn release_dir() -> Result<PathBuf, String> {
     let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
     exe.parent()
         .and_then(|deps| deps.parent())
@@ -150,6 +150,8 @@ pub(crate) fn build() -> Result<(), String> {
             "typed_http_echo",
             "--example",
             "rmcp_http_echo",
+            "--example",
+            "validator_probe",
         ][..],
     ] {
         let status = Command::new(&cargo)
