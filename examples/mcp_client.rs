@@ -253,7 +253,7 @@ fn main() -> ExitCode {
                 source = cause.source();
             }
             for violation in error.violations() {
-                eprintln!("  at {:?}: {}", violation.path, violation.message);
+                eprintln!("  at {:?}: {}", violation.path(), violation.message());
             }
             ExitCode::FAILURE
         }

@@ -21,6 +21,7 @@ pub use serde_json;
 pub use serde_json::{Map, Number, Value};
 
 pub use crate::validation::collector::{accepts, validate_with, Collector, Detail, Walker};
+pub use crate::validation::error::{Message, Part};
 pub use crate::validation::formats::{
     is_byte, is_date, is_date_time, is_duration, is_email, is_hostname, is_idn_email,
     is_idn_hostname, is_ipv4, is_ipv6, is_iri, is_iri_reference, is_json_pointer, is_regex,
@@ -32,6 +33,7 @@ pub use crate::validation::numbers::{
     bound_of, cmp_bounds, cmp_number, is_integer, is_multiple_of, number_eq, number_ge, number_gt,
     number_in, number_le, number_lt, Bound,
 };
+pub use crate::validation::text::ShortText;
 pub use crate::validation::values::{
     char_count, first_duplicate, json_equal, json_literal, number_value, summary, summary_str,
     type_name, MAX_ECHO_BYTES,

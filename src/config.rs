@@ -163,15 +163,17 @@ impl fmt::Display for InvalidDisplay<'_> {
             Origin(self.path)
         )?;
         for violation in self.violations {
-            let path = if violation.path.is_empty() {
-                "(root)"
-            } else {
-                &violation.path
+            let path = match violation.path() {
+                "" => "(root)",
+                path => path,
             };
             write!(
                 f,
                 "\n  {path}: {} [{}; limit {}, actual {}]",
-                violation.message, violation.keyword, violation.limit, violation.actual
+                violation.message(),
+                violation.keyword(),
+                violation.limit(),
+                violation.actual()
             )?;
         }
         Ok(())

@@ -155,7 +155,7 @@ fn invalid_limits_list_every_violation() {
     let CacheError::InvalidLimits { errors } = &err else {
         panic!("unexpected error {err}");
     };
-    let mut paths: Vec<&str> = errors.iter().map(|e| e.path.as_str()).collect();
+    let mut paths: Vec<&str> = errors.iter().map(|e| e.path()).collect();
     paths.sort_unstable();
     assert_eq!(paths, ["/highWaterMark", "/maxEntries"]);
 }

@@ -71,7 +71,7 @@ async fn exercise(client: &Client, expected_version: &str, what: &str) {
     match client.call_tool("add", json!([1, 2])).await {
         Err(ClientError::InvalidRequest { errors, .. }) => {
             assert!(
-                errors.iter().any(|e| e.path == "/params/arguments"),
+                errors.iter().any(|e| e.path() == "/params/arguments"),
                 "{what}: {errors:?}"
             )
         }

@@ -55,7 +55,7 @@ async fn a_result_that_breaks_the_schema_is_a_typed_error_with_its_path() {
     };
     assert_eq!(*definition, "ListToolsResult");
     assert!(
-        errors.iter().any(|e| e.path == "/tools/1/name"),
+        errors.iter().any(|e| e.path() == "/tools/1/name"),
         "{errors:?}"
     );
 
@@ -67,7 +67,7 @@ async fn a_result_that_breaks_the_schema_is_a_typed_error_with_its_path() {
         .await;
     let error = call.await.expect("no panic").expect_err("invalid");
     assert!(
-        error.violations().iter().any(|e| e.keyword == "required"),
+        error.violations().iter().any(|e| e.keyword() == "required"),
         "{error:?}"
     );
     let call = spawn_call(&client, "a");

@@ -85,7 +85,7 @@ async fn listings_follow_opaque_cursors_and_ignore_unknown_members() {
         error
             .violations()
             .iter()
-            .any(|e| e.path == "/resourceTemplates/0/uriTemplate"),
+            .any(|e| e.path() == "/resourceTemplates/0/uriTemplate"),
         "{error:?}"
     );
 }
@@ -140,7 +140,7 @@ async fn completion_log_level_and_subscriptions_in_2026() {
     .await;
     let error = completing.await.expect("no panic").expect_err("too many");
     assert!(
-        error.violations().iter().any(|e| e.keyword == "maxItems"),
+        error.violations().iter().any(|e| e.keyword() == "maxItems"),
         "{error:?}"
     );
 
@@ -241,7 +241,7 @@ async fn call_tool_typed_checks_arguments_before_and_the_output_schema_after() {
     let ClientError::InvalidRequest { errors, .. } = &error else {
         panic!("{error:?}");
     };
-    assert_eq!(errors[0].path, "/params/arguments/city");
+    assert_eq!(errors[0].path(), "/params/arguments/city");
 
     let call = |city: &str| {
         let client = client.clone();
@@ -288,8 +288,8 @@ async fn call_tool_typed_checks_arguments_before_and_the_output_schema_after() {
         panic!("{error:?}");
     };
     assert_eq!(*definition, "outputSchema");
-    assert_eq!(errors[0].path, "/structuredContent/unit");
-    assert_eq!(errors[0].keyword, "enum");
+    assert_eq!(errors[0].path(), "/structuredContent/unit");
+    assert_eq!(errors[0].keyword(), "enum");
 
     // No structured result at all, and a tool failure.
     let missing = call("Bodø");
@@ -300,7 +300,7 @@ async fn call_tool_typed_checks_arguments_before_and_the_output_schema_after() {
     )
     .await;
     let error = missing.await.expect("no panic").expect_err("missing");
-    assert_eq!(error.violations()[0].path, "/structuredContent");
+    assert_eq!(error.violations()[0].path(), "/structuredContent");
     let failed = call("Tromsø");
     let request = fake.request("tools/call").await;
     fake.answer(

@@ -84,10 +84,7 @@ fn every_violation_is_reported_with_path_limit_and_actual() {
         panic!("expected Invalid, got {error:?}");
     };
     assert!(path.is_none());
-    let mut found: Vec<(&str, &str)> = violations
-        .iter()
-        .map(|v| (v.path.as_str(), v.keyword.as_str()))
-        .collect();
+    let mut found: Vec<(&str, &str)> = violations.iter().map(|v| (v.path(), v.keyword())).collect();
     found.sort_unstable();
     assert_eq!(
         found,
@@ -101,12 +98,12 @@ fn every_violation_is_reported_with_path_limit_and_actual() {
             ("/timeouts/toolOverrides/slow~1tool", "minimum"),
         ]
     );
-    let by_path = |p: &str| violations.iter().find(|v| v.path == p).unwrap();
-    assert_eq!(by_path("/cache/maxEntries").limit, json!(1));
-    assert_eq!(by_path("/cache/maxEntries").actual, json!(0));
-    assert_eq!(by_path("/request/maxDepth").limit, json!(128));
-    assert_eq!(by_path("/request/maxDepth").actual, json!(1000));
-    assert_eq!(by_path("/response/maxResponseBytes").limit, json!(1024));
+    let by_path = |p: &str| violations.iter().find(|v| v.path() == p).unwrap();
+    assert_eq!(by_path("/cache/maxEntries").limit(), json!(1));
+    assert_eq!(by_path("/cache/maxEntries").actual(), json!(0));
+    assert_eq!(by_path("/request/maxDepth").limit(), json!(128));
+    assert_eq!(by_path("/request/maxDepth").actual(), json!(1000));
+    assert_eq!(by_path("/response/maxResponseBytes").limit(), json!(1024));
     assert_eq!(error.violations().len(), 7);
 
     // Display: a summary line, then one line per violation naming path, limit and actual.
@@ -119,15 +116,15 @@ fn every_violation_is_reported_with_path_limit_and_actual() {
             .iter()
             .find(|line| {
                 line.trim_start()
-                    .starts_with(&format!("{}:", violation.path))
+                    .starts_with(&format!("{}:", violation.path()))
             })
-            .unwrap_or_else(|| panic!("no line for {}: {message}", violation.path));
+            .unwrap_or_else(|| panic!("no line for {}: {message}", violation.path()));
         assert!(
-            line.contains(&format!("limit {}", violation.limit)),
+            line.contains(&format!("limit {}", violation.limit())),
             "{line}"
         );
         assert!(
-            line.contains(&format!("actual {}", violation.actual)),
+            line.contains(&format!("actual {}", violation.actual())),
             "{line}"
         );
     }
@@ -151,8 +148,8 @@ fn unknown_members_are_rejected_at_every_level() {
         .violations()
         .iter()
         .map(|v| {
-            assert_eq!(v.keyword, "additionalProperties");
-            v.path.as_str()
+            assert_eq!(v.keyword(), "additionalProperties");
+            v.path()
         })
         .collect();
     paths.sort_unstable();
@@ -166,8 +163,8 @@ fn non_object_documents_are_rejected() {
         let [violation] = error.violations() else {
             panic!("{text}: {error:?}");
         };
-        assert_eq!(violation.path, "");
-        assert_eq!(violation.keyword, "type");
+        assert_eq!(violation.path(), "");
+        assert_eq!(violation.keyword(), "type");
     }
 }
 

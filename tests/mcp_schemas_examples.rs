@@ -199,7 +199,7 @@ fn every_official_example_of_our_types_round_trips_exactly() {
                 let errors = (def.validate)(&value).err().unwrap_or_default();
                 let names_both = ["ttlMs", "cacheScope"].iter().all(|member| {
                     errors.iter().any(|e| {
-                        e.path == "/result" && e.keyword == "required" && e.limit == *member
+                        e.path() == "/result" && e.keyword() == "required" && e.limit() == *member
                     })
                 });
                 if typed.is_err() && names_both {

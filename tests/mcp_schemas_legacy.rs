@@ -393,7 +393,7 @@ fn initialize_differs_by_version_only_where_the_versions_differ() {
         assert!(
             errors
                 .iter()
-                .any(|e| e.keyword == "required" && e.limit == "clientInfo"),
+                .any(|e| e.keyword() == "required" && e.limit() == "clientInfo"),
             "{version}: {errors:?}"
         );
     }

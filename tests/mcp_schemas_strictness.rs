@@ -27,7 +27,7 @@ fn errors(def: &str, value: &Value) -> Vec<ValidationError> {
 fn assert_error(def: &str, value: Value, path: &str, keyword: &str, limit: Option<Value>) {
     let found = errors(def, &value);
     let hit = found.iter().any(|e| {
-        e.path == path && e.keyword == keyword && limit.as_ref().is_none_or(|l| e.limit == *l)
+        e.path() == path && e.keyword() == keyword && limit.as_ref().is_none_or(|l| e.limit() == *l)
     });
     assert!(hit, "{def}: no `{keyword}` error at `{path}` in {found:?}");
     // Formats and bounds are the validator's job; the typed layer enforces the shape.
@@ -289,7 +289,7 @@ fn unions_pick_the_branch_named_by_the_value() {
     assert!(
         found
             .iter()
-            .any(|e| e.path == "/data" && e.keyword == "format"),
+            .any(|e| e.path() == "/data" && e.keyword() == "format"),
         "{found:?}"
     );
     let unknown_type = json!({"type": "video", "data": "AAEC"});

@@ -174,10 +174,7 @@ fn validation_errors_match_the_published_error_schema() {
     // An error without the optional members still reads back.
     let minimal: ValidationError =
         serde_json::from_value(json!({"path": "", "keyword": "type", "message": "m"})).unwrap();
-    assert_eq!(
-        (minimal.limit, minimal.schema_path),
-        (Value::Null, String::new())
-    );
+    assert_eq!((minimal.limit(), minimal.schema_path()), (Value::Null, ""));
 }
 
 #[test]
@@ -187,16 +184,27 @@ fn collector_counts_without_building_in_check_mode() {
     let mut built = 0;
     checking.fail(&root, "/x", "type", || {
         built += 1;
-        (Value::Null, Value::Null, String::new())
+        (rt::Part::Null, rt::Part::Null, rt::Message::Static(""))
     });
     assert_eq!((checking.failures(), built), (1, 0));
     assert!(checking.into_result().is_err());
     let mut collecting = rt::Collector::new();
     let key = root.key("a/b");
     collecting.fail(&key, "/x", "type", || {
-        (json!("string"), json!("integer"), "m".into())
+        (
+            rt::Part::Str("string"),
+            rt::Part::Value(json!("integer")),
+            rt::Message::Template("{actual} is not {limit}; {other}"),
+        )
     });
     let errors = collecting.into_result().unwrap_err();
-    assert_eq!(errors[0].path, "/a~1b");
-    assert_eq!(errors[0].to_string(), "/a~1b: m");
+    assert_eq!(errors[0].path(), "/a~1b");
+    assert_eq!(
+        errors[0].to_string(),
+        "/a~1b: integer is not string; {other}"
+    );
+    assert_eq!(
+        (errors[0].limit(), errors[0].actual()),
+        (json!("string"), json!("integer"))
+    );
 }

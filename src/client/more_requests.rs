@@ -43,7 +43,7 @@ pub(crate) fn params_of(message: &Value, check: Validator) -> Result<(), Vec<Val
         errors
             .into_iter()
             .map(|mut error| {
-                error.path = format!("/params{}", error.path);
+                error.prefix_path("/params");
                 error
             })
             .collect()

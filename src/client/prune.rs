@@ -208,7 +208,7 @@ mod tests {
         let errors = validate_received(&mut wrong, validate::call_tool_result, "CallToolResult")
             .expect_err("text must be a string");
         assert!(
-            errors.iter().any(|e| e.path.starts_with("/content/0")),
+            errors.iter().any(|e| e.path().starts_with("/content/0")),
             "{errors:?}"
         );
     }

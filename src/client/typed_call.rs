@@ -114,7 +114,7 @@ impl Client {
                 errors
                     .into_iter()
                     .map(|mut error| {
-                        error.path = format!("/params/arguments{}", error.path);
+                        error.prefix_path("/params/arguments");
                         error
                     })
                     .collect(),
@@ -184,7 +184,7 @@ fn structured_output<Out: DeserializeOwned + SchemaValidate>(
         errors
             .into_iter()
             .map(|mut error| {
-                error.path = format!("/structuredContent{}", error.path);
+                error.prefix_path("/structuredContent");
                 error
             })
             .collect()
@@ -217,9 +217,9 @@ mod tests {
         assert!(check_output(&schema, &serde_json::json!({"sum": 5})).is_ok());
         let errors = check_output(&schema, &serde_json::json!({"sum": "secret-text"}))
             .expect_err("a string is not a number");
-        assert_eq!(errors[0].path, "/structuredContent/sum");
-        assert_eq!(errors[0].keyword, "type");
-        assert!(!errors[0].message.contains("secret-text"));
+        assert_eq!(errors[0].path(), "/structuredContent/sum");
+        assert_eq!(errors[0].keyword(), "type");
+        assert!(!errors[0].message().contains("secret-text"));
         let unusable = serde_json::json!({"type": 5});
         assert!(check_output(&unusable, &serde_json::json!({})).is_err());
     }

@@ -301,18 +301,18 @@ mod tests {
         let missing_phone = schema
             .validate(&json!({"contactMethod": "phone"}))
             .unwrap_err();
-        assert_eq!(missing_phone[0].keyword, "required");
+        assert_eq!(missing_phone[0].keyword(), "required");
         let bad_city = schema
             .validate(&json!({"email": "a@example.com", "address": {"city": 5}}))
             .unwrap_err();
-        assert_eq!(bad_city[0].path, "/address/city");
-        assert_eq!(bad_city[0].keyword, "type");
-        assert_eq!(bad_city[0].limit, json!("string"));
-        assert_eq!(bad_city[0].actual, json!(5));
+        assert_eq!(bad_city[0].path(), "/address/city");
+        assert_eq!(bad_city[0].keyword(), "type");
+        assert_eq!(bad_city[0].limit(), json!("string"));
+        assert_eq!(bad_city[0].actual(), json!(5));
         let bad_format = schema
             .validate(&json!({"email": "not an address"}))
             .unwrap_err();
-        assert_eq!(bad_format[0].keyword, "format");
+        assert_eq!(bad_format[0].keyword(), "format");
     }
 
     #[test]

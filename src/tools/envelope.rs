@@ -422,13 +422,14 @@ pub(crate) fn tool_error(
 }
 
 fn to_generated(error: ValidationError) -> crate::generated::errors::ValidationError {
+    let (actual, limit) = (error.actual(), error.limit());
     crate::generated::errors::ValidationError {
-        actual: (!error.actual.is_null()).then_some(error.actual),
-        keyword: error.keyword,
-        limit: (!error.limit.is_null()).then_some(error.limit),
-        message: error.message,
-        path: error.path,
-        schema_path: (!error.schema_path.is_empty()).then_some(error.schema_path),
+        actual: (!actual.is_null()).then_some(actual),
+        keyword: error.keyword().to_owned(),
+        limit: (!limit.is_null()).then_some(limit),
+        message: error.message().into_owned(),
+        path: error.path().to_owned(),
+        schema_path: (!error.schema_path().is_empty()).then(|| error.schema_path().to_owned()),
     }
 }
 

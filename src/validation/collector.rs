@@ -2,6 +2,7 @@
 
 use serde_json::Value;
 
+use super::error::{Message, Part};
 use super::location::Location;
 use super::values::type_name;
 use super::ValidationError;
@@ -26,8 +27,8 @@ impl Default for Collector {
 }
 
 /// The parts of an error that are only computed when the error is recorded:
-/// `(limit, actual, message)`.
-pub type Detail = (Value, Value, String);
+/// `(limit, actual, message)`, themselves rendered only when read.
+pub type Detail = (Part, Part, Message);
 
 impl Collector {
     /// A collector that records every error.
@@ -73,15 +74,12 @@ impl Collector {
         keyword: &'static str,
         detail: impl FnOnce() -> Detail,
     ) {
-        let (limit, actual, message) = detail();
-        self.errors.push(ValidationError {
-            path: at.to_pointer(),
-            schema_path: schema_path.to_string(),
-            keyword: keyword.to_string(),
-            limit,
-            actual,
-            message,
-        });
+        let error = ValidationError::recorded(at.pointer_text(), schema_path, keyword, detail());
+        if self.errors.capacity() == 0 {
+            // One allocation for a usual handful of violations, not one per doubling.
+            self.errors.reserve_exact(8);
+        }
+        self.errors.push(error);
     }
 
     /// Records a `type` violation: `value` is none of the `expected` JSON types.
@@ -94,13 +92,11 @@ impl Collector {
         value: &Value,
     ) {
         self.fail(at, schema_path, "type", || {
-            let found = type_name(value);
-            let limit = match expected {
-                [one] => Value::from(*one),
-                many => Value::from(many.to_vec()),
-            };
-            let message = format!("expected {}, found {found}", expected.join(" or "));
-            (limit, Value::from(found), message)
+            (
+                Part::Types(expected),
+                Part::Str(type_name(value)),
+                Message::Template("expected {limit}, found {actual}"),
+            )
         });
     }
 
@@ -108,8 +104,11 @@ impl Collector {
     #[inline]
     pub fn missing(&mut self, at: &Location<'_>, schema_path: &'static str, name: &'static str) {
         self.fail(at, schema_path, "required", || {
-            let message = format!("missing required property `{name}`");
-            (Value::from(name), Value::Null, message)
+            (
+                Part::Str(name),
+                Part::Null,
+                Message::Template("missing required property `{limit}`"),
+            )
         });
     }
 

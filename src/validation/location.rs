@@ -1,6 +1,8 @@
 //! Instance locations built on the stack while a validator walks a value, rendered to a
 //! JSON Pointer only when an error is recorded (so the happy path never allocates).
 
+use super::text::{ShortText, TextBuilder};
+
 /// Where a validator currently is inside the value being validated.
 ///
 /// Each level borrows its parent, so descending into a member or an item costs one small
@@ -33,30 +35,39 @@ impl<'a> Location<'a> {
 
     /// Renders the location as an RFC 6901 JSON Pointer (`~` as `~0`, `/` as `~1`).
     pub fn to_pointer(&self) -> String {
-        let mut out = String::new();
-        self.write_pointer(&mut out);
-        out
+        self.pointer_text().as_str().to_owned()
     }
 
-    fn write_pointer(&self, out: &mut String) {
+    /// [`Location::to_pointer`] as a [`ShortText`] (no allocation for short pointers).
+    pub(crate) fn pointer_text(&self) -> ShortText {
+        let mut out = TextBuilder::new();
+        self.write_pointer(&mut out);
+        out.finish()
+    }
+
+    fn write_pointer(&self, out: &mut TextBuilder) {
         match self {
             Location::Root => {}
-            Location::Prefix(prefix) => out.push_str(prefix),
+            Location::Prefix(prefix) => out.push(prefix),
             Location::Key(parent, key) => {
                 parent.write_pointer(out);
-                out.push('/');
-                for c in key.chars() {
-                    match c {
-                        '~' => out.push_str("~0"),
-                        '/' => out.push_str("~1"),
-                        c => out.push(c),
-                    }
+                out.push("/");
+                let mut rest = *key;
+                while let Some(special) = rest.bytes().position(|b| b == b'~' || b == b'/') {
+                    out.push(&rest[..special]);
+                    out.push(if rest.as_bytes()[special] == b'~' {
+                        "~0"
+                    } else {
+                        "~1"
+                    });
+                    rest = &rest[special + 1..];
                 }
+                out.push(rest);
             }
             Location::Index(parent, index) => {
                 parent.write_pointer(out);
-                out.push('/');
-                out.push_str(&index.to_string());
+                out.push("/");
+                out.push_index(*index);
             }
         }
     }

@@ -2,9 +2,11 @@
 //!
 //! The validators themselves are generated at build time by `typed-mcp-codegen` (one function
 //! per schema definition, in a `validate` module next to the generated types). They report
-//! **every** violation as a [`ValidationError`]: where in the value (`path`, a JSON Pointer),
-//! which keyword of which schema (`keyword`, `schema_path`), the schema's bound (`limit`) and
-//! what the value had instead (`actual`).
+//! **every** violation as a [`ValidationError`]: where in the value (`path()`, a JSON
+//! Pointer), which keyword of which schema (`keyword()`, `schema_path()`), the schema's bound
+//! (`limit()`) and what the value had instead (`actual()`). An error keeps what the validator
+//! had at hand and renders those parts when they are read, so collecting many violations
+//! costs little.
 //!
 //! ```
 //! use typed_mcp::validation::ValidationError;
@@ -13,6 +15,7 @@
 //! let json = serde_json::to_value(&error).unwrap();
 //! assert_eq!(json["schemaPath"], "/$defs/List/maxItems");
 //! assert_eq!(error.to_string(), "/items/3: too many items");
+//! assert_eq!((error.path(), error.keyword(), error.limit()), ("/items/3", "maxItems", 3.into()));
 //! ```
 //!
 //! For every schema definition `Foo` (function stem `foo`, the snake-cased name) the
@@ -29,77 +32,19 @@
 //! Everything else in this module's submodules is support for generated code and is reached
 //! through `typed_mcp::__private`, not through this module.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub(crate) mod collector;
+pub(crate) mod error;
 pub(crate) mod formats;
 pub(crate) mod lazy;
 pub(crate) mod location;
 pub(crate) mod numbers;
 pub(crate) mod reads;
+pub(crate) mod text;
 pub(crate) mod values;
 
-/// One violation found while validating a value against a schema.
-///
-/// Serialized with camelCase members (`path`, `schemaPath`, `keyword`, `limit`, `actual`,
-/// `message`), the shape of `ValidationError` in `schema/errors.json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct ValidationError {
-    /// Where in the validated value the violation is: an RFC 6901 JSON Pointer, empty for the
-    /// value itself.
-    pub path: String,
-    /// Where the failing keyword is in the schema file: a JSON Pointer into that file.
-    #[serde(default)]
-    pub schema_path: String,
-    /// The schema keyword that failed (`type`, `required`, `maxItems`, ...).
-    pub keyword: String,
-    /// The keyword's value in the schema (the bound, the expected type, the allowed values).
-    #[serde(default)]
-    pub limit: Value,
-    /// What the value had instead, summarised: a length, a count, a JSON type name, or the
-    /// value itself only when it is a number or a string of at most 64 bytes.
-    #[serde(default)]
-    pub actual: Value,
-    /// A sentence describing the violation. It never quotes the validated input.
-    pub message: String,
-}
-
-impl ValidationError {
-    /// Builds an error from its parts.
-    pub fn new(
-        path: impl Into<String>,
-        schema_path: impl Into<String>,
-        keyword: impl Into<String>,
-        limit: Value,
-        actual: Value,
-        message: impl Into<String>,
-    ) -> Self {
-        Self {
-            path: path.into(),
-            schema_path: schema_path.into(),
-            keyword: keyword.into(),
-            limit,
-            actual,
-            message: message.into(),
-        }
-    }
-}
-
-impl std::fmt::Display for ValidationError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let path = if self.path.is_empty() {
-            "(root)"
-        } else {
-            &self.path
-        };
-        write!(f, "{path}: {}", self.message)
-    }
-}
-
-impl std::error::Error for ValidationError {}
+pub use error::ValidationError;
 
 /// A type whose JSON form has a generated validator.
 ///

@@ -7,7 +7,9 @@ use std::hash::{Hash, Hasher};
 
 use serde_json::{Number, Value};
 
+use super::error::Part;
 use super::numbers::{bound_of, cmp_bounds, is_integer, Bound};
+use super::text::ShortText;
 
 /// The JSON Schema type name of a value (`integer` for numbers without a fractional part).
 pub fn type_name(value: &Value) -> &'static str {
@@ -27,26 +29,28 @@ pub const MAX_ECHO_BYTES: usize = 64;
 
 /// What an error's `actual` may say about `value`: the value itself when it is a number, a
 /// boolean, null or a string of at most [`MAX_ECHO_BYTES`] bytes, otherwise its type name.
-pub fn summary(value: &Value) -> Value {
+pub fn summary(value: &Value) -> Part {
     match value {
-        Value::Null | Value::Bool(_) | Value::Number(_) => value.clone(),
-        Value::String(s) if s.len() <= MAX_ECHO_BYTES => value.clone(),
-        other => Value::from(type_name(other)),
+        Value::Null => Part::Null,
+        Value::Bool(b) => Part::Bool(*b),
+        Value::Number(n) => Part::Number(n.clone()),
+        Value::String(s) => summary_str(s),
+        other => Part::Str(type_name(other)),
     }
 }
 
 /// [`summary`] of a string (an object key).
-pub fn summary_str(s: &str) -> Value {
+pub fn summary_str(s: &str) -> Part {
     if s.len() <= MAX_ECHO_BYTES {
-        Value::from(s)
+        Part::Text(ShortText::from(s))
     } else {
-        Value::from("string")
+        Part::Str("string")
     }
 }
 
 /// A JSON number as an error's `actual`.
-pub fn number_value(n: &Number) -> Value {
-    Value::Number(n.clone())
+pub fn number_value(n: &Number) -> Part {
+    Part::Number(n.clone())
 }
 
 /// JSON equality as JSON Schema defines it: numbers by mathematical value (`1 == 1.0`),
@@ -170,9 +174,13 @@ mod tests {
 
     #[test]
     fn summaries_never_copy_large_input() {
-        assert_eq!(summary(&json!("short")), json!("short"));
-        assert_eq!(summary(&json!("x".repeat(65))), json!("string"));
-        assert_eq!(summary(&json!([1, 2])), json!("array"));
-        assert_eq!(summary(&json!(2.5)), json!(2.5));
+        assert_eq!(summary(&json!("short")).to_value(), json!("short"));
+        let longest = "é".repeat(MAX_ECHO_BYTES / 2);
+        assert_eq!(summary(&json!(longest)).to_value(), json!(longest));
+        assert_eq!(summary(&json!("x".repeat(65))).to_value(), json!("string"));
+        assert_eq!(summary(&json!([1, 2])).to_value(), json!("array"));
+        assert_eq!(summary(&json!(2.5)).to_value(), json!(2.5));
+        assert_eq!(summary(&json!(null)).to_value(), json!(null));
+        assert_eq!(summary(&json!(false)).to_value(), json!(false));
     }
 }

@@ -138,7 +138,7 @@ pub(crate) fn accepts_exactly(def: Ours, value: &Value) -> Result<(), String> {
 pub(crate) fn paths(errors: &[ValidationError]) -> String {
     errors
         .iter()
-        .map(|e| format!("{} ({})", e.path, e.keyword))
+        .map(|e| format!("{} ({})", e.path(), e.keyword()))
         .collect::<Vec<_>>()
         .join(", ")
 }

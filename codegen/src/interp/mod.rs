@@ -111,9 +111,9 @@ pub(crate) fn emit_call(doc: &SchemaDoc, def: &Definition) -> TokenStream {
         if !registry.is_valid(#base, #pointer, value) {
             errors.fail(at, #pointer, "schema", || {
                 (
-                    __rt::Value::Null,
+                    __rt::Part::Null,
                     __rt::summary(value),
-                    ::std::string::String::from("the value does not match the schema"),
+                    __rt::Message::Static("the value does not match the schema"),
                 )
             });
         }

@@ -59,9 +59,9 @@ impl Emitter<'_> {
                     at,
                     path,
                     "false",
-                    quote!(#rt::Value::Bool(false)),
-                    quote!(#rt::Value::from(#rt::type_name(#v))),
-                    quote!(::std::string::String::from("no value is allowed here")),
+                    quote!(#rt::Part::Bool(false)),
+                    quote!(#rt::Part::Str(#rt::type_name(#v))),
+                    self.sentence("no value is allowed here"),
                 ));
             }
             Value::Object(map) => map,
@@ -159,10 +159,10 @@ impl Emitter<'_> {
             } else {
                 "value does not equal the constant".to_string()
             };
-            (self.value_expr(&values[0]), message)
+            (self.part_expr(&values[0]), message)
         } else {
             let message = format!("value is not one of the {} allowed values", values.len());
-            (self.value_expr(&Value::Array(values.to_vec())), message)
+            (self.part_expr(&Value::Array(values.to_vec())), message)
         };
         let fail = self.fail(
             at,
@@ -170,7 +170,7 @@ impl Emitter<'_> {
             keyword,
             limit,
             quote!(#rt::summary(#v)),
-            quote!(::std::string::String::from(#message)),
+            self.sentence(&message),
         );
         quote!(if !(#test) { #fail })
     }
@@ -202,13 +202,18 @@ impl Emitter<'_> {
                 (false, _, _) => quote!(#len > #limit),
             };
             let word = if is_min { fewer } else { more };
+            let template = sentence
+                .replacen("{}", "{actual}", 1)
+                .replacen("{}", word, 1)
+                .replacen("{}", &limit.to_string(), 1);
+            let bound = limit as u64;
             let fail = self.fail(
                 at,
                 &child(path, keyword),
                 keyword,
-                quote!(#rt::Value::from(#limit)),
-                quote!(#rt::Value::from(#len)),
-                quote!(::std::format!(#sentence, #len, #word, #limit)),
+                quote!(#rt::Part::U64(#bound)),
+                quote!(#rt::Part::from(#len)),
+                self.template(&template),
             );
             out.extend(quote!(if #violated { #fail }));
         }
@@ -240,9 +245,9 @@ impl Emitter<'_> {
                 at,
                 &child(path, "uniqueItems"),
                 "uniqueItems",
-                quote!(#rt::Value::Bool(true)),
-                quote!(#rt::Value::from(vec![first, second])),
-                quote!(::std::format!("items {} and {} are equal", first, second)),
+                quote!(#rt::Part::Bool(true)),
+                quote!(#rt::Part::Value(#rt::Value::from(vec![first, second]))),
+                quote!(#rt::Message::Owned(::std::format!("items {} and {} are equal", first, second))),
             );
             body.extend(quote! {
                 if let ::core::option::Option::Some((first, second)) = #rt::first_duplicate(#items) {
@@ -314,11 +319,9 @@ impl Emitter<'_> {
                 at,
                 &child(path, "pattern"),
                 "pattern",
-                quote!(#rt::Value::from(#pattern)),
+                quote!(#rt::Part::Str(#pattern)),
                 quote!(#rt::summary_str(#s)),
-                quote!(::std::string::String::from(
-                    "string does not match the pattern"
-                )),
+                self.sentence("string does not match the pattern"),
             );
             body.extend(quote!(if !#matches { #fail }));
         }
@@ -333,9 +336,9 @@ impl Emitter<'_> {
                     at,
                     &child(path, "format"),
                     "format",
-                    quote!(#rt::Value::from(#format)),
+                    quote!(#rt::Part::Str(#format)),
                     quote!(#rt::summary_str(#s)),
-                    quote!(::std::string::String::from(#message)),
+                    self.sentence(&message),
                 );
                 body.extend(quote!(if !#check(#s) { #fail }));
             }
@@ -380,27 +383,27 @@ impl Emitter<'_> {
                 continue;
             };
             let b = bound(&rt, limit);
-            let message = format!("{{}} is {words} {limit}");
+            let message = format!("{{actual}} is {words} {limit}");
             let fail = self.fail(
                 at,
                 &child(path, keyword),
                 keyword,
-                self.value_expr(&Value::Number(limit.clone())),
+                self.part_expr(&Value::Number(limit.clone())),
                 quote!(#rt::number_value(#n)),
-                quote!(::std::format!(#message, #n)),
+                self.template(&message),
             );
             body.extend(quote!(if #violated(#n, #b) { #fail }));
         }
         if let Some(Value::Number(divisor)) = map.get("multipleOf") {
             let b = bound(&rt, divisor);
-            let message = format!("{{}} is not a multiple of {divisor}");
+            let message = format!("{{actual}} is not a multiple of {divisor}");
             let fail = self.fail(
                 at,
                 &child(path, "multipleOf"),
                 "multipleOf",
-                self.value_expr(&Value::Number(divisor.clone())),
+                self.part_expr(&Value::Number(divisor.clone())),
                 quote!(#rt::number_value(#n)),
-                quote!(::std::format!(#message, #n)),
+                self.template(&message),
             );
             body.extend(quote!(if !#rt::is_multiple_of(#n, #b) { #fail }));
         }

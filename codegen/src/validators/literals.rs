@@ -53,28 +53,42 @@ pub(super) fn bound(rt: &TokenStream, n: &Number) -> TokenStream {
 }
 
 impl Emitter<'_> {
-    /// An expression building `value` as a `serde_json::Value` (only evaluated on error paths).
-    pub(super) fn value_expr(&self, value: &Value) -> TokenStream {
+    /// An error part (`typed_mcp::__private::Part`) holding `value`, turned into a JSON
+    /// value only when the error is read: nothing is allocated when the error is recorded.
+    pub(super) fn part_expr(&self, value: &Value) -> TokenStream {
         let rt = &self.rt;
         match value {
-            Value::Null => quote!(#rt::Value::Null),
-            Value::Bool(b) => quote!(#rt::Value::Bool(#b)),
+            Value::Null => quote!(#rt::Part::Null),
+            Value::Bool(b) => quote!(#rt::Part::Bool(#b)),
             Value::Number(n) => {
                 if let Some(u) = n.as_u64() {
-                    quote!(#rt::Value::from(#u))
+                    quote!(#rt::Part::U64(#u))
                 } else if let Some(i) = n.as_i64() {
-                    quote!(#rt::Value::from(#i))
+                    quote!(#rt::Part::I64(#i))
                 } else {
                     let f = n.as_f64().unwrap_or_default();
-                    quote!(#rt::Value::from(#f))
+                    quote!(#rt::Part::F64(#f))
                 }
             }
-            Value::String(s) => quote!(#rt::Value::from(#s)),
+            Value::String(s) => quote!(#rt::Part::Str(#s)),
             Value::Array(_) | Value::Object(_) => {
                 let text = value.to_string();
-                quote!(#rt::json_literal(#text))
+                quote!(#rt::Part::Json(#text))
             }
         }
+    }
+
+    /// An error sentence written as is.
+    pub(super) fn sentence(&self, text: &str) -> TokenStream {
+        let rt = &self.rt;
+        quote!(#rt::Message::Static(#text))
+    }
+
+    /// An error sentence in which `{limit}` and `{actual}` stand for those parts, rendered
+    /// when the error is read.
+    pub(super) fn template(&self, text: &str) -> TokenStream {
+        let rt = &self.rt;
+        quote!(#rt::Message::Template(#text))
     }
 
     /// A static holding an array or object constant, parsed once (deduplicated).

@@ -171,9 +171,9 @@ impl Emitter<'_> {
                 &quote!(#kat),
                 path,
                 "additionalProperties",
-                quote!(#rt::Value::Bool(false)),
+                quote!(#rt::Part::Bool(false)),
                 quote!(#rt::summary_str(#key)),
-                quote!(::std::string::String::from("property is not allowed here")),
+                self.sentence("property is not allowed here"),
             );
             return Ok((quote!(let #kat = &#at.key(#key); #fail), false));
         }

@@ -112,10 +112,10 @@ impl Emitter<'_> {
                     "value matches none of the {count} alternatives (property `{}` selects one)",
                     d.property
                 );
-                (self.value_expr(&Value::Array(values)), message)
+                (self.part_expr(&Value::Array(values)), message)
             }
             None => (
-                self.value_expr(&Value::from(count)),
+                self.part_expr(&Value::from(count)),
                 format!("value matches none of the {count} alternatives"),
             ),
         };
@@ -125,7 +125,7 @@ impl Emitter<'_> {
             quote! {
                 let matching = #table.iter().filter(|walker| #rt::accepts(#v, **walker)).count();
                 if matching > 1 {
-                    errors.fail(#at, #here, "oneOf", || (#rt::Value::from(1), #rt::Value::from(matching), ::std::string::String::from(#message)));
+                    errors.fail(#at, #here, "oneOf", || (#rt::Part::U64(1), #rt::Part::from(matching), #rt::Message::Static(#message)));
                 }
             }
         } else {
@@ -155,7 +155,7 @@ impl Emitter<'_> {
     ) -> TokenStream {
         let rt = &self.rt;
         quote! {
-            errors.fail(#at, #path, #kind, || (#limit, #rt::Value::from(#rt::type_name(#v)), ::std::string::String::from(#message)));
+            errors.fail(#at, #path, #kind, || (#limit, #rt::Part::Str(#rt::type_name(#v)), #rt::Message::Static(#message)));
         }
     }
 

@@ -229,11 +229,9 @@ pub mod validate {
                     "/$defs/Code/enum",
                     "enum",
                     || (
-                        __rt::json_literal("[-1,-2]"),
+                        __rt::Part::Json("[-1,-2]"),
                         __rt::summary(value),
-                        ::std::string::String::from(
-                            "value is not one of the 2 allowed values",
-                        ),
+                        __rt::Message::Static("value is not one of the 2 allowed values"),
                     ),
                 );
         }
@@ -267,11 +265,9 @@ pub mod validate {
                     "/$defs/Failure/enum",
                     "enum",
                     || (
-                        __rt::json_literal("[\"TIMEOUT\",\"BAD_INPUT\",\"BUSY\"]"),
+                        __rt::Part::Json("[\"TIMEOUT\",\"BAD_INPUT\",\"BUSY\"]"),
                         __rt::summary(value),
-                        ::std::string::String::from(
-                            "value is not one of the 3 allowed values",
-                        ),
+                        __rt::Message::Static("value is not one of the 3 allowed values"),
                     ),
                 );
         }

@@ -401,11 +401,9 @@ pub mod validate {
                                         "/$defs/Widget/properties/code/pattern",
                                         "pattern",
                                         || (
-                                            __rt::Value::from("^[A-Z]+$"),
+                                            __rt::Part::Str("^[A-Z]+$"),
                                             __rt::summary_str(s_19),
-                                            ::std::string::String::from(
-                                                "string does not match the pattern",
-                                            ),
+                                            __rt::Message::Static("string does not match the pattern"),
                                         ),
                                     );
                             }
@@ -432,9 +430,9 @@ pub mod validate {
                                     "/$defs/Widget/properties/color/enum",
                                     "enum",
                                     || (
-                                        __rt::json_literal("[\"red\",\"green\",\"blue\"]"),
+                                        __rt::Part::Json("[\"red\",\"green\",\"blue\"]"),
                                         __rt::summary(v_15),
-                                        ::std::string::String::from(
+                                        __rt::Message::Static(
                                             "value is not one of the 3 allowed values",
                                         ),
                                     ),
@@ -462,9 +460,11 @@ pub mod validate {
                                         "/$defs/Widget/properties/count/minimum",
                                         "minimum",
                                         || (
-                                            __rt::Value::from(0u64),
+                                            __rt::Part::U64(0u64),
                                             __rt::number_value(n_30),
-                                            ::std::format!("{} is less than the minimum 0", n_30),
+                                            __rt::Message::Template(
+                                                "{actual} is less than the minimum 0",
+                                            ),
                                         ),
                                     );
                             }
@@ -475,9 +475,11 @@ pub mod validate {
                                         "/$defs/Widget/properties/count/maximum",
                                         "maximum",
                                         || (
-                                            __rt::Value::from(10u64),
+                                            __rt::Part::U64(10u64),
                                             __rt::number_value(n_30),
-                                            ::std::format!("{} is greater than the maximum 10", n_30),
+                                            __rt::Message::Template(
+                                                "{actual} is greater than the maximum 10",
+                                            ),
                                         ),
                                     );
                             }
@@ -488,9 +490,9 @@ pub mod validate {
                                         "/$defs/Widget/properties/count/multipleOf",
                                         "multipleOf",
                                         || (
-                                            __rt::Value::from(2u64),
+                                            __rt::Part::U64(2u64),
                                             __rt::number_value(n_30),
-                                            ::std::format!("{} is not a multiple of 2", n_30),
+                                            __rt::Message::Template("{actual} is not a multiple of 2"),
                                         ),
                                     );
                             }
@@ -515,9 +517,9 @@ pub mod validate {
                                         "/$defs/Widget/properties/homepage/format",
                                         "format",
                                         || (
-                                            __rt::Value::from("uri"),
+                                            __rt::Part::Str("uri"),
                                             __rt::summary_str(s_34),
-                                            ::std::string::String::from("string is not a valid `uri`"),
+                                            __rt::Message::Static("string is not a valid `uri`"),
                                         ),
                                     );
                             }
@@ -542,9 +544,9 @@ pub mod validate {
                                     "/$defs/Widget/properties/kind/const",
                                     "const",
                                     || (
-                                        __rt::Value::from("widget"),
+                                        __rt::Part::Str("widget"),
                                         __rt::summary(v_15),
-                                        ::std::string::String::from(
+                                        __rt::Message::Static(
                                             "value does not equal the constant \"widget\"",
                                         ),
                                     ),
@@ -582,11 +584,10 @@ pub mod validate {
                                         "/$defs/Widget/properties/labels/maxProperties",
                                         "maxProperties",
                                         || (
-                                            __rt::Value::from(2usize),
-                                            __rt::Value::from(map_42.len()),
-                                            ::std::format!(
-                                                "object has {} properties, {} than {}", map_42.len(),
-                                                "more", 2usize
+                                            __rt::Part::U64(2u64),
+                                            __rt::Part::from(map_42.len()),
+                                            __rt::Message::Template(
+                                                "object has {actual} properties, more than 2",
                                             ),
                                         ),
                                     );
@@ -614,11 +615,10 @@ pub mod validate {
                                         "/$defs/Widget/properties/name/minLength",
                                         "minLength",
                                         || (
-                                            __rt::Value::from(1usize),
-                                            __rt::Value::from(len_54),
-                                            ::std::format!(
-                                                "string has {} characters, {} than {}", len_54, "shorter",
-                                                1usize
+                                            __rt::Part::U64(1u64),
+                                            __rt::Part::from(len_54),
+                                            __rt::Message::Template(
+                                                "string has {actual} characters, shorter than 1",
                                             ),
                                         ),
                                     );
@@ -630,11 +630,10 @@ pub mod validate {
                                         "/$defs/Widget/properties/name/maxLength",
                                         "maxLength",
                                         || (
-                                            __rt::Value::from(8usize),
-                                            __rt::Value::from(len_54),
-                                            ::std::format!(
-                                                "string has {} characters, {} than {}", len_54, "longer",
-                                                8usize
+                                            __rt::Part::U64(8u64),
+                                            __rt::Part::from(len_54),
+                                            __rt::Message::Template(
+                                                "string has {actual} characters, longer than 8",
                                             ),
                                         ),
                                     );
@@ -664,11 +663,10 @@ pub mod validate {
                                         "/$defs/Widget/properties/tags/minItems",
                                         "minItems",
                                         || (
-                                            __rt::Value::from(1usize),
-                                            __rt::Value::from(items_63.len()),
-                                            ::std::format!(
-                                                "array has {} items, {} than {}", items_63.len(), "fewer",
-                                                1usize
+                                            __rt::Part::U64(1u64),
+                                            __rt::Part::from(items_63.len()),
+                                            __rt::Message::Template(
+                                                "array has {actual} items, fewer than 1",
                                             ),
                                         ),
                                     );
@@ -680,11 +678,10 @@ pub mod validate {
                                         "/$defs/Widget/properties/tags/maxItems",
                                         "maxItems",
                                         || (
-                                            __rt::Value::from(3usize),
-                                            __rt::Value::from(items_63.len()),
-                                            ::std::format!(
-                                                "array has {} items, {} than {}", items_63.len(), "more",
-                                                3usize
+                                            __rt::Part::U64(3u64),
+                                            __rt::Part::from(items_63.len()),
+                                            __rt::Message::Template(
+                                                "array has {actual} items, more than 3",
                                             ),
                                         ),
                                     );
@@ -698,9 +695,11 @@ pub mod validate {
                                         "/$defs/Widget/properties/tags/uniqueItems",
                                         "uniqueItems",
                                         || (
-                                            __rt::Value::Bool(true),
-                                            __rt::Value::from(vec![first, second]),
-                                            ::std::format!("items {} and {} are equal", first, second),
+                                            __rt::Part::Bool(true),
+                                            __rt::Part::Value(__rt::Value::from(vec![first, second])),
+                                            __rt::Message::Owned(
+                                                ::std::format!("items {} and {} are equal", first, second),
+                                            ),
                                         ),
                                     );
                             }
@@ -737,9 +736,11 @@ pub mod validate {
                                         "/$defs/Widget/properties/weight/maximum",
                                         "maximum",
                                         || (
-                                            __rt::Value::from(100u64),
+                                            __rt::Part::U64(100u64),
                                             __rt::number_value(n_74),
-                                            ::std::format!("{} is greater than the maximum 100", n_74),
+                                            __rt::Message::Template(
+                                                "{actual} is greater than the maximum 100",
+                                            ),
                                         ),
                                     );
                             }
@@ -750,10 +751,10 @@ pub mod validate {
                                         "/$defs/Widget/properties/weight/exclusiveMinimum",
                                         "exclusiveMinimum",
                                         || (
-                                            __rt::Value::from(0u64),
+                                            __rt::Part::U64(0u64),
                                             __rt::number_value(n_74),
-                                            ::std::format!(
-                                                "{} is not greater than the exclusive minimum 0", n_74
+                                            __rt::Message::Template(
+                                                "{actual} is not greater than the exclusive minimum 0",
                                             ),
                                         ),
                                     );

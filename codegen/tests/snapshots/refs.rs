@@ -211,11 +211,10 @@ pub mod validate {
                         "/$defs/Label/maxLength",
                         "maxLength",
                         || (
-                            __rt::Value::from(16usize),
-                            __rt::Value::from(len_3),
-                            ::std::format!(
-                                "string has {} characters, {} than {}", len_3, "longer",
-                                16usize
+                            __rt::Part::U64(16u64),
+                            __rt::Part::from(len_3),
+                            __rt::Message::Template(
+                                "string has {actual} characters, longer than 16",
                             ),
                         ),
                     );
@@ -316,11 +315,9 @@ pub mod validate {
                                 "/$defs/Stamped/allOf/1/properties/at/format",
                                 "format",
                                 || (
-                                    __rt::Value::from("date-time"),
+                                    __rt::Part::Str("date-time"),
                                     __rt::summary_str(s_35),
-                                    ::std::string::String::from(
-                                        "string is not a valid `date-time`",
-                                    ),
+                                    __rt::Message::Static("string is not a valid `date-time`"),
                                 ),
                             );
                     }

@@ -669,9 +669,11 @@ pub mod validate {
                                         "/$defs/Circle/properties/radius/minimum",
                                         "minimum",
                                         || (
-                                            __rt::Value::from(0u64),
+                                            __rt::Part::U64(0u64),
                                             __rt::number_value(n_20),
-                                            ::std::format!("{} is less than the minimum 0", n_20),
+                                            __rt::Message::Template(
+                                                "{actual} is less than the minimum 0",
+                                            ),
                                         ),
                                     );
                             }
@@ -696,9 +698,9 @@ pub mod validate {
                                     "/$defs/Circle/properties/type/const",
                                     "const",
                                     || (
-                                        __rt::Value::from("circle"),
+                                        __rt::Part::Str("circle"),
                                         __rt::summary(v_15),
-                                        ::std::string::String::from(
+                                        __rt::Message::Static(
                                             "value does not equal the constant \"circle\"",
                                         ),
                                     ),
@@ -873,9 +875,9 @@ pub mod validate {
                         "/$defs/Outcome/anyOf",
                         "anyOf",
                         || (
-                            __rt::Value::from(2u64),
-                            __rt::Value::from(__rt::type_name(value)),
-                            ::std::string::String::from(
+                            __rt::Part::U64(2u64),
+                            __rt::Part::Str(__rt::type_name(value)),
+                            __rt::Message::Static(
                                 "value matches none of the 2 alternatives",
                             ),
                         ),
@@ -927,9 +929,9 @@ pub mod validate {
                         "/$defs/Scalar/anyOf",
                         "anyOf",
                         || (
-                            __rt::Value::from(3u64),
-                            __rt::Value::from(__rt::type_name(value)),
-                            ::std::string::String::from(
+                            __rt::Part::U64(3u64),
+                            __rt::Part::Str(__rt::type_name(value)),
+                            __rt::Message::Static(
                                 "value matches none of the 3 alternatives",
                             ),
                         ),
@@ -981,9 +983,9 @@ pub mod validate {
                         "/$defs/Shape/anyOf",
                         "anyOf",
                         || (
-                            __rt::json_literal("[\"circle\",\"square\"]"),
-                            __rt::Value::from(__rt::type_name(value)),
-                            ::std::string::String::from(
+                            __rt::Part::Json("[\"circle\",\"square\"]"),
+                            __rt::Part::Str(__rt::type_name(value)),
+                            __rt::Message::Static(
                                 "value matches none of the 2 alternatives (property `type` selects one)",
                             ),
                         ),
@@ -1049,9 +1051,11 @@ pub mod validate {
                                         "/$defs/Square/properties/side/minimum",
                                         "minimum",
                                         || (
-                                            __rt::Value::from(0u64),
+                                            __rt::Part::U64(0u64),
                                             __rt::number_value(n_97),
-                                            ::std::format!("{} is less than the minimum 0", n_97),
+                                            __rt::Message::Template(
+                                                "{actual} is less than the minimum 0",
+                                            ),
                                         ),
                                     );
                             }
@@ -1076,9 +1080,9 @@ pub mod validate {
                                     "/$defs/Square/properties/type/const",
                                     "const",
                                     || (
-                                        __rt::Value::from("square"),
+                                        __rt::Part::Str("square"),
                                         __rt::summary(v_92),
-                                        ::std::string::String::from(
+                                        __rt::Message::Static(
                                             "value does not equal the constant \"square\"",
                                         ),
                                     ),
@@ -1128,9 +1132,9 @@ pub mod validate {
                             "/$defs/Drawing/properties/main/oneOf",
                             "oneOf",
                             || (
-                                __rt::Value::from(1),
-                                __rt::Value::from(matching),
-                                ::std::string::String::from(
+                                __rt::Part::U64(1),
+                                __rt::Part::from(matching),
+                                __rt::Message::Static(
                                     "value matches more than one alternative",
                                 ),
                             ),
@@ -1144,9 +1148,9 @@ pub mod validate {
                         "/$defs/Drawing/properties/main/oneOf",
                         "oneOf",
                         || (
-                            __rt::Value::from(2u64),
-                            __rt::Value::from(__rt::type_name(value)),
-                            ::std::string::String::from(
+                            __rt::Part::U64(2u64),
+                            __rt::Part::Str(__rt::type_name(value)),
+                            __rt::Message::Static(
                                 "value matches none of the 2 alternatives",
                             ),
                         ),

@@ -15,8 +15,8 @@ fn generated_types_and_validators_work_under_the_renamed_path() {
     assert_eq!(decoded.value.as_f64(), Some(1.5));
     let errors = tools::validate::scale_arguments(&json!({"value": 1, "factor": "triple"}))
         .expect_err("not in the enum");
-    assert_eq!(errors[0].path, "/factor");
-    assert_eq!(errors[0].keyword, "enum");
+    assert_eq!(errors[0].path(), "/factor");
+    assert_eq!(errors[0].keyword(), "enum");
 }
 
 #[tokio::test]

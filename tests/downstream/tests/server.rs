@@ -163,7 +163,7 @@ fn the_generated_validators_and_types_are_usable_directly() {
 
     let errors = math_tools::validate::mean_arguments(&json!({"values": ["x"]}))
         .expect_err("a string is not a number");
-    assert_eq!(errors[0].path, "/values/0");
+    assert_eq!(errors[0].path(), "/values/0");
     let value = json!({"value": 1.5});
     RoundArguments::validate_value(&value).expect("valid");
     let decoded: RoundArguments = serde_json::from_value(value).expect("decodes");

@@ -51,7 +51,7 @@ fn every_official_example_round_trips_exactly() {
                     .err()
                     .unwrap_or_default()
                     .into_iter()
-                    .map(|e| e.path)
+                    .map(|e| e.path().to_owned())
                     .collect();
                 let named = typed_error
                     .as_deref()
@@ -128,8 +128,8 @@ fn off_schema_read_resource_response_is_rejected_with_precise_paths() {
             .expect_err("cacheScope and ttlMs are required");
     let missing: Vec<String> = errors
         .iter()
-        .filter(|e| e.keyword == "required" && e.path.is_empty())
-        .map(|e| e.actual.to_string() + &e.message)
+        .filter(|e| e.keyword() == "required" && e.path().is_empty())
+        .map(|e| e.actual().to_string() + &e.message())
         .collect();
     assert!(
         missing.iter().any(|m| m.contains("cacheScope"))

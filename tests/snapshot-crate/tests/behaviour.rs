@@ -80,10 +80,7 @@ fn validator_reports_every_violation_with_path_limit_and_actual() {
         "count": 3, "tags": ["a", "a"], "homepage": "not a uri"
     });
     let errors = basic::Widget::validate_value(&bad).unwrap_err();
-    let seen: Vec<(&str, &str)> = errors
-        .iter()
-        .map(|e| (e.path.as_str(), e.keyword.as_str()))
-        .collect();
+    let seen: Vec<(&str, &str)> = errors.iter().map(|e| (e.path(), e.keyword())).collect();
     for expected in [
         ("/name", "maxLength"),
         ("/code", "pattern"),
@@ -94,9 +91,9 @@ fn validator_reports_every_violation_with_path_limit_and_actual() {
     ] {
         assert!(seen.contains(&expected), "missing {expected:?} in {seen:?}");
     }
-    let length = errors.iter().find(|e| e.keyword == "maxLength").unwrap();
-    assert_eq!(length.limit, json!(8));
-    assert_eq!(length.actual, json!(13));
+    let length = errors.iter().find(|e| e.keyword() == "maxLength").unwrap();
+    assert_eq!(length.limit(), json!(8));
+    assert_eq!(length.actual(), json!(13));
     assert!(basic::Widget::validate_value(&json!({"kind": "widget", "name": "ok"})).is_ok());
 }
 
@@ -130,7 +127,7 @@ fn a_union_error_points_at_the_inner_field_of_the_selected_branch() {
     assert!(
         errors
             .iter()
-            .any(|e| e.path == "/side" && e.keyword == "minimum"),
+            .any(|e| e.path() == "/side" && e.keyword() == "minimum"),
         "{errors:?}"
     );
 }
@@ -156,7 +153,7 @@ fn refs_with_siblings_allof_and_recursion_work() {
     assert!(
         errors
             .iter()
-            .any(|e| e.path == "/at" && e.keyword == "format"),
+            .any(|e| e.path() == "/at" && e.keyword() == "format"),
         "{errors:?}"
     );
 }

@@ -244,8 +244,8 @@ fn big_integers_beyond_f64_precision() {
         common::summary(&errors),
         [("/big".to_string(), "maximum".to_string())]
     );
-    assert_eq!(errors[0].actual, json!(9_007_199_254_740_994u64));
-    assert_eq!(errors[0].limit, json!(9_007_199_254_740_993u64));
+    assert_eq!(errors[0].actual(), json!(9_007_199_254_740_994u64));
+    assert_eq!(errors[0].limit(), json!(9_007_199_254_740_993u64));
 }
 
 #[test]
@@ -535,27 +535,27 @@ fn error_details_point_into_the_schema_and_never_echo_large_input() {
         "shape": {"kind": "square", "side": 1000},
     })))
     .unwrap_err();
-    let by_keyword = |k: &str| errors.iter().find(|e| e.keyword == k).expect("reported");
+    let by_keyword = |k: &str| errors.iter().find(|e| e.keyword() == k).expect("reported");
     let long = by_keyword("maxLength");
     assert_eq!(
-        long.schema_path,
+        long.schema_path(),
         "/$defs/Everything/properties/str/maxLength"
     );
     assert_eq!(
-        (long.limit.clone(), long.actual.clone()),
+        (long.limit().clone(), long.actual().clone()),
         (json!(5), json!(100))
     );
     let pattern = by_keyword("pattern");
     assert_eq!(
-        pattern.actual,
+        pattern.actual(),
         json!("string"),
         "a 100-byte string is not echoed"
     );
-    assert!(!pattern.message.contains("AAAA"));
-    assert_eq!(by_keyword("uniqueItems").actual, json!([0, 2]));
+    assert!(!pattern.message().contains("AAAA"));
+    assert_eq!(by_keyword("uniqueItems").actual(), json!([0, 2]));
     let side = by_keyword("maximum");
-    assert_eq!(side.path, "/shape/side");
-    assert_eq!(side.schema_path, "/$defs/Square/properties/side/maximum");
+    assert_eq!(side.path(), "/shape/side");
+    assert_eq!(side.schema_path(), "/$defs/Square/properties/side/maximum");
     let json = serde_json::to_value(side).unwrap();
     assert_eq!(json["schemaPath"], "/$defs/Square/properties/side/maximum");
 }

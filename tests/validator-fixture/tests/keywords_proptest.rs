@@ -154,12 +154,12 @@ fn agree(def: &str, instance: &Value) -> Result<(), TestCaseError> {
         prop_assert!(!errors.is_empty());
         for error in errors {
             prop_assert!(
-                instance.pointer(&error.path).is_some(),
+                instance.pointer(error.path()).is_some(),
                 "error path {} not in {}",
-                error.path,
+                error.path(),
                 instance
             );
-            prop_assert!(error.schema_path.starts_with("/$defs/"));
+            prop_assert!(error.schema_path().starts_with("/$defs/"));
         }
     }
     Ok(())

@@ -13,7 +13,7 @@ use crate::servers::Server;
 /// (text bytes, fewer requests, more requests).
 const RUNS: [(usize, usize, usize); 2] = [(16, 2_000, 6_000), (64 * 1024, 100, 300)];
 
-fn total_instructions(file: &Path) -> Result<u64, String> {
+pub(crate) fn total_instructions(file: &Path) -> Result<u64, String> {
     let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
     text.lines()
         .find_map(|line| {

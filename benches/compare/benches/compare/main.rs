@@ -15,8 +15,10 @@
 //! ```
 //!
 //! `--callgrind` runs each server under `valgrind --tool=callgrind` at two request counts
-//! and prints user-space instructions per request; `--servers floor,typed-mcp,baseline`
-//! limits it to those rows (row labels; `baseline` is the `TYPED_MCP_BENCH_BASELINE` row).
+//! and prints user-space instructions per request, then each validator row under it at two
+//! validation counts (instructions per validation, ours against jsonschema);
+//! `--servers floor,typed-mcp,baseline` limits it to those rows (row labels; `baseline` is
+//! the `TYPED_MCP_BENCH_BASELINE` row, `validators` the validator rows).
 //! The server binaries are built first (see [`servers::build`]).
 
 mod callgrind;
@@ -26,6 +28,7 @@ mod http;
 mod report;
 mod servers;
 mod stalled;
+mod validator_instructions;
 mod validators;
 
 use std::process::ExitCode;
@@ -141,7 +144,25 @@ fn main() -> ExitCode {
         }
     }
     if options.callgrind {
-        return match callgrind::run(options.servers.as_deref()) {
+        let names = options.servers.as_deref();
+        let validators_too = names.is_none_or(|names| names.iter().any(|n| n == "validators"));
+        let servers: Option<Vec<String>> = names.map(|names| {
+            names
+                .iter()
+                .filter(|n| *n != "validators")
+                .cloned()
+                .collect()
+        });
+        let counted = match servers.as_deref() {
+            Some([]) => Ok(()),
+            servers => callgrind::run(servers),
+        }
+        .and_then(|()| {
+            validators_too
+                .then(validator_instructions::run)
+                .unwrap_or(Ok(()))
+        });
+        return match counted {
             Ok(()) => ExitCode::SUCCESS,
             Err(message) => {
                 eprintln!("callgrind: {message}");

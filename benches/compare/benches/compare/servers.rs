@@ -136,7 +136,7 @@ pub(crate) fn profile() -> String {
 const PACKED_RELOCATIONS: &str = "-Clink-arg=-Wl,-z,pack-relative-relocs";
 
 /// `<target>/release`, where this bench binary (`<target>/release/deps/compare-…`) lives.
-fn release_dir() -> Result<PathBuf, String> {
+pub(crate) fn release_dir() -> Result<PathBuf, String> {
     let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
     exe.parent()
         .and_then(|deps| deps.parent())
@@ -162,10 +162,9 @@ fn target_dir() -> Result<PathBuf, String> {
         .ok_or_else(|| "no target directory".to_owned())
 }
 
-/// Builds the server binaries in the profile of [`profile`].
+/// Builds the server binaries in the profile of [`profile`], and the `validator_probe`
+/// example (no server: `validator_instructions.rs` runs it from `<target>/release`) in release.
 pub(crate) fn build() -> Result<(), String> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let target = target_dir()?;
     let profile = profile();
     let bench = ["-p", "typed-mcp-bench", "--features", "servers"];
@@ -179,27 +178,34 @@ pub(crate) fn build() -> Result<(), String> {
         builds.push([&bench[..], &["--example", example]].concat());
     }
     for args in builds {
-        let mut command = Command::new(&cargo);
-        command.current_dir(&root);
-        if profile == "bench-servers" {
-            // `cargo rustc` passes the linker argument to the example alone: the dependencies
-            // are built as by `cargo build`.
-            command.args(["rustc", "--profile", &profile, "--quiet", "--target-dir"]);
-            command
-                .arg(&target)
-                .args(&args)
-                .args(["--", PACKED_RELOCATIONS]);
-        } else {
-            command.args(["build", "--profile", &profile, "--quiet", "--target-dir"]);
-            command.arg(&target).args(&args);
-        }
-        let status = command
-            .stdin(Stdio::null())
-            .status()
-            .map_err(|e| format!("running cargo: {e}"))?;
-        if !status.success() {
-            return Err(format!("building {} failed ({status})", args.join(" ")));
-        }
+        cargo_build(&target, &profile, &args)?;
+    }
+    let probe = [&bench[..], &["--example", "validator_probe"]].concat();
+    cargo_build(&target, "release", &probe)
+}
+
+/// `cargo build` (`cargo rustc` with the linker argument in the `bench-servers` profile: it
+/// passes it to the example alone, the dependencies are built as by `cargo build`).
+fn cargo_build(target: &std::path::Path, profile: &str, args: &[&str]) -> Result<(), String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut command = Command::new(&cargo);
+    command.current_dir(&root);
+    let packed = profile == "bench-servers";
+    command
+        .arg(if packed { "rustc" } else { "build" })
+        .args(["--profile", profile, "--quiet", "--target-dir"])
+        .arg(target)
+        .args(args);
+    if packed {
+        command.args(["--", PACKED_RELOCATIONS]);
+    }
+    let status = command
+        .stdin(Stdio::null())
+        .status()
+        .map_err(|e| format!("running cargo: {e}"))?;
+    if !status.success() {
+        return Err(format!("building {} failed ({status})", args.join(" ")));
     }
     Ok(())
 }

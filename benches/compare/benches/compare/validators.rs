@@ -147,12 +147,24 @@ fn call_tool_request_instances() -> Result<(Value, Value), String> {
     Ok((valid, invalid))
 }
 
-/// Measures every row; rows whose schema is unavailable are listed in the second value.
-pub(crate) fn measure() -> Result<(Vec<Row>, Skipped), String> {
-    let mut rows = Vec::new();
+/// One schema definition and instance, validated by ours and by jsonschema.
+pub(crate) struct Case {
+    /// Schema and instance.
+    pub(crate) label: String,
+    /// Our generated validator.
+    pub(crate) ours: Ours,
+    /// jsonschema's compiled validator of the same definition.
+    pub(crate) theirs: jsonschema::Validator,
+    /// The instance.
+    pub(crate) instance: Value,
+}
+
+/// Every row's schema and instance; rows whose schema is unavailable are listed in the
+/// second value.
+pub(crate) fn cases() -> Result<(Vec<Case>, Skipped), String> {
+    let mut cases = Vec::new();
     let mut skipped = Vec::new();
     let tool_doc: Value = serde_json::from_str(TOOL_SCHEMA).map_err(|e| e.to_string())?;
-    let tool_validator = compile(&tool_doc, "SearchArguments")?;
     let valid = json!({
         "query": "rust mcp servers", "limit": 20, "lang": "en",
         "tags": ["rust", "json-rpc"], "safe": true
@@ -160,54 +172,79 @@ pub(crate) fn measure() -> Result<(Vec<Row>, Skipped), String> {
     let invalid = json!({
         "query": "", "limit": 1000, "lang": "xx", "tags": ["Bad Tag"], "safe": "yes", "extra": 1
     });
-    let ours: Ours = tool::validate::search_arguments;
-    rows.push(row(
-        "tool input (5 properties), valid".into(),
-        ours,
-        &tool_validator,
-        &valid,
-    ));
-    rows.push(row(
-        "tool input (5 properties), invalid".into(),
-        ours,
-        &tool_validator,
-        &invalid,
-    ));
+    for (label, instance) in [
+        ("tool input (5 properties), valid", &valid),
+        ("tool input (5 properties), invalid", &invalid),
+    ] {
+        cases.push(Case {
+            label: label.into(),
+            ours: tool::validate::search_arguments,
+            theirs: compile(&tool_doc, "SearchArguments")?,
+            instance: instance.clone(),
+        });
+    }
     let plain_doc: Value =
         serde_json::from_str(TOOL_SCHEMA_NO_PATTERN).map_err(|e| e.to_string())?;
-    let plain_validator = compile(&plain_doc, "SearchArguments")?;
-    let ours: Ours = tool_plain::validate::search_arguments;
-    rows.push(row(
-        "same tool input without the `pattern`, valid".into(),
-        ours,
-        &plain_validator,
-        &valid,
-    ));
+    cases.push(Case {
+        label: "same tool input without the `pattern`, valid".into(),
+        ours: tool_plain::validate::search_arguments,
+        theirs: compile(&plain_doc, "SearchArguments")?,
+        instance: valid,
+    });
 
     let schema = spec_dir().join("schema.json");
     match std::fs::read_to_string(&schema) {
         Ok(text) => {
             let doc: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-            let theirs = compile(&doc, "CallToolRequest")?;
-            let ours: Ours = typed_mcp::generated::protocol::validate::call_tool_request;
             let (valid, invalid) = call_tool_request_instances()?;
-            rows.push(row(
-                "CallToolRequest (official example), valid".into(),
-                ours,
-                &theirs,
-                &valid,
-            ));
-            rows.push(row(
-                "CallToolRequest, invalid (3 violations)".into(),
-                ours,
-                &theirs,
-                &invalid,
-            ));
+            for (label, instance) in [
+                ("CallToolRequest (official example), valid", valid),
+                ("CallToolRequest, invalid (3 violations)", invalid),
+            ] {
+                cases.push(Case {
+                    label: label.into(),
+                    ours: typed_mcp::generated::protocol::validate::call_tool_request,
+                    theirs: compile(&doc, "CallToolRequest")?,
+                    instance,
+                });
+            }
         }
         Err(_) => skipped.push(format!(
             "CallToolRequest rows skipped: no official schema at {} (set TYPED_MCP_SPEC_DIR)",
             schema.display()
         )),
     }
+    Ok((cases, skipped))
+}
+
+/// Measures every row; rows whose schema is unavailable are listed in the second value.
+pub(crate) fn measure() -> Result<(Vec<Row>, Skipped), String> {
+    let (cases, skipped) = cases()?;
+    let rows = cases
+        .into_iter()
+        .map(|case| row(case.label, case.ours, &case.theirs, &case.instance))
+        .collect();
     Ok((rows, skipped))
+}
+
+/// Who validates, in the `validator_probe` example.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Side {
+    /// Our generated validator, every violation collected.
+    Ours,
+    /// jsonschema's `is_valid`.
+    IsValid,
+    /// jsonschema's `iter_errors().count()`.
+    AllErrors,
+}
+
+impl Side {
+    /// The probe's argument for this side.
+    pub(crate) fn arg(self) -> &'static str {
+        match self {
+            Side::Ours => "ours",
+            Side::IsValid => "is-valid",
+            Side::AllErrors => "all-errors",
+        }
+    }
 }

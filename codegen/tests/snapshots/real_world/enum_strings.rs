@@ -299,9 +299,9 @@ pub mod validate {
                                 "/$defs/Post/additionalProperties",
                                 "additionalProperties",
                                 || (
-                                    __rt::Value::Bool(false),
+                                    __rt::Part::Bool(false),
                                     __rt::summary_str(key_1),
-                                    ::std::string::String::from("property is not allowed here"),
+                                    __rt::Message::Static("property is not allowed here"),
                                 ),
                             );
                     }
@@ -342,11 +342,11 @@ pub mod validate {
                     "/$defs/Reaction/enum",
                     "enum",
                     || (
-                        __rt::json_literal(
+                        __rt::Part::Json(
                             "[\"reactions-+1\",\"reactions--1\",\"reactions_+1\",\"+1\",\"-1\",\"laugh\",\"Laugh\",\"LAUGH\",\"foo\\nbar\",\"foo bar\",\"self\",\"Self\",\"type\",\"2x\",\"é\"]",
                         ),
                         __rt::summary(value),
-                        ::std::string::String::from(
+                        __rt::Message::Static(
                             "value is not one of the 15 allowed values",
                         ),
                     ),
@@ -382,11 +382,9 @@ pub mod validate {
                     "/$defs/Separator/enum",
                     "enum",
                     || (
-                        __rt::json_literal("[\".\",\",\",\"'\",\";\",\"\"]"),
+                        __rt::Part::Json("[\".\",\",\",\"'\",\";\",\"\"]"),
                         __rt::summary(value),
-                        ::std::string::String::from(
-                            "value is not one of the 5 allowed values",
-                        ),
+                        __rt::Message::Static("value is not one of the 5 allowed values"),
                     ),
                 );
         }
@@ -421,11 +419,9 @@ pub mod validate {
                     "/$defs/Post/properties/sort/enum",
                     "enum",
                     || (
-                        __rt::json_literal("[\"+\",\"-\",\"asc\",\"desc\"]"),
+                        __rt::Part::Json("[\"+\",\"-\",\"asc\",\"desc\"]"),
                         __rt::summary(value),
-                        ::std::string::String::from(
-                            "value is not one of the 4 allowed values",
-                        ),
+                        __rt::Message::Static("value is not one of the 4 allowed values"),
                     ),
                 );
         }

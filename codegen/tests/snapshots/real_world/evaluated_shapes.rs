@@ -194,11 +194,10 @@ pub mod validate {
                         "/$defs/Place/minItems",
                         "minItems",
                         || (
-                            __rt::Value::from(2usize),
-                            __rt::Value::from(items_2.len()),
-                            ::std::format!(
-                                "array has {} items, {} than {}", items_2.len(), "fewer",
-                                2usize
+                            __rt::Part::U64(2u64),
+                            __rt::Part::from(items_2.len()),
+                            __rt::Message::Template(
+                                "array has {actual} items, fewer than 2",
                             ),
                         ),
                     );
@@ -235,9 +234,9 @@ pub mod validate {
                         "/$defs/Place/items",
                         "false",
                         || (
-                            __rt::Value::Bool(false),
-                            __rt::Value::from(__rt::type_name(v_2)),
-                            ::std::string::String::from("no value is allowed here"),
+                            __rt::Part::Bool(false),
+                            __rt::Part::Str(__rt::type_name(v_2)),
+                            __rt::Message::Static("no value is allowed here"),
                         ),
                     );
             }
@@ -277,11 +276,9 @@ pub mod validate {
                     "schema",
                     || {
                         (
-                            __rt::Value::Null,
+                            __rt::Part::Null,
                             __rt::summary(value),
-                            ::std::string::String::from(
-                                "the value does not match the schema",
-                            ),
+                            __rt::Message::Static("the value does not match the schema"),
                         )
                     },
                 );

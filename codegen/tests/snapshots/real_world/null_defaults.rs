@@ -250,9 +250,9 @@ pub mod validate {
                                 "/$defs/Scope/additionalProperties",
                                 "additionalProperties",
                                 || (
-                                    __rt::Value::Bool(false),
+                                    __rt::Part::Bool(false),
                                     __rt::summary_str(key_1),
-                                    ::std::string::String::from("property is not allowed here"),
+                                    __rt::Message::Static("property is not allowed here"),
                                 ),
                             );
                     }
@@ -414,9 +414,9 @@ pub mod validate {
                                 "/$defs/Search/additionalProperties",
                                 "additionalProperties",
                                 || (
-                                    __rt::Value::Bool(false),
+                                    __rt::Part::Bool(false),
                                     __rt::summary_str(key_11),
-                                    ::std::string::String::from("property is not allowed here"),
+                                    __rt::Message::Static("property is not allowed here"),
                                 ),
                             );
                     }

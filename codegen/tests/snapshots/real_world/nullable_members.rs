@@ -299,9 +299,9 @@ pub mod validate {
                                                 "/$defs/UpdateContact/properties/address/additionalProperties",
                                                 "additionalProperties",
                                                 || (
-                                                    __rt::Value::Bool(false),
+                                                    __rt::Part::Bool(false),
                                                     __rt::summary_str(key_3),
-                                                    ::std::string::String::from("property is not allowed here"),
+                                                    __rt::Message::Static("property is not allowed here"),
                                                 ),
                                             );
                                     }
@@ -351,9 +351,9 @@ pub mod validate {
                                 "/$defs/UpdateContact/additionalProperties",
                                 "additionalProperties",
                                 || (
-                                    __rt::Value::Bool(false),
+                                    __rt::Part::Bool(false),
                                     __rt::summary_str(key_1),
-                                    ::std::string::String::from("property is not allowed here"),
+                                    __rt::Message::Static("property is not allowed here"),
                                 ),
                             );
                     }
@@ -428,9 +428,11 @@ pub mod validate {
                         "/$defs/UpdateContact/properties/age/minimum",
                         "minimum",
                         || (
-                            __rt::Value::from(0u64),
+                            __rt::Part::U64(0u64),
                             __rt::number_value(n_44),
-                            ::std::format!("{} is less than the minimum 0", n_44),
+                            __rt::Message::Template(
+                                "{actual} is less than the minimum 0",
+                            ),
                         ),
                     );
             }
@@ -470,11 +472,10 @@ pub mod validate {
                         "/$defs/UpdateContact/properties/nickname/maxLength",
                         "maxLength",
                         || (
-                            __rt::Value::from(20usize),
-                            __rt::Value::from(len_47),
-                            ::std::format!(
-                                "string has {} characters, {} than {}", len_47, "longer",
-                                20usize
+                            __rt::Part::U64(20u64),
+                            __rt::Part::from(len_47),
+                            __rt::Message::Template(
+                                "string has {actual} characters, longer than 20",
                             ),
                         ),
                     );

@@ -259,9 +259,9 @@ pub mod validate {
                                 "/$defs/Closed/additionalProperties",
                                 "additionalProperties",
                                 || (
-                                    __rt::Value::Bool(false),
+                                    __rt::Part::Bool(false),
                                     __rt::summary_str(key_1),
-                                    ::std::string::String::from("property is not allowed here"),
+                                    __rt::Message::Static("property is not allowed here"),
                                 ),
                             );
                     }

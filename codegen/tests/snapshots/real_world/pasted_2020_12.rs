@@ -356,9 +356,9 @@ pub mod validate {
                                         "/$defs/FileArgs/properties/range/items",
                                         "false",
                                         || (
-                                            __rt::Value::Bool(false),
-                                            __rt::Value::from(__rt::type_name(v_18)),
-                                            ::std::string::String::from("no value is allowed here"),
+                                            __rt::Part::Bool(false),
+                                            __rt::Part::Str(__rt::type_name(v_18)),
+                                            __rt::Message::Static("no value is allowed here"),
                                         ),
                                     );
                             }
@@ -372,9 +372,9 @@ pub mod validate {
                                 "/$defs/FileArgs/additionalProperties",
                                 "additionalProperties",
                                 || (
-                                    __rt::Value::Bool(false),
+                                    __rt::Part::Bool(false),
                                     __rt::summary_str(key_1),
-                                    ::std::string::String::from("property is not allowed here"),
+                                    __rt::Message::Static("property is not allowed here"),
                                 ),
                             );
                     }
@@ -434,9 +434,9 @@ pub mod validate {
                                 "/$defs/FileArgs/$defs/Entry/additionalProperties",
                                 "additionalProperties",
                                 || (
-                                    __rt::Value::Bool(false),
+                                    __rt::Part::Bool(false),
                                     __rt::summary_str(key_35),
-                                    ::std::string::String::from("property is not allowed here"),
+                                    __rt::Message::Static("property is not allowed here"),
                                 ),
                             );
                     }
@@ -475,11 +475,9 @@ pub mod validate {
                     "/$defs/FileArgs/$defs/Mode/enum",
                     "enum",
                     || (
-                        __rt::json_literal("[\"read\",\"write\"]"),
+                        __rt::Part::Json("[\"read\",\"write\"]"),
                         __rt::summary(value),
-                        ::std::string::String::from(
-                            "value is not one of the 2 allowed values",
-                        ),
+                        __rt::Message::Static("value is not one of the 2 allowed values"),
                     ),
                 );
         }
@@ -513,9 +511,9 @@ pub mod validate {
                         "/$defs/FileArgs/$defs/Entry/properties/size/anyOf",
                         "anyOf",
                         || (
-                            __rt::Value::from(2u64),
-                            __rt::Value::from(__rt::type_name(value)),
-                            ::std::string::String::from(
+                            __rt::Part::U64(2u64),
+                            __rt::Part::Str(__rt::type_name(value)),
+                            __rt::Message::Static(
                                 "value matches none of the 2 alternatives",
                             ),
                         ),

@@ -226,9 +226,9 @@ pub mod validate {
                                         "/$defs/MoveArgs/properties/pair/items",
                                         "false",
                                         || (
-                                            __rt::Value::Bool(false),
-                                            __rt::Value::from(__rt::type_name(v_14)),
-                                            ::std::string::String::from("no value is allowed here"),
+                                            __rt::Part::Bool(false),
+                                            __rt::Part::Str(__rt::type_name(v_14)),
+                                            __rt::Message::Static("no value is allowed here"),
                                         ),
                                     );
                             }
@@ -283,9 +283,11 @@ pub mod validate {
                                         "/$defs/MoveArgs/properties/speed/maximum",
                                         "maximum",
                                         || (
-                                            __rt::Value::from(10u64),
+                                            __rt::Part::U64(10u64),
                                             __rt::number_value(n_45),
-                                            ::std::format!("{} is greater than the maximum 10", n_45),
+                                            __rt::Message::Template(
+                                                "{actual} is greater than the maximum 10",
+                                            ),
                                         ),
                                     );
                             }
@@ -296,10 +298,10 @@ pub mod validate {
                                         "/$defs/MoveArgs/properties/speed/exclusiveMinimum",
                                         "exclusiveMinimum",
                                         || (
-                                            __rt::Value::from(0u64),
+                                            __rt::Part::U64(0u64),
                                             __rt::number_value(n_45),
-                                            ::std::format!(
-                                                "{} is not greater than the exclusive minimum 0", n_45
+                                            __rt::Message::Template(
+                                                "{actual} is not greater than the exclusive minimum 0",
                                             ),
                                         ),
                                     );
@@ -331,9 +333,9 @@ pub mod validate {
                                 "/$defs/MoveArgs/additionalProperties",
                                 "additionalProperties",
                                 || (
-                                    __rt::Value::Bool(false),
+                                    __rt::Part::Bool(false),
                                     __rt::summary_str(key_1),
-                                    ::std::string::String::from("property is not allowed here"),
+                                    __rt::Message::Static("property is not allowed here"),
                                 ),
                             );
                     }
@@ -422,9 +424,9 @@ pub mod validate {
                                 "/$defs/MoveArgs/definitions/Point/additionalProperties",
                                 "additionalProperties",
                                 || (
-                                    __rt::Value::Bool(false),
+                                    __rt::Part::Bool(false),
                                     __rt::summary_str(key_64),
-                                    ::std::string::String::from("property is not allowed here"),
+                                    __rt::Message::Static("property is not allowed here"),
                                 ),
                             );
                     }

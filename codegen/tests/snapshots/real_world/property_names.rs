@@ -203,11 +203,10 @@ pub mod validate {
                                 "/$defs/Headers/propertyNames/maxLength",
                                 "maxLength",
                                 || (
-                                    __rt::Value::from(20usize),
-                                    __rt::Value::from(len_10),
-                                    ::std::format!(
-                                        "string has {} characters, {} than {}", len_10, "longer",
-                                        20usize
+                                    __rt::Part::U64(20u64),
+                                    __rt::Part::from(len_10),
+                                    __rt::Message::Template(
+                                        "string has {actual} characters, longer than 20",
                                     ),
                                 ),
                             );
@@ -219,11 +218,9 @@ pub mod validate {
                                 "/$defs/Headers/propertyNames/pattern",
                                 "pattern",
                                 || (
-                                    __rt::Value::from("^[a-z][a-z0-9-]*$"),
+                                    __rt::Part::Str("^[a-z][a-z0-9-]*$"),
                                     __rt::summary_str(s_10),
-                                    ::std::string::String::from(
-                                        "string does not match the pattern",
-                                    ),
+                                    __rt::Message::Static("string does not match the pattern"),
                                 ),
                             );
                     }
@@ -279,9 +276,9 @@ pub mod validate {
                                 "/$defs/Request/additionalProperties",
                                 "additionalProperties",
                                 || (
-                                    __rt::Value::Bool(false),
+                                    __rt::Part::Bool(false),
                                     __rt::summary_str(key_15),
-                                    ::std::string::String::from("property is not allowed here"),
+                                    __rt::Message::Static("property is not allowed here"),
                                 ),
                             );
                     }

@@ -163,9 +163,9 @@ pub mod validate {
                                 "/$defs/Listing/additionalProperties",
                                 "additionalProperties",
                                 || (
-                                    __rt::Value::Bool(false),
+                                    __rt::Part::Bool(false),
                                     __rt::summary_str(key_1),
-                                    ::std::string::String::from("property is not allowed here"),
+                                    __rt::Message::Static("property is not allowed here"),
                                 ),
                             );
                     }
@@ -231,9 +231,11 @@ pub mod validate {
                                         "/$defs/Page/properties/size/minimum",
                                         "minimum",
                                         || (
-                                            __rt::Value::from(1u64),
+                                            __rt::Part::U64(1u64),
                                             __rt::number_value(n_26),
-                                            ::std::format!("{} is less than the minimum 1", n_26),
+                                            __rt::Message::Template(
+                                                "{actual} is less than the minimum 1",
+                                            ),
                                         ),
                                     );
                             }
@@ -247,9 +249,9 @@ pub mod validate {
                                 "/$defs/Page/additionalProperties",
                                 "additionalProperties",
                                 || (
-                                    __rt::Value::Bool(false),
+                                    __rt::Part::Bool(false),
                                     __rt::summary_str(key_16),
-                                    ::std::string::String::from("property is not allowed here"),
+                                    __rt::Message::Static("property is not allowed here"),
                                 ),
                             );
                     }

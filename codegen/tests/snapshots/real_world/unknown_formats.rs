@@ -132,9 +132,9 @@ pub mod validate {
                                         "/$defs/Booking/properties/contact/format",
                                         "format",
                                         || (
-                                            __rt::Value::from("email"),
+                                            __rt::Part::Str("email"),
                                             __rt::summary_str(s_5),
-                                            ::std::string::String::from("string is not a valid `email`"),
+                                            __rt::Message::Static("string is not a valid `email`"),
                                         ),
                                     );
                             }
@@ -160,9 +160,9 @@ pub mod validate {
                                         "/$defs/Booking/properties/day/format",
                                         "format",
                                         || (
-                                            __rt::Value::from("date"),
+                                            __rt::Part::Str("date"),
                                             __rt::summary_str(s_10),
-                                            ::std::string::String::from("string is not a valid `date`"),
+                                            __rt::Message::Static("string is not a valid `date`"),
                                         ),
                                     );
                             }
@@ -188,9 +188,9 @@ pub mod validate {
                                         "/$defs/Booking/properties/id/format",
                                         "format",
                                         || (
-                                            __rt::Value::from("uuid"),
+                                            __rt::Part::Str("uuid"),
                                             __rt::summary_str(s_15),
-                                            ::std::string::String::from("string is not a valid `uuid`"),
+                                            __rt::Message::Static("string is not a valid `uuid`"),
                                         ),
                                     );
                             }
@@ -241,9 +241,11 @@ pub mod validate {
                                         "/$defs/Booking/properties/seats/minimum",
                                         "minimum",
                                         || (
-                                            __rt::Value::from(1u64),
+                                            __rt::Part::U64(1u64),
                                             __rt::number_value(n_31),
-                                            ::std::format!("{} is less than the minimum 1", n_31),
+                                            __rt::Message::Template(
+                                                "{actual} is less than the minimum 1",
+                                            ),
                                         ),
                                     );
                             }
@@ -257,9 +259,9 @@ pub mod validate {
                                 "/$defs/Booking/additionalProperties",
                                 "additionalProperties",
                                 || (
-                                    __rt::Value::Bool(false),
+                                    __rt::Part::Bool(false),
                                     __rt::summary_str(key_1),
-                                    ::std::string::String::from("property is not allowed here"),
+                                    __rt::Message::Static("property is not allowed here"),
                                 ),
                             );
                     }

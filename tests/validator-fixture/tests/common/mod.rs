@@ -23,7 +23,7 @@ pub(crate) fn oracle(schema: &Value, def: &str) -> jsonschema::Validator {
 pub(crate) fn summary(errors: &[ValidationError]) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = errors
         .iter()
-        .map(|e| (e.path.clone(), e.keyword.clone()))
+        .map(|e| (e.path().to_owned(), e.keyword().to_owned()))
         .collect();
     out.sort();
     out
