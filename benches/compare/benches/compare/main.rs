@@ -17,6 +17,8 @@
 //! `--callgrind` runs each server under `valgrind --tool=callgrind` at two request counts
 //! and prints user-space instructions per request; `--servers floor,typed-mcp,baseline`
 //! limits it to those rows (row labels; `baseline` is the `TYPED_MCP_BENCH_BASELINE` row).
+//! The stdio matrix also has a `baseline` row when that variable is set, and `--servers`
+//! limits it the same way.
 //! The server binaries are built first (see [`servers::build`]).
 
 mod callgrind;
@@ -154,6 +156,7 @@ fn main() -> ExitCode {
     if wanted("stdio") {
         let launcher = Launcher::default();
         let workloads = workloads(options.scale);
+        let servers = servers::stdio(options.servers.as_deref());
         let mut runs = Vec::new();
         for repetition in 0..options.repetitions {
             eprintln!(
@@ -161,9 +164,9 @@ fn main() -> ExitCode {
                 repetition + 1,
                 options.repetitions
             );
-            runs.push(report::stdio_repetition(&launcher, &workloads));
+            runs.push(report::stdio_repetition(&launcher, &workloads, &servers));
         }
-        failed |= report::stdio(&workloads, &runs);
+        failed |= report::stdio(&workloads, &servers, &runs);
     }
     if wanted("validators") {
         let mut runs = Vec::new();
