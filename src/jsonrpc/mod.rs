@@ -39,6 +39,7 @@ mod id;
 mod message;
 mod parse;
 mod parse_error;
+pub(crate) mod raw;
 
 pub use batch::{parse_frame, BatchPolicy, Frame};
 pub use depth::{nests_deeper_than, parse_frame_within, MAX_SUPPORTED_DEPTH};

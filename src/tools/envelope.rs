@@ -139,6 +139,18 @@ fn render<E: Serialize, T: Serialize + ?Sized>(
     to_raw(&result_out(text, envelope, is_error, meta, shape))
 }
 
+/// [`render`] of a result whose long parts are pasted: written once into a buffer of its
+/// size (see [`to_raw_exact`](crate::jsonrpc::raw::to_raw_exact)).
+fn render_pasted<E: Serialize>(
+    text: &RawValue,
+    envelope: &E,
+    meta: &ResultMeta,
+    shape: Shape,
+) -> Box<RawValue> {
+    let result = result_out(text, envelope, false, meta, shape);
+    crate::jsonrpc::raw::to_raw_exact(&result).unwrap_or_else(|_| to_raw(&result))
+}
+
 /// What [`render`] writes, as a JSON value built from the same `Serialize` value (no text
 /// is parsed back): outbound validation checks it. `None` should serializing ever fail (the
 /// server then parses the text instead).
@@ -290,10 +302,10 @@ fn render_written(
         meta,
     };
     if data.is_string() {
-        return render(data_raw, &envelope, false, meta, shape);
+        return render_pasted(data_raw, &envelope, meta, shape);
     }
     match raw_string(text) {
-        Ok(text_raw) => render(&*text_raw, &envelope, false, meta, shape),
+        Ok(text_raw) => render_pasted(&text_raw, &envelope, meta, shape),
         Err(_) => render(text, &envelope, false, meta, shape),
     }
 }

@@ -51,7 +51,7 @@ fn counted(
 
 /// Whether `server` is one of the rows asked for (`None`: every row). The baseline row
 /// answers to `baseline` as well as to its label.
-fn selected(server: Server, wanted: Option<&[String]>) -> bool {
+pub(crate) fn selected(server: Server, wanted: Option<&[String]>) -> bool {
     wanted.is_none_or(|names| {
         names
             .iter()

@@ -19,6 +19,8 @@
 //! validation counts (instructions per validation, ours against jsonschema);
 //! `--servers floor,typed-mcp,baseline` limits it to those rows (row labels; `baseline` is
 //! the `TYPED_MCP_BENCH_BASELINE` row, `validators` the validator rows).
+//! The stdio matrix also has a `baseline` row when that variable is set, and `--servers`
+//! limits it the same way.
 //! The server binaries are built first (see [`servers::build`]).
 
 mod callgrind;
@@ -175,6 +177,7 @@ fn main() -> ExitCode {
     if wanted("stdio") {
         let launcher = Launcher::default();
         let workloads = workloads(options.scale);
+        let servers = servers::stdio(options.servers.as_deref());
         let mut runs = Vec::new();
         for repetition in 0..options.repetitions {
             eprintln!(
@@ -182,9 +185,9 @@ fn main() -> ExitCode {
                 repetition + 1,
                 options.repetitions
             );
-            runs.push(report::stdio_repetition(&launcher, &workloads));
+            runs.push(report::stdio_repetition(&launcher, &workloads, &servers));
         }
-        failed |= report::stdio(&workloads, &runs);
+        failed |= report::stdio(&workloads, &servers, &runs);
     }
     if wanted("validators") {
         let mut runs = Vec::new();

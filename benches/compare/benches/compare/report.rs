@@ -12,7 +12,8 @@ use crate::http::{self, HttpWorkload};
 use crate::servers::{HttpServer, Server};
 use crate::validators::{Row, Skipped};
 
-/// One repetition of the stdio matrix: `[workload][server]`, in `Server::ALL` order.
+/// One repetition of the stdio matrix: `[workload][server]`, in the order of the servers
+/// passed to [`stdio_repetition`].
 pub(crate) type Repetition = Vec<Vec<Result<Measured, String>>>;
 
 /// Prints the machine, the toolchain and the date.
@@ -52,12 +53,16 @@ fn command_line(program: &str, args: &[&str]) -> String {
         .unwrap_or_else(|| format!("({program} unavailable)"))
 }
 
-/// Runs every workload against every server once.
-pub(crate) fn stdio_repetition(launcher: &Launcher, workloads: &[Workload]) -> Repetition {
+/// Runs every workload against every server in `servers` once.
+pub(crate) fn stdio_repetition(
+    launcher: &Launcher,
+    workloads: &[Workload],
+    servers: &[Server],
+) -> Repetition {
     workloads
         .iter()
         .map(|&workload| {
-            Server::ALL
+            servers
                 .iter()
                 .map(|&server| driver::run(launcher, server, workload))
                 .collect()
@@ -123,14 +128,18 @@ fn title(workload: &Workload) -> String {
     format!("{mode}, {size} text, {} requests", workload.requests)
 }
 
-/// Per repetition, `pick(server) / pick(other)`; NaN where either run failed.
+/// Per repetition, `pick(server) / pick(other)`; left out where either run failed, and
+/// empty when either server was not run.
 fn ratios(
     runs: &[Repetition],
     w: usize,
-    server: usize,
-    other: usize,
+    server: Option<usize>,
+    other: Option<usize>,
     pick: fn(&Measured) -> f64,
 ) -> Vec<f64> {
+    let (Some(server), Some(other)) = (server, other) else {
+        return Vec::new();
+    };
     runs.iter()
         .filter_map(|run| match (&run[w][server], &run[w][other]) {
             (Ok(a), Ok(b)) => Some(pick(a) / pick(b)),
@@ -139,15 +148,12 @@ fn ratios(
         .collect()
 }
 
-fn index(server: Server) -> usize {
-    Server::ALL
-        .iter()
-        .position(|&s| s == server)
-        .unwrap_or_default()
+fn index(servers: &[Server], server: Server) -> Option<usize> {
+    servers.iter().position(|&s| s == server)
 }
 
 /// Prints the stdio tables and targets; true when a run failed.
-pub(crate) fn stdio(workloads: &[Workload], runs: &[Repetition]) -> bool {
+pub(crate) fn stdio(workloads: &[Workload], servers: &[Server], runs: &[Repetition]) -> bool {
     let mut failed = false;
     println!(
         "## 1. stdio `tools/call echo` ({} repetitions)\n",
@@ -156,18 +162,20 @@ pub(crate) fn stdio(workloads: &[Workload], runs: &[Repetition]) -> bool {
     println!(
         "Figures: median (min–max) over repetitions. Ratios: req/s of the row's server ÷ req/s \
          of the column's, within each repetition, as min–max. p50 ÷ floor: the row's median \
-         latency ÷ the floor's.\n"
+         latency ÷ the floor's. CPU ÷ rmcp stdio_pipes(): the row's server CPU per request ÷ \
+         rmcp-pipes', within each repetition.\n"
     );
     let per_second: fn(&Measured) -> f64 = |m| m.per_second;
     let p50: fn(&Measured) -> f64 = |m| m.p50.as_secs_f64();
+    let cpu: fn(&Measured) -> f64 = |m| m.cpu_ns_per_request;
     for (w, workload) in workloads.iter().enumerate() {
         println!("### {}\n", title(workload));
         println!(
             "| server | req/s | p50 | p99 | server CPU / req | peak RSS | ÷ rmcp stdio() | \
-             ÷ rmcp stdio_pipes() | ÷ floor | p50 ÷ floor |"
+             ÷ rmcp stdio_pipes() | ÷ floor | p50 ÷ floor | CPU ÷ rmcp stdio_pipes() |"
         );
-        println!("|---|---|---|---|---|---|---|---|---|---|");
-        for (s, server) in Server::ALL.iter().enumerate() {
+        println!("|---|---|---|---|---|---|---|---|---|---|---|");
+        for (s, server) in servers.iter().enumerate() {
             let ok: Vec<&Measured> = runs
                 .iter()
                 .filter_map(|run| run[w][s].as_ref().ok())
@@ -179,9 +187,11 @@ pub(crate) fn stdio(workloads: &[Workload], runs: &[Repetition]) -> bool {
                 }
             }
             let column = |f: fn(&Measured) -> f64| ok.iter().map(|m| f(m)).collect::<Vec<_>>();
-            let to = |other: Server, pick| ratio_range(&ratios(runs, w, s, index(other), pick));
+            let to = |other: Server, pick| {
+                ratio_range(&ratios(runs, w, Some(s), index(servers, other), pick))
+            };
             println!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 server.name(),
                 spread(&column(per_second), rate),
                 spread(&column(|m| m.p50.as_secs_f64() * 1e6), micros),
@@ -194,11 +204,12 @@ pub(crate) fn stdio(workloads: &[Workload], runs: &[Repetition]) -> bool {
                 to(Server::RmcpPipes, per_second),
                 to(Server::Floor, per_second),
                 to(Server::Floor, p50),
+                to(Server::RmcpPipes, cpu),
             );
         }
         println!();
     }
-    targets(workloads, runs);
+    targets(workloads, servers, runs);
     failed
 }
 
@@ -215,8 +226,9 @@ fn met(values: &[f64], holds: impl Fn(f64) -> bool) -> String {
     format!("{verdict} ({count}/{})", values.len())
 }
 
-fn targets(workloads: &[Workload], runs: &[Repetition]) {
-    let typed = index(Server::Typed);
+fn targets(workloads: &[Workload], servers: &[Server], runs: &[Repetition]) {
+    let typed = index(servers, Server::Typed);
+    let index = |server| index(servers, server);
     let find = |mode: Mode, payload: usize| {
         workloads
             .iter()
@@ -263,6 +275,7 @@ fn targets(workloads: &[Workload], runs: &[Repetition]) {
     }
     for (payload, label) in [(16, "16 B"), (65536, "64 KiB")] {
         if let Some(w) = find(Mode::Pipelined, payload) {
+            let Some(typed) = typed else { continue };
             let mb: Vec<f64> = runs
                 .iter()
                 .filter_map(|run| run[w][typed].as_ref().ok())
@@ -438,8 +451,8 @@ pub(crate) fn http(workloads: &[HttpWorkload], runs: &[Repetition]) -> bool {
                 spread(&column(|m| m.peak_rss_kib as f64 / 1024.0), |mb| format!(
                     "{mb:.1} MB"
                 )),
-                ratio_range(&ratios(runs, w, s, rmcp, per_second)),
-                ratio_range(&ratios(runs, w, s, rmcp, cpu)),
+                ratio_range(&ratios(runs, w, Some(s), Some(rmcp), per_second)),
+                ratio_range(&ratios(runs, w, Some(s), Some(rmcp), cpu)),
             );
         }
         println!();
@@ -451,14 +464,14 @@ pub(crate) fn http(workloads: &[HttpWorkload], runs: &[Repetition]) -> bool {
     for (w, workload) in workloads.iter().enumerate() {
         let label = http_title(workload);
         if workload.concurrency >= 64 {
-            let r = ratios(runs, w, typed, rmcp, per_second);
+            let r = ratios(runs, w, Some(typed), Some(rmcp), per_second);
             println!(
                 "| ≥ 2× rmcp req/s, {label} | {} | {} |",
                 ratio_range(&r),
                 met(&r, |v| v >= 2.0)
             );
         }
-        let r = ratios(runs, w, typed, rmcp, cpu);
+        let r = ratios(runs, w, Some(typed), Some(rmcp), cpu);
         println!(
             "| CPU / req < rmcp's, {label} | {} | {} |",
             ratio_range(&r),

@@ -33,7 +33,7 @@ pub(crate) enum Server {
     Floor,
     /// Another build of the demo server, for before/after figures side by side: the binary
     /// named by `TYPED_MCP_BENCH_BASELINE` (e.g. built from an older commit). Only the
-    /// callgrind and memory parts run it, and only when the variable is set.
+    /// callgrind, stdio and memory parts run it, and only when the variable is set.
     Baseline,
 }
 
@@ -78,6 +78,17 @@ impl Server {
     pub(crate) fn baseline() -> Option<Server> {
         std::env::var_os(BASELINE_VAR).map(|_| Server::Baseline)
     }
+}
+
+/// The rows of the stdio matrix: every server, with the baseline after typed-mcp when
+/// `TYPED_MCP_BENCH_BASELINE` is set, limited to the `wanted` row labels (all when `None`).
+pub(crate) fn stdio(wanted: Option<&[String]>) -> Vec<Server> {
+    let mut servers = Server::ALL.to_vec();
+    if let Some(baseline) = Server::baseline() {
+        servers.insert(1, baseline);
+    }
+    servers.retain(|&server| crate::callgrind::selected(server, wanted));
+    servers
 }
 
 /// The environment variable naming the baseline demo server binary.
