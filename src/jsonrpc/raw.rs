@@ -32,7 +32,9 @@ pub(crate) fn to_raw_exact<T: Serialize + ?Sized>(
     })?;
     // SAFETY: `text` is what serde_json's own serializer wrote for one value: a single
     // well-formed JSON value without surrounding whitespace, the case
-    // `from_string_unchecked` documents (and re-checks in debug builds).
+    // `from_string_unchecked` documents (and re-checks in debug builds). The `RawValue`s it
+    // pastes verbatim are well-formed too: the crate gets them only from serde_json's checked
+    // paths (parsing, `RawValue::from_string`, `to_raw_value`) or from this function.
     Ok(unsafe { RawValue::from_string_unchecked(text) })
 }
 
