@@ -14,7 +14,7 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Number, Value};
 
-use super::text::ShortText;
+use super::text::{ShortText, TextBuilder};
 
 /// One violation found while validating a value against a schema.
 ///
@@ -113,10 +113,10 @@ impl ValidationError {
     /// Puts `prefix` (a JSON Pointer) in front of the error's path: the error was found in a
     /// value that sits at `prefix` inside the document reported on.
     pub fn prefix_path(&mut self, prefix: &str) {
-        let mut path = String::with_capacity(prefix.len() + self.path.as_str().len());
-        path.push_str(prefix);
-        path.push_str(self.path.as_str());
-        self.path = ShortText::from(path.as_str());
+        let mut path = TextBuilder::new();
+        path.push(prefix);
+        path.push(self.path.as_str());
+        self.path = path.finish();
     }
 
     fn write_template(&self, template: &str, out: &mut impl fmt::Write) -> fmt::Result {
@@ -309,12 +309,6 @@ impl Part {
 impl From<usize> for Part {
     fn from(n: usize) -> Self {
         Part::U64(n as u64)
-    }
-}
-
-impl From<u64> for Part {
-    fn from(n: u64) -> Self {
-        Part::U64(n)
     }
 }
 
