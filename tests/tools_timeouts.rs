@@ -71,6 +71,19 @@ async fn timeout_run(runner: &ToolRunner, tool: &str, entry: &ToolEntry) -> Valu
     json
 }
 
+/// Marks the calling thread blocked, blocks it until the test sends on `release`, then
+/// marks it free. The generous bound only turns a runner that waits for this thread into a
+/// failure instead of a hang; nothing is timed.
+fn block_until_released(blocked: &AtomicBool, release: &Mutex<mpsc::Receiver<()>>) {
+    blocked.store(true, Ordering::SeqCst);
+    let released = release
+        .lock()
+        .unwrap()
+        .recv_timeout(Duration::from_secs(60));
+    assert!(released.is_ok(), "the answer did not wait for this thread");
+    blocked.store(false, Ordering::SeqCst);
+}
+
 fn duration_of(json: &Value) -> u64 {
     json["_meta"][typed_mcp::tools::META_KEY]["durationMs"]
         .as_u64()
@@ -147,16 +160,8 @@ async fn inv_timeout_001_blocking_handler_answered_at_deadline() {
         late_progress_forwarded.clone(),
     );
     let entry = ToolEntry::new(ToolHandler::blocking(move |context, _arguments| {
-        blocked.store(true, Ordering::SeqCst);
-        // Blocks this thread until the test releases it, whatever the token says. The
-        // generous bound only turns a runner that waits for this thread into a failure
-        // (below) instead of a hang; nothing is timed.
-        let released = release_rx
-            .lock()
-            .unwrap()
-            .recv_timeout(Duration::from_secs(60));
-        assert!(released.is_ok(), "the answer did not wait for this thread");
-        blocked.store(false, Ordering::SeqCst);
+        // Blocks this thread until the test releases it, whatever the token says.
+        block_until_released(&blocked, &release_rx);
         cancel_seen.store(context.is_cancelled(), Ordering::SeqCst);
         late_progress.store(context.progress().report(1.0, None, None), Ordering::SeqCst);
         Ok(json!("too late"))
@@ -220,15 +225,8 @@ async fn inv_timeout_001_async_handler_blocking_its_thread_answered_at_deadline(
     let entry = ToolEntry::new(ToolHandler::from_async(move |_context, _arguments| {
         let (blocked, release_rx) = (blocked.clone(), release_rx.clone());
         Box::pin(async move {
-            blocked.store(true, Ordering::SeqCst);
-            // Blocks the thread polling this future until the test releases it; the bound
-            // only turns a runner that waits for this thread into a failure, not a hang.
-            let released = release_rx
-                .lock()
-                .unwrap()
-                .recv_timeout(Duration::from_secs(60));
-            assert!(released.is_ok(), "the answer did not wait for this thread");
-            blocked.store(false, Ordering::SeqCst);
+            // Blocks the thread polling this future until the test releases it.
+            block_until_released(&blocked, &release_rx);
             Ok(json!("too late"))
         })
     }));
