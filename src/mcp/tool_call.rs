@@ -233,8 +233,12 @@ fn render_for_era(result: ToolCallResult, era: Era) -> HandlerResult {
             }
         };
     }
-    match &result.value {
-        Some(value) => respond_checked(kind, value, result.json),
+    match result.value {
+        Some(value) => {
+            let response = respond_checked(kind, value.get(), result.json);
+            value.recycle();
+            response
+        }
         None => respond_rendered(kind, result.json),
     }
 }

@@ -24,6 +24,7 @@ use serde_json::value::{to_raw_value, RawValue};
 use serde_json::{Map, Value};
 
 use crate::generated::errors::{ResultMeta, ToolError, ToolErrorCode, ToolFailure};
+use crate::validation::reused_value::{self, ReusedValue};
 use crate::validation::ValidationError;
 
 /// The `_meta` key the result metadata is published under.
@@ -56,7 +57,7 @@ pub struct ToolCallResult {
     /// `json` as a JSON value, when the renderer built it from the same `Serialize` value
     /// it wrote `json` from (the common paths): outbound validation checks this value instead
     /// of parsing `json` back. `None`: the server parses `json` to validate it.
-    pub(crate) value: Option<Value>,
+    pub(crate) value: Option<ReusedValue>,
 }
 
 #[derive(Serialize)]
@@ -160,8 +161,8 @@ fn render_value<E: Serialize>(
     is_error: bool,
     meta: &ResultMeta,
     shape: Shape,
-) -> Option<Value> {
-    serde_json::to_value(result_out(text, envelope, is_error, meta, shape)).ok()
+) -> Option<ReusedValue> {
+    reused_value::to_value(&result_out(text, envelope, is_error, meta, shape)).ok()
 }
 
 fn result_out<'a, E, T: ?Sized>(
@@ -322,7 +323,7 @@ fn output_size(data: &Value) -> u64 {
 }
 
 /// `result` with the value its text was written from (see [`ToolCallResult::value`]).
-fn with_value(mut result: ToolCallResult, value: Option<Value>) -> ToolCallResult {
+fn with_value(mut result: ToolCallResult, value: Option<ReusedValue>) -> ToolCallResult {
     result.value = value;
     result
 }
@@ -529,7 +530,7 @@ fn render_failure_json(failure: &ToolFailure, shape: Shape) -> Box<RawValue> {
 }
 
 /// What [`render_failure_json`] writes, as a value (see [`render_value`]).
-fn render_failure_value(failure: &ToolFailure, shape: Shape) -> Option<Value> {
+fn render_failure_value(failure: &ToolFailure, shape: Shape) -> Option<ReusedValue> {
     let text = failure_text(&failure.error);
     render_value(&text, failure, true, &failure_meta(failure), shape)
 }

@@ -41,6 +41,7 @@ pub(crate) mod lazy;
 pub(crate) mod location;
 pub(crate) mod numbers;
 pub(crate) mod reads;
+pub(crate) mod reused_value;
 pub(crate) mod text;
 pub(crate) mod values;
 
