@@ -13,8 +13,8 @@ use super::era::{
 };
 use super::outbound::respond;
 use super::params::{
-    decode, error_with_data, internal_error, invalid_params, invalid_request, method_not_found,
-    violation, Validator,
+    decode, decode_owned, error_with_data, internal_error, invalid_params, invalid_request,
+    method_not_found, violation, Validator,
 };
 use super::tool_call::CallRequest;
 use crate::generated::protocol::{
@@ -213,9 +213,10 @@ impl Connection {
         &self,
         ctx: RequestContext,
         method: &str,
-        params: Option<&Value>,
+        owned_params: Option<Value>,
         era: Era,
     ) -> HandlerResult {
+        let params = owned_params.as_ref();
         let state = &*self.state;
         let hints = &state.hints;
         // One snapshot of the tools, resources and prompts for the whole request.
@@ -243,11 +244,10 @@ impl Connection {
                     .list(era, hints, &pager(state, method, params, era)?)
             }
             ("tools/call", Era::Legacy(_)) => {
-                let p: LegacyCallToolRequestParams = decode(
+                let p: LegacyCallToolRequestParams = decode_owned(
                     method,
-                    params,
+                    owned_params,
                     validate::legacy_call_tool_request_params,
-                    false,
                 )?;
                 let declared = self.session.client_capabilities().unwrap_or_default();
                 sets.tools.check_capabilities(&p.name, &declared)?;
@@ -272,7 +272,7 @@ impl Connection {
             }
             ("tools/call", Era::Modern) => {
                 let p: CallToolRequestParams =
-                    decode(method, params, validate::call_tool_request_params, false)?;
+                    decode_owned(method, owned_params, validate::call_tool_request_params)?;
                 let declared =
                     serde_json::to_value(&p.meta.io_modelcontextprotocol_client_capabilities)
                         .unwrap_or_default();
@@ -516,7 +516,7 @@ impl Handler for Connection {
             Route::Serve(Era::Modern) if method == "server/discover" => {
                 self.discover(params.as_ref())
             }
-            Route::Serve(era) => self.dispatch(ctx, method, params.as_ref(), era).await,
+            Route::Serve(era) => self.dispatch(ctx, method, params, era).await,
         }
     }
 

@@ -48,22 +48,45 @@ pub(crate) fn decode<T: DeserializeOwned>(
             errors,
         ));
     }
-    T::deserialize(value).map_err(|error| {
-        // The validator accepted the value, so the generated type should too; the serde
-        // message may quote the input, so it is logged, not sent.
-        tracing::warn!(method, %error, "params passed validation but did not decode");
-        invalid_params(
-            format!("invalid params for {method}"),
-            vec![ValidationError::new(
-                "",
-                "",
-                "type",
-                Value::Null,
-                Value::Null,
-                "the params do not have the expected shape",
-            )],
-        )
-    })
+    T::deserialize(value).map_err(|error| decode_failed(method, &error))
+}
+
+/// [`decode`] of params the caller owns: the typed value takes their strings, maps and
+/// arrays instead of copies (the validation is the same).
+pub(crate) fn decode_owned<T: DeserializeOwned>(
+    method: &str,
+    params: Option<Value>,
+    validator: Validator,
+) -> Result<T, ErrorObject<'static>> {
+    let Some(value) = params else {
+        return decode(method, None, validator, false);
+    };
+    if let Err(errors) = validator(&value) {
+        return Err(invalid_params(
+            format!("invalid params for {method}: {} violation(s)", errors.len()),
+            errors,
+        ));
+    }
+    T::deserialize(value).map_err(|error| decode_failed(method, &error))
+}
+
+/// The error for params that passed validation but did not decode (a schema and its
+/// generated type disagree): logged, and answered as invalid params.
+fn decode_failed(method: &str, error: &serde_json::Error) -> ErrorObject<'static> {
+    // The validator accepted the value, so the generated type should too; the serde
+    // message may quote the input, so it is logged, not sent.
+    tracing::warn!(method, %error, "params passed validation but did not decode");
+    invalid_params(
+        format!("invalid params for {method}"),
+        vec![ValidationError::new(
+            "",
+            "",
+            "type",
+            Value::Null,
+            Value::Null,
+            "the params do not have the expected shape",
+        )],
+    )
 }
 
 /// `-32602` with every violation in `data.validationErrors`.
