@@ -137,6 +137,8 @@ impl<H: Handler> State<H> {
         signals: &mut Signals,
     ) -> (ShutdownReason, Option<FramingError>) {
         let stop = self.options.stop.clone();
+        // One wait for a signal across the whole loop, rather than a new one per turn.
+        let mut signal = std::pin::pin!(signals.recv());
         loop {
             if self.output_closed {
                 return (ShutdownReason::OutputFailed, None);
@@ -147,7 +149,7 @@ impl<H: Handler> State<H> {
             tokio::select! {
                 biased;
                 () = stop.cancelled() => return (ShutdownReason::Requested, None),
-                name = signals.recv() => return (ShutdownReason::Signal { name }, None),
+                name = &mut signal => return (ShutdownReason::Signal { name }, None),
                 Some(joined) = self.tasks.join_next_with_id() => self.reap(joined).await,
                 // The output budget is spent: wait for the writer, then look again.
                 () = self.budget.wait_written(), if !output_admits => {
