@@ -237,3 +237,64 @@ fn xc_003_sigterm_mid_stream_answers_every_accepted_request() {
     assert_eq!(stuck_answer["error"]["data"]["reason"], "shutdown");
     assert_eq!(lines.len(), COUNT + 2, "nothing else was written");
 }
+
+#[test]
+fn xc_003_a_second_sigterm_cancels_what_the_grace_period_would_still_wait_for() {
+    // A grace period far longer than the test: only the second signal can end the drain.
+    let mut child = Command::new(echo_support::echo_server())
+        .args(["--grace-ms", "3600000"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("echo binary starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let stuck =
+        json!({"jsonrpc": "2.0", "id": "stuck", "method": "sleep", "params": {"ms": 3_600_000}});
+    let marker = json!({"jsonrpc": "2.0", "id": "marker", "method": "ping"});
+    stdin
+        .write_all(format!("{stuck}\n{marker}\n").as_bytes())
+        .unwrap();
+    stdin.flush().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    assert_ne!(
+        stdout.read_line(&mut line).unwrap(),
+        0,
+        "output ended early"
+    );
+    let first: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(
+        first["id"], "marker",
+        "the ping is answered while the sleep runs"
+    );
+    let term = || {
+        let status = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success());
+    };
+    term();
+    term();
+    let mut rest = Vec::new();
+    loop {
+        line.clear();
+        if stdout.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        rest.push(serde_json::from_str::<Value>(&line).unwrap());
+    }
+    let exit = child.wait().unwrap();
+    drop(stdin);
+    assert!(exit.success(), "exit status {exit:?}");
+    assert_eq!(rest.len(), 1, "only the stuck request is left: {rest:?}");
+    assert_eq!(rest[0]["id"], "stuck");
+    assert_eq!(rest[0]["error"]["data"]["reason"], "shutdown");
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(
+        stderr.contains("second signal"),
+        "the drain ended on the second signal: {stderr}"
+    );
+}

@@ -1,61 +1,109 @@
 //! Process signals that begin a graceful shutdown.
+//!
+//! A small task listens for the signals and passes their names on through a channel, so the
+//! request loop's wait for a signal, polled on every turn of the loop, is a cheap look at
+//! that channel rather than a poll of every signal listener.
+
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
 use super::ServerError;
 
+/// Signal names not yet read; more are not kept (the loop acts on the first, and on a
+/// second while draining).
+const PENDING_SIGNALS: usize = 4;
+
 /// The signals the loop listens to; none when disabled.
 pub(crate) struct Signals {
-    #[cfg(unix)]
-    listeners: Option<[(tokio::signal::unix::Signal, &'static str); 2]>,
-    #[cfg(not(unix))]
-    enabled: bool,
+    /// The names of the signals received, in order; `None` when disabled.
+    names: Option<mpsc::Receiver<&'static str>>,
+    /// The listening task, stopped when the loop ends.
+    listener: Option<JoinHandle<()>>,
+}
+
+impl Drop for Signals {
+    fn drop(&mut self) {
+        if let Some(listener) = self.listener.take() {
+            listener.abort();
+        }
+    }
 }
 
 impl Signals {
     /// Installs the handlers (SIGTERM and SIGINT on Unix, Ctrl-C elsewhere) if `enabled`.
     pub(crate) fn new(enabled: bool) -> Result<Self, ServerError> {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{signal, SignalKind};
-            let listeners = if enabled {
-                let term = signal(SignalKind::terminate()).map_err(ServerError::Signal)?;
-                let int = signal(SignalKind::interrupt()).map_err(ServerError::Signal)?;
-                Some([(term, "SIGTERM"), (int, "SIGINT")])
-            } else {
-                None
-            };
-            Ok(Self { listeners })
+        if !enabled {
+            return Ok(Self {
+                names: None,
+                listener: None,
+            });
         }
-        #[cfg(not(unix))]
-        {
-            Ok(Self { enabled })
-        }
+        let (sender, names) = mpsc::channel(PENDING_SIGNALS);
+        let listener = tokio::spawn(listen(sender, install()?));
+        Ok(Self {
+            names: Some(names),
+            listener: Some(listener),
+        })
     }
 
-    /// Waits for the next signal and returns its name; never returns when disabled.
+    /// Waits for the next signal and returns its name; never completes when disabled.
     pub(crate) async fn recv(&mut self) -> &'static str {
-        #[cfg(unix)]
-        {
-            let Some([(term, term_name), (int, int_name)]) = &mut self.listeners else {
-                return std::future::pending().await;
-            };
-            tokio::select! {
-                Some(()) = term.recv() => term_name,
-                Some(()) = int.recv() => int_name,
-                else => std::future::pending().await,
-            }
+        match &mut self.names {
+            Some(names) => match names.recv().await {
+                Some(name) => name,
+                // The listener ended (its listeners failed): no signal will come.
+                None => std::future::pending().await,
+            },
+            None => std::future::pending().await,
         }
-        #[cfg(not(unix))]
-        {
-            if !self.enabled {
-                return std::future::pending().await;
-            }
-            match tokio::signal::ctrl_c().await {
-                Ok(()) => "Ctrl-C",
-                Err(error) => {
-                    tracing::error!(%error, "listening for Ctrl-C failed");
-                    std::future::pending().await
-                }
-            }
+    }
+}
+
+#[cfg(unix)]
+type Listeners = [(tokio::signal::unix::Signal, &'static str); 2];
+
+#[cfg(not(unix))]
+type Listeners = ();
+
+/// Installs the signal handlers (errors are returned, before any task is started).
+#[cfg(unix)]
+fn install() -> Result<Listeners, ServerError> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let term = signal(SignalKind::terminate()).map_err(ServerError::Signal)?;
+    let int = signal(SignalKind::interrupt()).map_err(ServerError::Signal)?;
+    Ok([(term, "SIGTERM"), (int, "SIGINT")])
+}
+
+#[cfg(not(unix))]
+fn install() -> Result<Listeners, ServerError> {
+    Ok(())
+}
+
+/// Passes each signal's name on until the loop stops reading them.
+#[cfg(unix)]
+async fn listen(sender: mpsc::Sender<&'static str>, listeners: Listeners) {
+    let [(mut term, term_name), (mut int, int_name)] = listeners;
+    loop {
+        let name = tokio::select! {
+            Some(()) = term.recv() => term_name,
+            Some(()) = int.recv() => int_name,
+            else => return,
+        };
+        if sender.send(name).await.is_err() {
+            return;
+        }
+    }
+}
+
+#[cfg(not(unix))]
+async fn listen(sender: mpsc::Sender<&'static str>, (): Listeners) {
+    loop {
+        if let Err(error) = tokio::signal::ctrl_c().await {
+            tracing::error!(%error, "listening for Ctrl-C failed");
+            return;
+        }
+        if sender.send("Ctrl-C").await.is_err() {
+            return;
         }
     }
 }
