@@ -27,19 +27,31 @@ pub(crate) fn single<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Result<Op
 }
 
 /// Whether a comma-separated `Accept` header lists `media` (or a wildcard covering it).
+///
+/// Compared byte by byte (media types are ASCII): an item with other bytes matches nothing,
+/// and leaves the header's other items as they are.
 pub(crate) fn accepts(headers: &HeaderMap, media: &str) -> bool {
-    let (kind, _) = media.split_once('/').unwrap_or((media, ""));
+    let media = media.as_bytes();
+    let kind = media
+        .iter()
+        .position(|&byte| byte == b'/')
+        .map_or(media, |slash| &media[..slash]);
     headers
         .get_all(axum::http::header::ACCEPT)
         .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(','))
-        .map(|item| item.split(';').next().unwrap_or("").trim())
+        .flat_map(|value| value.as_bytes().split(|&byte| byte == b','))
+        .map(|item| {
+            let end = item
+                .iter()
+                .position(|&byte| byte == b';')
+                .unwrap_or(item.len());
+            item[..end].trim_ascii()
+        })
         .any(|item| {
             item.eq_ignore_ascii_case(media)
-                || item == "*/*"
+                || item == b"*/*"
                 || item
-                    .strip_suffix("/*")
+                    .strip_suffix(b"/*")
                     .is_some_and(|prefix| prefix.eq_ignore_ascii_case(kind))
         })
 }
@@ -74,6 +86,28 @@ mod tests {
         );
         assert!(accepts(&headers, "text/event-stream"));
         assert!(!accepts(&headers, "application/json"));
+        headers.insert(
+            axum::http::header::ACCEPT,
+            HeaderValue::from_static("*/*;q=0.1"),
+        );
+        assert!(accepts(&headers, "application/json"));
+    }
+
+    #[test]
+    fn accept_items_compare_case_blind_and_other_bytes_match_nothing() {
+        let mut headers = HeaderMap::new();
+        let value = HeaderValue::from_bytes(b"text/\xe9v\xe9nements ,  APPLICATION/Json ").unwrap();
+        headers.insert(axum::http::header::ACCEPT, value);
+        assert!(accepts(&headers, "application/json"));
+        assert!(!accepts(&headers, "text/event-stream"));
+        headers.append(
+            axum::http::header::ACCEPT,
+            HeaderValue::from_static("text/event-stream"),
+        );
+        assert!(
+            accepts(&headers, "text/event-stream"),
+            "every Accept header counts"
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@ use axum::body::Body;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::Response as HttpResponse;
 
-use crate::jsonrpc::{ErrorCode, ErrorObject, Id, Response};
+use crate::jsonrpc::{ErrorCode, ErrorObject, Id, Response, ResponsePayload};
 
 /// `application/json`.
 pub(crate) const JSON: HeaderValue = HeaderValue::from_static("application/json");
@@ -21,9 +21,24 @@ pub(crate) fn json(status: StatusCode, body: Vec<u8>) -> HttpResponse {
 
 /// One JSON-RPC response as a JSON body.
 pub(crate) fn message(status: StatusCode, response: &Response<'_>) -> HttpResponse {
-    let mut body = Vec::new();
+    let mut body = Vec::with_capacity(body_capacity(response));
     response.encode_line(&mut body);
     json(status, body)
+}
+
+/// Room for a response's line, so that writing it does not grow the buffer: the result's
+/// own length (pasted as it is) and the id's, plus the envelope; an error's guess.
+fn body_capacity(response: &Response<'_>) -> usize {
+    /// `{"jsonrpc":"2.0","id":` … `,"result":` … `}` and the newline, with room to spare.
+    const ENVELOPE: usize = 48;
+    /// An error object is small: a code, our message, rarely much data.
+    const ERROR_GUESS: usize = 256;
+    let id = response.id.as_ref().map_or(4, |id| id.as_raw().get().len());
+    let payload = match &response.payload {
+        ResponsePayload::Result(result) => result.get().len(),
+        ResponsePayload::Error(_) => ERROR_GUESS,
+    };
+    ENVELOPE.saturating_add(id).saturating_add(payload)
 }
 
 /// A JSON-RPC error as the whole answer. `message` is ours, never the input's.
