@@ -107,14 +107,16 @@ enum Finished {
 impl Running {
     fn start(
         connection: Arc<Connection>,
-        request: Request<'static>,
+        mut request: Request<'static>,
         token: CancellationToken,
         ticket: Option<SessionTicket>,
     ) -> Self {
         let (writer, receiver) = message_channel(NOTIFICATION_QUEUE);
         let ctx = RequestContext::new(request.id.clone(), token.clone(), Peer::new(writer));
         let method = request.method.clone();
-        let params = request.params.clone();
+        // The handler takes the params; the request keeps its id and method for the answer
+        // and the logs.
+        let params = request.params.take();
         let handle = tokio::spawn(async move {
             connection
                 .handle_request(ctx, &method, params.as_deref())
