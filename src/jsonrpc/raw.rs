@@ -38,6 +38,22 @@ pub(crate) fn to_raw_exact<T: Serialize + ?Sized>(
     Ok(unsafe { RawValue::from_string_unchecked(text) })
 }
 
+/// `value` as compact JSON, like `serde_json::value::to_raw_value`, written into a buffer
+/// that starts at `capacity` bytes (`to_raw_value` starts at 128 and doubles): a small value
+/// whose usual size is known is written without growing the buffer.
+pub(crate) fn to_raw_sized<T: Serialize + ?Sized>(
+    value: &T,
+    capacity: usize,
+) -> Result<Box<RawValue>, serde_json::Error> {
+    let mut bytes = Vec::with_capacity(capacity);
+    serde_json::to_writer(&mut bytes, value)?;
+    let text = String::from_utf8(bytes).map_err(|error| {
+        serde_json::Error::io(io::Error::new(io::ErrorKind::InvalidData, error))
+    })?;
+    // SAFETY: as in `to_raw_exact`: serde_json's own output for one value.
+    Ok(unsafe { RawValue::from_string_unchecked(text) })
+}
+
 /// An `io::Write` that only counts bytes.
 struct Counter(usize);
 
@@ -62,7 +78,23 @@ mod tests {
     use serde_json::json;
     use serde_json::value::{to_raw_value, RawValue};
 
-    use super::to_raw_exact;
+    use super::{to_raw_exact, to_raw_sized};
+
+    #[test]
+    fn a_sized_buffer_holds_what_to_raw_value_writes() {
+        let values = [
+            json!(null),
+            json!("é\"\\\u{1}x"),
+            json!({"a": [1, 2.5, "x\n"], "b": {"c": true}}),
+            json!({"text": "y".repeat(3000)}),
+        ];
+        for value in &values {
+            for capacity in [0, 16, 512] {
+                let sized = to_raw_sized(value, capacity).unwrap();
+                assert_eq!(sized.get(), to_raw_value(value).unwrap().get());
+            }
+        }
+    }
 
     #[test]
     fn writes_what_to_raw_value_writes_in_a_buffer_of_its_size() {

@@ -112,10 +112,14 @@ const SERIALIZATION_FAILED: &str = concat!(
     r#""isError":true}"#
 );
 
+/// Room for a small result's text at first (a short echo's result is about 300 bytes), so
+/// that writing it does not grow the buffer.
+const SMALL_RESULT_BYTES: usize = 512;
+
 fn to_raw<T: Serialize>(value: &T) -> Box<RawValue> {
     // Serializing these shapes cannot fail (string keys only, no fallible `Serialize`
     // impls); should it ever, the failure is logged and answered with an INTERNAL error.
-    serde_json::value::to_raw_value(value).unwrap_or_else(|error| {
+    crate::jsonrpc::raw::to_raw_sized(value, SMALL_RESULT_BYTES).unwrap_or_else(|error| {
         tracing::error!(%error, "serializing a tool result failed");
         RawValue::from_string(SERIALIZATION_FAILED.to_owned())
             .unwrap_or_else(|_| unreachable!("the fallback result is valid JSON"))
