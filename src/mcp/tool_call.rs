@@ -92,7 +92,8 @@ impl ToolSet {
             .cancel_token(request.ctx.cancellation().clone())
             .content_blocks(definition.content_blocks)
             .structured_output(definition.structured_output)
-            .legacy_result(matches!(request.era, Era::Legacy(_)));
+            .legacy_result(matches!(request.era, Era::Legacy(_)))
+            .max_answer_bytes(entry.max_answer_bytes);
         if let Some(client) = request.client.clone() {
             options = options.client_requester(client);
         }
