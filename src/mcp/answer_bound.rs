@@ -9,12 +9,15 @@
 //! [`Handler::max_answer_bytes`]: crate::server::Handler::max_answer_bytes
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::catalog::Catalog;
 use super::tool_call::ToolSet;
+use super::tools::ToolDefinition;
+use crate::tools::ToolRunner;
 
 /// The declared answer bound of a request: for `tools/call` of a tool that declares one,
 /// else `None` (at the cost of a comparison and a load when no tool declares one).
@@ -31,18 +34,35 @@ pub(crate) fn of_request(
 }
 
 impl ToolSet {
-    /// The answer bound of `tool`, if it declares one: its declaration, or the response
-    /// limit when that is smaller (no answer is larger).
+    /// The answer bounds of the tools of `by_name` that declare one: the declaration, or
+    /// the response limit when that is smaller (no answer is larger).
+    pub(crate) fn answer_bounds_of(
+        by_name: &HashMap<String, ToolDefinition>,
+        runner: &ToolRunner,
+    ) -> Vec<(Box<str>, usize)> {
+        let limit = runner.max_response_bytes();
+        by_name
+            .iter()
+            .filter_map(|(name, tool)| {
+                let declared = tool.entry.max_answer_bytes?;
+                Some((name.as_str().into(), declared.min(limit)))
+            })
+            .collect()
+    }
+
+    /// The answer bound of `tool`, if it declares one. A list, not a hash lookup: servers
+    /// declare bounds for a few tools with large answers, and a few comparisons cost less
+    /// than hashing the name of every call.
     pub(crate) fn answer_bound(&self, tool: &str) -> Option<usize> {
-        let declared = self.by_name.get(tool)?.entry.max_answer_bytes?;
-        Some(declared.min(self.runner.max_response_bytes()))
+        self.answer_bounds
+            .iter()
+            .find(|(name, _)| **name == *tool)
+            .map(|&(_, bound)| bound)
     }
 
     /// Whether any tool declares an answer bound.
     pub(crate) fn has_answer_bounds(&self) -> bool {
-        self.by_name
-            .values()
-            .any(|tool| tool.entry.max_answer_bytes.is_some())
+        !self.answer_bounds.is_empty()
     }
 }
 

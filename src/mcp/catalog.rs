@@ -162,11 +162,13 @@ impl Catalog {
             // Edits are serialised: nobody set it in between.
             let _unset = self.cache.set(cache);
         }
+        let answer_bounds = ToolSet::answer_bounds_of(&by_name, &self.runner);
         let tools = ToolSet {
             list,
             by_name,
             runner: self.runner.clone(),
             cache: self.cache.get().cloned(),
+            answer_bounds,
         };
         let resources = ResourceSet::new(
             definitions.resources.clone(),
@@ -194,6 +196,7 @@ impl Sets {
                 by_name: std::collections::HashMap::new(),
                 runner,
                 cache: None,
+                answer_bounds: Vec::new(),
             },
             resources: ResourceSet::default(),
             prompts: PromptSet::default(),

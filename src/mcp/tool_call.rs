@@ -36,6 +36,8 @@ pub(crate) struct ToolSet {
     pub(crate) by_name: HashMap<String, ToolDefinition>,
     pub(crate) runner: ToolRunner,
     pub(crate) cache: Option<Cache>,
+    /// The tools that declare an answer bound, with it (see [`ToolSet::answer_bound`]).
+    pub(crate) answer_bounds: Vec<(Box<str>, usize)>,
 }
 
 /// One `tools/call` request, decoded.
