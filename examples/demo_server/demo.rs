@@ -137,7 +137,11 @@ pub(crate) fn build(limits: Limits) -> Result<McpServer, McpError> {
                 .collect();
             Ok(Value::String(text))
         },
-    )?;
+    )?
+    // Its answer is as large as the response limit allows: the request loop reserves that
+    // much of the output budget per call, so a burst of calls stays within the budget even
+    // before the first answer exists.
+    .max_answer_bytes(usize::try_from(limits.response.max_response_bytes).unwrap_or(usize::MAX));
     let sum = ToolDefinition::from_async(
         "sum",
         "Adds up an array of numbers; answers {sum}.",

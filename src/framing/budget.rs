@@ -14,8 +14,19 @@
 //! back. The bound is therefore exact once answers of the size at hand have been seen: a burst
 //! of requests admitted at the same moment, before the first of their (larger) answers exists,
 //! may add up to one answer per in-flight slot beyond it.
+//!
+//! A request whose handler declares the largest answer it can produce (see
+//! [`Handler::max_answer_bytes`](crate::server::Handler::max_answer_bytes)) is not admitted
+//! on the estimate: the loop *reserves* its declared bound while it runs ([`Reservation`]),
+//! and starts it only while the bytes waiting, the bounds reserved and one estimated answer
+//! per other running request leave room for it ([`OutputBudget::fits`]). The reservation ends
+//! once the answer is queued (where the bytes waiting count it). A burst of such requests is
+//! thus bounded before any answer exists: at most the budget's worth of declared bounds run,
+//! whatever their answers turn out to be (an answer over its bound is refused or cut by
+//! whoever declared it). Requests without a declared bound are admitted as before.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use tokio::sync::Notify;
 
@@ -31,6 +42,10 @@ pub(crate) struct OutputBudget {
     queued: AtomicUsize,
     /// The decaying maximum of answer sizes.
     estimate: AtomicUsize,
+    /// The declared bounds of the requests admitted on one ([`Reservation`]s alive).
+    reserved: AtomicUsize,
+    /// How many [`Reservation`]s are alive.
+    reservations: AtomicUsize,
     /// Signalled whenever the writer has written something.
     written: Notify,
 }
@@ -43,6 +58,8 @@ impl OutputBudget {
             limit,
             queued: AtomicUsize::new(0),
             estimate: AtomicUsize::new(limit / max_requests.max(1)),
+            reserved: AtomicUsize::new(0),
+            reservations: AtomicUsize::new(0),
             written: Notify::new(),
         }
     }
@@ -85,6 +102,42 @@ impl OutputBudget {
         queued.saturating_add(expected) <= self.limit
     }
 
+    /// Whether a request declaring an answer of at most `bound` bytes may start while
+    /// `running` requests are being handled (those holding a [`Reservation`] among them): the
+    /// bytes waiting, the bounds reserved, one estimated answer per running request without a
+    /// reservation and `bound` fit the limit. With nothing waiting, reserved or running, a
+    /// request always starts (so a bound above the limit still runs, alone).
+    pub(crate) fn fits(&self, bound: usize, running: usize) -> bool {
+        let queued = self.queued.load(Ordering::Acquire);
+        let reserved = self.reserved.load(Ordering::Acquire);
+        if queued == 0 && reserved == 0 && running == 0 {
+            return true;
+        }
+        let unreserved = running.saturating_sub(self.reservations.load(Ordering::Acquire));
+        let estimate = self.estimate.load(Ordering::Acquire);
+        queued
+            .saturating_add(reserved)
+            .saturating_add(estimate.saturating_mul(unreserved))
+            .saturating_add(bound)
+            <= self.limit
+    }
+
+    /// Reserves `bound` bytes until the returned [`Reservation`] is dropped (call it once
+    /// [`fits`](Self::fits) said yes, or at shutdown, when everything left must run).
+    pub(crate) fn reserve(self: &Arc<Self>, bound: usize) -> Reservation {
+        let _reserved = self.reserved.fetch_add(bound, Ordering::AcqRel);
+        let _count = self.reservations.fetch_add(1, Ordering::AcqRel);
+        Reservation {
+            budget: Arc::clone(self),
+            bytes: bound,
+        }
+    }
+
+    /// Bytes reserved by the requests running on a declared bound.
+    pub(crate) fn reserved(&self) -> usize {
+        self.reserved.load(Ordering::Acquire)
+    }
+
     /// Bytes handed to the writer and not yet written.
     pub(crate) fn queued(&self) -> usize {
         self.queued.load(Ordering::Acquire)
@@ -94,6 +147,33 @@ impl OutputBudget {
     /// it wrote while nobody waited).
     pub(crate) async fn wait_written(&self) {
         self.written.notified().await;
+    }
+}
+
+/// The declared answer bound of a request (or a batch's requests) admitted on it: counted by
+/// the budget from admission until dropped, which the request's task does once its answer is
+/// queued (or will never be). Dropping it wakes the loop.
+#[derive(Debug)]
+pub(crate) struct Reservation {
+    budget: Arc<OutputBudget>,
+    bytes: usize,
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        let bytes = self.bytes;
+        let update = |reserved: usize| Some(reserved.saturating_sub(bytes));
+        // The closures always return `Some`, so these cannot fail.
+        let _previous =
+            self.budget
+                .reserved
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, update);
+        let _count = self.budget.reservations.fetch_update(
+            Ordering::AcqRel,
+            Ordering::Acquire,
+            |count: usize| Some(count.saturating_sub(1)),
+        );
+        self.budget.written.notify_one();
     }
 }
 
@@ -167,5 +247,62 @@ mod tests {
         budget.queue(5, false);
         budget.written(50);
         assert_eq!(budget.queued(), 0);
+    }
+
+    #[test]
+    fn declared_bounds_are_admitted_as_far_as_the_limit_allows() {
+        let budget = Arc::new(OutputBudget::new(4 << 20, 80));
+        let bound = 1_000_200;
+        // Four 1 MB bounds fit 4 MiB, the fifth does not: before any answer exists.
+        let mut held = Vec::new();
+        for running in 0..4 {
+            assert!(budget.fits(bound, running), "bound {running} fits");
+            held.push(budget.reserve(bound));
+        }
+        assert_eq!(budget.reserved(), 4 * bound);
+        assert!(!budget.fits(bound, 4), "a fifth bound exceeds the limit");
+        // The undeclared rule is unchanged: it still counts everything at the estimate.
+        assert!(budget.admits(4));
+        // An answer queued and its reservation ended: the bytes now wait for the writer.
+        budget.queue(bound, true);
+        drop(held.pop());
+        assert_eq!(budget.reserved(), 3 * bound);
+        assert!(!budget.fits(bound, 3), "the answer waiting still counts");
+        budget.written(bound);
+        assert!(budget.fits(bound, 3), "written: room for one more");
+        drop(held);
+        assert_eq!(budget.reserved(), 0);
+    }
+
+    #[test]
+    fn running_requests_without_a_bound_count_at_the_estimate() {
+        let budget = Arc::new(OutputBudget::new(1000, 4));
+        // The estimate starts at 250: two unreserved requests leave 500.
+        assert!(budget.fits(500, 2));
+        assert!(!budget.fits(501, 2));
+        let _reservation = budget.reserve(300);
+        // Three running, one of them reserved: 300 + 2 × 250 + 200 = 1000.
+        assert!(budget.fits(200, 3));
+        assert!(!budget.fits(201, 3));
+    }
+
+    #[test]
+    fn an_idle_server_starts_a_bound_above_the_limit() {
+        let budget = Arc::new(OutputBudget::new(1000, 4));
+        assert!(budget.fits(5000, 0));
+        let reservation = budget.reserve(5000);
+        assert!(!budget.fits(1, 1), "nothing more while it runs");
+        drop(reservation);
+        assert!(budget.fits(5000, 0));
+    }
+
+    #[tokio::test]
+    async fn ending_a_reservation_wakes_the_loop() {
+        let budget = Arc::new(OutputBudget::new(1000, 4));
+        drop(budget.reserve(10));
+        // The notification was stored: the wait completes at once.
+        tokio::time::timeout(std::time::Duration::from_secs(5), budget.wait_written())
+            .await
+            .expect("woken by the dropped reservation");
     }
 }

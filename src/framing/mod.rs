@@ -21,8 +21,8 @@ use serde_json::value::RawValue;
 
 use crate::jsonrpc::{ErrorCode, ErrorObject, Response};
 
-pub(crate) use budget::OutputBudget;
 pub use budget::DEFAULT_MAX_QUEUED_BYTES;
+pub(crate) use budget::{OutputBudget, Reservation};
 pub use buffer::LineBuffer;
 pub use decoder::LineDecoder;
 pub use reader::{FrameReader, DEFAULT_READ_CHUNK_BYTES};

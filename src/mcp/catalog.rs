@@ -3,6 +3,7 @@
 //! next snapshot from the definitions and swaps it in, so requests already running keep
 //! the one they started with.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 
 use super::prompts::{PromptDefinition, PromptSet};
@@ -45,6 +46,9 @@ pub(crate) struct Sets {
 #[derive(Debug)]
 pub(crate) struct Catalog {
     current: RwLock<Arc<Sets>>,
+    /// Whether a tool of the current snapshot declares an answer bound: when none does, the
+    /// request loop's question costs one load.
+    answer_bounds: AtomicBool,
     /// The definitions of the current snapshot; held while an edit builds the next one,
     /// so edits apply one at a time.
     definitions: Mutex<Definitions>,
@@ -68,6 +72,7 @@ impl Catalog {
     ) -> Result<Self, McpError> {
         let catalog = Self {
             current: RwLock::new(Arc::new(Sets::empty(runner.clone()))),
+            answer_bounds: AtomicBool::new(false),
             definitions: Mutex::new(Definitions::default()),
             runner,
             cache: OnceLock::new(),
@@ -79,10 +84,7 @@ impl Catalog {
             .definitions
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = definitions;
-        *catalog
-            .current
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = Arc::new(first);
+        catalog.swap(first);
         Ok(catalog)
     }
 
@@ -123,8 +125,20 @@ impl Catalog {
         let generation = self.current().generation + 1;
         let sets = self.build(&next, generation)?;
         *definitions = next;
-        *self.current.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(sets);
+        self.swap(sets);
         Ok(true)
+    }
+
+    /// Makes `sets` the current snapshot.
+    fn swap(&self, sets: Sets) {
+        let bounds = sets.tools.has_answer_bounds();
+        *self.current.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(sets);
+        self.answer_bounds.store(bounds, Ordering::Release);
+    }
+
+    /// Whether a tool of the current snapshot declares an answer bound (one load).
+    pub(crate) fn has_answer_bounds(&self) -> bool {
+        self.answer_bounds.load(Ordering::Acquire)
     }
 
     fn build(&self, definitions: &Definitions, generation: u64) -> Result<Sets, McpError> {
@@ -148,11 +162,13 @@ impl Catalog {
             // Edits are serialised: nobody set it in between.
             let _unset = self.cache.set(cache);
         }
+        let answer_bounds = ToolSet::answer_bounds_of(&by_name, &self.runner);
         let tools = ToolSet {
             list,
             by_name,
             runner: self.runner.clone(),
             cache: self.cache.get().cloned(),
+            answer_bounds,
         };
         let resources = ResourceSet::new(
             definitions.resources.clone(),
@@ -180,6 +196,7 @@ impl Sets {
                 by_name: std::collections::HashMap::new(),
                 runner,
                 cache: None,
+                answer_bounds: Vec::new(),
             },
             resources: ResourceSet::default(),
             prompts: PromptSet::default(),

@@ -520,6 +520,10 @@ impl Handler for Connection {
         }
     }
 
+    fn max_answer_bytes(&self, method: &str, params: Option<&RawValue>) -> Option<usize> {
+        super::answer_bound::of_request(&self.state.catalog, method, params)
+    }
+
     async fn on_stop_reading(&self) {
         self.closing.cancel();
     }

@@ -56,6 +56,7 @@
 //! # });
 //! ```
 
+mod answer_bound;
 mod builder;
 mod catalog;
 mod client_requests;

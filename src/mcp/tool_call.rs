@@ -36,6 +36,8 @@ pub(crate) struct ToolSet {
     pub(crate) by_name: HashMap<String, ToolDefinition>,
     pub(crate) runner: ToolRunner,
     pub(crate) cache: Option<Cache>,
+    /// The tools that declare an answer bound, with it (see [`ToolSet::answer_bound`]).
+    pub(crate) answer_bounds: Vec<(Box<str>, usize)>,
 }
 
 /// One `tools/call` request, decoded.
@@ -92,7 +94,8 @@ impl ToolSet {
             .cancel_token(request.ctx.cancellation().clone())
             .content_blocks(definition.content_blocks)
             .structured_output(definition.structured_output)
-            .legacy_result(matches!(request.era, Era::Legacy(_)));
+            .legacy_result(matches!(request.era, Era::Legacy(_)))
+            .max_answer_bytes(entry.max_answer_bytes);
         if let Some(client) = request.client.clone() {
             options = options.client_requester(client);
         }

@@ -342,6 +342,34 @@ impl<S> ToolDefinition<S> {
         self
     }
 
+    /// Declares the largest answer a call to this tool produces: the whole response line
+    /// (`{"jsonrpc":"2.0","id":..,"result":..}` and its newline), in bytes, as
+    /// `maxResponseBytes` counts it. Worth declaring for tools with large answers.
+    ///
+    /// - **Admission.** On a stream transport (stdio, [`McpServer::serve`](super::McpServer::serve)),
+    ///   a call to the tool starts only while the output budget (`response.maxQueuedBytes`,
+    ///   default 4 MiB) has room for this bound besides the answers waiting for the client and
+    ///   the bounds of the other calls running; the bound stays reserved until the answer is
+    ///   queued. So a burst of calls against a client that stops reading holds about the budget
+    ///   in answers, even before the first answer exists. Without a declaration a call is
+    ///   admitted on an estimate learnt from earlier answers, which a cold burst outruns.
+    ///   (Calls are never refused for it: they wait for room, and a bound above the budget
+    ///   still runs, alone.)
+    /// - **Enforcement.** The bound takes the place of `maxResponseBytes` when smaller: a text
+    ///   output over it is cut (`_meta.truncated: true`, `_meta.originalSizeBytes`), any other
+    ///   output is a `RESPONSE_TOO_LARGE` tool error (`details.maxResponseBytes` is then the
+    ///   bound), as for the response limit. Nothing is dropped without saying so.
+    ///
+    /// A bound above `maxResponseBytes` reserves `maxResponseBytes` (no answer is larger), so
+    /// `max_answer_bytes(usize::MAX)` declares "as large as the response limit allows". Very
+    /// small bounds leave room for nothing but an error (a minimal error result takes about
+    /// 200 bytes).
+    #[must_use]
+    pub fn max_answer_bytes(mut self, bytes: usize) -> Self {
+        self.entry = self.entry.with_max_answer_bytes(bytes);
+        self
+    }
+
     /// Sets the category selecting the tool's timeout (`toolTimeouts[category]`).
     #[must_use]
     pub fn category(mut self, category: impl Into<String>) -> Self {

@@ -59,6 +59,27 @@ pub trait Handler: Send + Sync + 'static {
         params: Option<&RawValue>,
     ) -> impl Future<Output = HandlerResult> + Send;
 
+    /// The most bytes the answer to this request can take, when the handler knows it before
+    /// running the request: the whole response line (`{"jsonrpc":"2.0","id":..,"result":..}`
+    /// and its newline), as `maxResponseBytes` counts it. `None` (the default) means unknown.
+    ///
+    /// The loop calls this on the reading task for every request it reads (each member of a
+    /// batch), so it must be quick: no parsing beyond what finding the answer's bound needs.
+    /// A request with a bound is started only while the output budget
+    /// ([`ServeOptions::max_queued_bytes`](super::ServeOptions::max_queued_bytes)) has room
+    /// for that bound besides the answers waiting and the bounds of the others running; the
+    /// bound stays reserved until its answer is queued. A request without one is admitted on
+    /// the budget's estimate, as always. So a burst of requests with bounds, against a client
+    /// that does not read, holds at most about the budget in answers, even before the first
+    /// answer exists.
+    ///
+    /// The handler must keep the answer within the bound it declared (the MCP server cuts or
+    /// refuses a tool's result over its [`max_answer_bytes`](crate::mcp::ToolDefinition::max_answer_bytes)):
+    /// a larger answer is still sent whole, but the budget was not reserved for it.
+    fn max_answer_bytes(&self, _method: &str, _params: Option<&RawValue>) -> Option<usize> {
+        None
+    }
+
     /// Receives one notification (never answered). `notifications/cancelled` is handled by
     /// the loop itself and not passed on. The default ignores the notification.
     fn handle_notification(
@@ -99,6 +120,10 @@ impl<H: Handler> Handler for Arc<H> {
         params: Option<&RawValue>,
     ) -> impl Future<Output = HandlerResult> + Send {
         (**self).handle_request(ctx, method, params)
+    }
+
+    fn max_answer_bytes(&self, method: &str, params: Option<&RawValue>) -> Option<usize> {
+        (**self).max_answer_bytes(method, params)
     }
 
     fn handle_notification(

@@ -10,7 +10,9 @@ use tokio::sync::{AcquireError, OwnedSemaphorePermit, Semaphore, TryAcquireError
 use tokio::task::{JoinError, JoinSet};
 use tokio::time::Instant;
 
-use crate::framing::{spawn_budgeted_writer, FrameReader, FramingError, Outbound, OutputBudget};
+use crate::framing::{
+    spawn_budgeted_writer, FrameReader, FramingError, Outbound, OutputBudget, Reservation,
+};
 use crate::jsonrpc::{
     parse_frame_within, ErrorCode, ErrorObject, Frame, Id, Message, Notification, ParseError,
     Request, Response, ResponsePayload,
@@ -80,6 +82,7 @@ where
         tasks: JoinSet::new(),
         tickets: HashMap::new(),
         queue: VecDeque::new(),
+        waiting: VecDeque::new(),
         options,
         budget,
         output_closed: false,
@@ -120,8 +123,12 @@ struct State<H> {
     tasks: JoinSet<TaskOutcome>,
     /// The request of each single-request task, to answer it if the task panics.
     tickets: HashMap<tokio::task::Id, Ticket>,
-    /// Work read while every slot was busy, oldest first.
-    queue: VecDeque<Job>,
+    /// Work read while every slot was busy, oldest first, with the reservation of its
+    /// declared answer bound (if any).
+    queue: VecDeque<(Job, Option<Reservation>)>,
+    /// Work with a declared answer bound that the output budget has no room for yet, oldest
+    /// first: it waits here, and work without a bound read after it is not held back.
+    waiting: VecDeque<Job>,
     options: ServeOptions,
     /// Bytes of answers waiting for the writer: reading pauses while they are too many.
     budget: Arc<OutputBudget>,
@@ -143,17 +150,25 @@ impl<H: Handler> State<H> {
             if self.output_closed {
                 return (ShutdownReason::OutputFailed, None);
             }
+            self.start_waiting();
             let needed = self.permits_needed();
             let output_admits = self.budget.admits(self.shared.in_flight.len());
-            let reading = self.queue.len() < self.options.max_queued && output_admits;
+            let held = !self.waiting.is_empty();
+            let read_ahead = self.queue.len() + self.waiting.len();
+            let reading = read_ahead < self.options.max_queued && output_admits;
             tokio::select! {
                 biased;
                 () = stop.cancelled() => return (ShutdownReason::Requested, None),
                 name = &mut signal => return (ShutdownReason::Signal { name }, None),
                 Some(joined) = self.tasks.join_next_with_id() => self.reap(joined).await,
-                // The output budget is spent: wait for the writer, then look again.
-                () = self.budget.wait_written(), if !output_admits => {
-                    tracing::trace!(queued = self.budget.queued(), "output drained a little");
+                // The output budget is spent (or has no room for the bound of the oldest
+                // waiting request): wait for the writer or a reservation's end, then look again.
+                () = self.budget.wait_written(), if !output_admits || held => {
+                    tracing::trace!(
+                        queued = self.budget.queued(),
+                        reserved = self.budget.reserved(),
+                        "output drained a little"
+                    );
                 }
                 permit = Arc::clone(&self.permits).acquire_many_owned(needed),
                     if !self.queue.is_empty() => self.start_queued(permit_or_log(permit)),
@@ -185,11 +200,14 @@ impl<H: Handler> State<H> {
             self.cancel_all();
             cancelled = true;
         }
-        while !(self.tasks.is_empty() && self.queue.is_empty()) {
+        while !(self.tasks.is_empty() && self.queue.is_empty() && self.waiting.is_empty()) {
+            self.start_waiting();
             let needed = self.permits_needed();
+            let held = !self.waiting.is_empty();
             tokio::select! {
                 biased;
                 Some(joined) = self.tasks.join_next_with_id() => self.reap(joined).await,
+                () = self.budget.wait_written(), if held => {}
                 permit = Arc::clone(&self.permits).acquire_many_owned(needed),
                     if !self.queue.is_empty() => self.start_queued(permit_or_log(permit)),
                 () = tokio::time::sleep_until(deadline), if !cancelled => {
@@ -206,7 +224,8 @@ impl<H: Handler> State<H> {
                     cancelled = true;
                 }
                 else => {
-                    // Unreachable: the loop runs while a task or a queued job is left.
+                    // Unreachable: the loop runs while a task or a queued or waiting job is
+                    // left, and a waiting job enables the budget's branch.
                     tracing::error!("shutdown drain has nothing to wait for");
                     break;
                 }
@@ -218,9 +237,13 @@ impl<H: Handler> State<H> {
         }
     }
 
-    /// Fires every request's token and starts every queued job (they end at once).
+    /// Fires every request's token and starts every queued and waiting job (they end at
+    /// once; a waiting job's bound is not reserved).
     fn cancel_all(&mut self) {
         self.shared.shutdown_cancel.cancel();
+        while let Some(job) = self.waiting.pop_front() {
+            self.queue.push_back((job, None));
+        }
         while !self.queue.is_empty() {
             self.start_queued(None);
         }
@@ -229,46 +252,96 @@ impl<H: Handler> State<H> {
     fn permits_needed(&self) -> u32 {
         self.queue
             .front()
-            .map_or(1, |job| job.permits_needed(self.options.max_in_flight))
+            .map_or(1, |(job, _)| job.permits_needed(self.options.max_in_flight))
     }
 
     /// Starts the oldest queued job with the permits just acquired (`None` at shutdown).
     fn start_queued(&mut self, permit: Option<OwnedSemaphorePermit>) {
-        if let Some(job) = self.queue.pop_front() {
-            self.spawn(job, permit);
+        if let Some((job, reservation)) = self.queue.pop_front() {
+            self.spawn(job, permit, reservation);
         }
     }
 
-    /// Starts a job now if there is room, queues it otherwise.
+    /// Requests registered and not waiting for the budget (running, or queued for a slot):
+    /// what the budget counts as running.
+    fn running(&self) -> usize {
+        let waiting: usize = self.waiting.iter().map(Job::requests).sum();
+        self.shared.in_flight.len().saturating_sub(waiting)
+    }
+
+    /// Admits the waiting jobs the output budget now has room for, oldest first.
+    fn start_waiting(&mut self) {
+        while let Some(job) = self.waiting.front() {
+            let bound = job.answer_bound().unwrap_or(0);
+            if !self.budget.fits(bound, self.running()) {
+                return;
+            }
+            if let Some(job) = self.waiting.pop_front() {
+                let reservation = self.budget.reserve(bound);
+                self.submit_admitted(job, Some(reservation));
+            }
+        }
+    }
+
+    /// Starts a job now if there is room, queues it otherwise; a job with a declared answer
+    /// bound first needs room in the output budget (else it waits, behind any other waiting).
     fn submit(&mut self, job: Job) {
+        let Some(bound) = job.answer_bound() else {
+            self.submit_admitted(job, None);
+            return;
+        };
+        // The job's own requests are registered already: they are not among the others.
+        let others = self.running().saturating_sub(job.requests());
+        if self.waiting.is_empty() && self.budget.fits(bound, others) {
+            let reservation = self.budget.reserve(bound);
+            self.submit_admitted(job, Some(reservation));
+        } else {
+            tracing::debug!(
+                bound,
+                "no room for the declared answer bound: request waits"
+            );
+            self.waiting.push_back(job);
+        }
+    }
+
+    /// Starts a job the output budget admitted now if there is a slot, queues it otherwise.
+    fn submit_admitted(&mut self, job: Job, reservation: Option<Reservation>) {
         let needed = job.permits_needed(self.options.max_in_flight);
         if !self.queue.is_empty() {
-            self.queue.push_back(job);
+            self.queue.push_back((job, reservation));
             return;
         }
         match Arc::clone(&self.permits).try_acquire_many_owned(needed) {
-            Ok(permit) => self.spawn(job, Some(permit)),
+            Ok(permit) => self.spawn(job, Some(permit), reservation),
             Err(TryAcquireError::NoPermits) => {
                 tracing::debug!("every slot is busy: request queued");
-                self.queue.push_back(job);
+                self.queue.push_back((job, reservation));
             }
             Err(TryAcquireError::Closed) => {
                 tracing::error!("the in-flight semaphore is closed: request runs unbounded");
-                self.spawn(job, None);
+                self.spawn(job, None, reservation);
             }
         }
     }
 
-    fn spawn(&mut self, job: Job, permit: Option<OwnedSemaphorePermit>) {
+    fn spawn(
+        &mut self,
+        job: Job,
+        permit: Option<OwnedSemaphorePermit>,
+        reservation: Option<Reservation>,
+    ) {
         let shared = Arc::clone(&self.shared);
         match job {
             Job::Single(request) => {
                 let ticket = request.ticket.clone();
-                let handle = self.tasks.spawn(single_task(shared, request, permit));
+                let task = single_task(shared, request, permit, reservation);
+                let handle = self.tasks.spawn(task);
                 let _previous = self.tickets.insert(handle.id(), ticket);
             }
             Job::Batch(slots) => {
-                let _handle = self.tasks.spawn(batch_task(shared, slots, permit));
+                let _handle = self
+                    .tasks
+                    .spawn(batch_task(shared, slots, permit, reservation));
             }
         }
     }
@@ -369,6 +442,9 @@ impl<H: Handler> State<H> {
             .register(&request.id, &shared.shutdown_cancel)
         {
             Ok(ticket) => Ok(PendingRequest {
+                answer_bound: shared
+                    .handler
+                    .max_answer_bytes(&request.method, request.params.as_deref()),
                 ticket,
                 method: request.method.into(),
                 params: request.params.map(std::borrow::Cow::into_owned),

@@ -8,7 +8,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use crate::framing::{Outbound, WriterHandle};
+use crate::framing::{Outbound, Reservation, WriterHandle};
 use crate::jsonrpc::{ErrorCode, ErrorObject, Id, Response};
 
 use super::handler::{Handler, Peer, RequestContext};
@@ -30,6 +30,8 @@ pub(crate) struct PendingRequest {
     pub(crate) ticket: Ticket,
     pub(crate) method: Box<str>,
     pub(crate) params: Option<Box<RawValue>>,
+    /// The largest answer the handler declared for it ([`Handler::max_answer_bytes`]).
+    pub(crate) answer_bound: Option<usize>,
 }
 
 /// One member of a batch answer, in input order.
@@ -67,16 +69,37 @@ pub(crate) enum Job {
 }
 
 impl Job {
-    /// Slots this job occupies: one per request, at most `max_in_flight`.
-    pub(crate) fn permits_needed(&self, max_in_flight: usize) -> u32 {
-        let requests = match self {
+    /// The requests of this job (a batch's members that are not answered yet).
+    pub(crate) fn requests(&self) -> usize {
+        match self {
             Self::Single(_) => 1,
             Self::Batch(slots) => slots
                 .iter()
                 .filter(|slot| matches!(slot, Slot::Pending(_)))
                 .count(),
-        };
+        }
+    }
+
+    /// Slots this job occupies: one per request, at most `max_in_flight`.
+    pub(crate) fn permits_needed(&self, max_in_flight: usize) -> u32 {
+        let requests = self.requests();
         u32::try_from(requests.clamp(1, max_in_flight)).unwrap_or(u32::MAX)
+    }
+
+    /// The bytes to reserve for this job's answers: the declared bound of a single request,
+    /// or the sum of a batch's declared bounds (its members without one are admitted on
+    /// the estimate, as a batch always was). `None` when no request of it declares one.
+    pub(crate) fn answer_bound(&self) -> Option<usize> {
+        match self {
+            Self::Single(request) => request.answer_bound,
+            Self::Batch(slots) => slots
+                .iter()
+                .filter_map(|slot| match slot {
+                    Slot::Pending(request) => request.answer_bound,
+                    Slot::Ready(_) | Slot::Silent => None,
+                })
+                .reduce(usize::saturating_add),
+        }
     }
 }
 
@@ -98,6 +121,7 @@ async fn run_request<H: Handler>(
         ticket,
         method,
         params,
+        answer_bound: _,
     } = request;
     let outcome = if ticket.token.is_cancelled() {
         None
@@ -164,16 +188,18 @@ async fn send(shared: &Shared<impl Handler>, outbound: Option<Outbound>) -> Task
     }
 }
 
-/// The task of one request. The permit (none once the grace period is over) is held until
-/// the answer is queued.
+/// The task of one request. The permit (none once the grace period is over) and the
+/// reservation of its declared answer bound (if any) are held until the answer is queued.
 pub(crate) async fn single_task<H: Handler>(
     shared: Arc<Shared<H>>,
     request: PendingRequest,
     permit: Option<OwnedSemaphorePermit>,
+    reservation: Option<Reservation>,
 ) -> TaskOutcome {
     let response = run_request(Arc::clone(&shared), request).await;
     let outcome = send(&shared, response.map(Outbound::from)).await;
     drop(permit);
+    drop(reservation);
     outcome
 }
 
@@ -184,6 +210,7 @@ pub(crate) async fn batch_task<H: Handler>(
     shared: Arc<Shared<H>>,
     mut slots: Vec<Slot>,
     permits: Option<OwnedSemaphorePermit>,
+    reservation: Option<Reservation>,
 ) -> TaskOutcome {
     let concurrency = permits.as_ref().map_or(slots.len(), |p| p.num_permits());
     let gate = Arc::new(Semaphore::new(concurrency.max(1)));
@@ -230,6 +257,7 @@ pub(crate) async fn batch_task<H: Handler>(
     let outbound = (!responses.is_empty()).then_some(Outbound::Batch(responses));
     let outcome = send(&shared, outbound).await;
     drop(permits);
+    drop(reservation);
     outcome
 }
 

@@ -76,6 +76,9 @@ pub struct ToolEntry {
     pub category: Option<String>,
     /// Whether, and for how long, a successful result may be served from the result cache.
     pub cache: crate::cache::CachePolicy,
+    /// The largest response line a call may produce, in bytes, when the tool declares one
+    /// (see [`ToolEntry::with_max_answer_bytes`]).
+    pub max_answer_bytes: Option<usize>,
 }
 
 impl ToolEntry {
@@ -86,7 +89,19 @@ impl ToolEntry {
             handler,
             category: None,
             cache: crate::cache::CachePolicy::Uncacheable,
+            max_answer_bytes: None,
         }
+    }
+
+    /// Declares the largest answer a call produces: its whole response line, in bytes, as
+    /// `maxResponseBytes` counts it. The MCP server's request loop reserves this much of its
+    /// output budget while a call runs, and the result is kept within it as within
+    /// `maxResponseBytes` (see
+    /// [`ToolDefinition::max_answer_bytes`](crate::mcp::ToolDefinition::max_answer_bytes)).
+    #[must_use]
+    pub fn with_max_answer_bytes(mut self, bytes: usize) -> Self {
+        self.max_answer_bytes = Some(bytes);
+        self
     }
 
     /// Sets the declared category.

@@ -73,6 +73,9 @@ pub struct CallOptions {
     /// Writes the result without `resultType` (the 2025 protocol versions' shape); it is cut
     /// or refused at the same size as with it.
     pub legacy_result: bool,
+    /// The tool's declared answer bound ([`ToolEntry::max_answer_bytes`]): when smaller than
+    /// `maxResponseBytes`, the response line is kept within it instead.
+    pub max_answer_bytes: Option<usize>,
 }
 
 impl CallOptions {
@@ -96,7 +99,16 @@ impl CallOptions {
             client: None,
             line_overhead,
             legacy_result: false,
+            max_answer_bytes: None,
         }
+    }
+
+    /// Keeps the response line within `bytes` when that is below `maxResponseBytes` (see
+    /// `CallOptions::max_answer_bytes`).
+    #[must_use]
+    pub fn max_answer_bytes(mut self, bytes: Option<usize>) -> Self {
+        self.max_answer_bytes = bytes;
+        self
     }
 
     /// Uses `token` as the client-cancel token.
@@ -233,6 +245,12 @@ impl ToolRunner {
     #[must_use]
     pub fn stats(&self) -> RunnerStats {
         self.inner.counters.snapshot()
+    }
+
+    /// The response limit (`response.maxResponseBytes`), in bytes.
+    #[must_use]
+    pub fn max_response_bytes(&self) -> usize {
+        self.inner.max_response_bytes
     }
 
     /// The timeout of `tool` (see [`resolve_timeout`]).
@@ -488,7 +506,7 @@ impl ToolRunner {
             data,
             meta,
             self.budget(options),
-            self.inner.max_response_bytes,
+            self.response_limit(options),
             !options.structured_output,
         );
         self.count_result(&result);
@@ -506,14 +524,22 @@ impl ToolRunner {
         result
     }
 
+    /// The largest response line of this call: `maxResponseBytes`, or the tool's declared
+    /// answer bound when smaller.
+    fn response_limit(&self, options: &CallOptions) -> usize {
+        let limit = self.inner.max_response_bytes;
+        options
+            .max_answer_bytes
+            .map_or(limit, |bound| bound.min(limit))
+    }
+
     /// The room for the result, and its shape.
     fn budget(&self, options: &CallOptions) -> (usize, Shape) {
         let shape = Shape {
             legacy: options.legacy_result,
         };
         let budget = self
-            .inner
-            .max_response_bytes
+            .response_limit(options)
             .saturating_sub(options.line_overhead);
         (shape.budget(budget), shape)
     }

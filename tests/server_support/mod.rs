@@ -43,7 +43,9 @@ pub enum Event {
 /// Methods: `ping` → `{}`; `block` waits for a permit of `gate` (or forever), answering
 /// `"released"`; `panic` panics; `notify` sends a `notifications/message` through the peer,
 /// then answers `{}`; `sleep` with `{"ms": n}` sleeps (tokio time); `big` with
-/// `{"bytes": n}` answers a string of `n` bytes (counted in `bigs`); anything else `-32601`.
+/// `{"bytes": n}` answers a string of `n` bytes (counted in `bigs`); `bounded` with
+/// `{"bytes": n, "bound": b}` does the same and declares `b` as its answer bound
+/// ([`Handler::max_answer_bytes`]); anything else `-32601`.
 pub struct Probe {
     pub gate: Semaphore,
     pub events: Mutex<Vec<Event>>,
@@ -152,6 +154,12 @@ impl Handler for Probe {
                 let bytes = usize::try_from(args["bytes"].as_u64().unwrap()).unwrap();
                 Ok(raw(&format!("\"{}\"", "x".repeat(bytes))))
             }
+            "bounded" => {
+                let _before: usize = self.bigs.fetch_add(1, Ordering::SeqCst);
+                let args: Value = serde_json::from_str(params.unwrap().get()).unwrap();
+                let bytes = usize::try_from(args["bytes"].as_u64().unwrap()).unwrap();
+                Ok(raw(&format!("\"{}\"", "x".repeat(bytes))))
+            }
             "panic" => panic!("the probe panics on purpose"),
             "notify" => {
                 ctx.peer()
@@ -170,6 +178,14 @@ impl Handler for Probe {
                 "method not found",
             )),
         }
+    }
+
+    fn max_answer_bytes(&self, method: &str, params: Option<&RawValue>) -> Option<usize> {
+        if method != "bounded" {
+            return None;
+        }
+        let args: Value = serde_json::from_str(params?.get()).ok()?;
+        usize::try_from(args["bound"].as_u64()?).ok()
     }
 
     async fn handle_notification(
