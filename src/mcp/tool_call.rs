@@ -115,51 +115,12 @@ impl ToolSet {
         let outcome = match self.runner.prepare(request.name, arguments, &options) {
             Err(rejected) => CallOutcome::Respond(*rejected),
             Ok(prepared) => match (&self.cache, entry.cache) {
+                // Boxed: the cache's path holds two runs of the tool and the cache's own
+                // state; inline, every request's future would carry its size (see
+                // future_size.rs).
                 (Some(cache), policy) if policy.is_cacheable() => {
-                    let key_arguments = prepared.arguments().clone();
-                    let fallback = prepared.clone();
-                    let mut computed = None;
-                    let slot = &mut computed;
-                    let runner = &self.runner;
-                    let leader_options = options.clone();
-                    let shared = cache
-                        .get_or_compute(request.name, &key_arguments, policy, move || async move {
-                            let outcome = runner.execute(entry, prepared, leader_options).await;
-                            match &outcome {
-                                CallOutcome::Respond(ToolCallResult {
-                                    cacheable_output: Some(output),
-                                    ..
-                                }) => {
-                                    let output = output.clone();
-                                    *slot = Some(outcome);
-                                    Ok(output)
-                                }
-                                _ => Err(outcome),
-                            }
-                        })
-                        .await;
-                    match shared {
-                        Ok(cached) => match (cached.source, computed) {
-                            (CacheSource::Computed | CacheSource::Uncacheable, Some(outcome)) => {
-                                outcome
-                            }
-                            (CacheSource::Computed | CacheSource::Uncacheable, None) => {
-                                CallOutcome::Respond(self.runner.render_output(
-                                    &cached.value,
-                                    false,
-                                    &options,
-                                ))
-                            }
-                            _ => CallOutcome::Respond(
-                                self.runner.render_cached(&cached.value, &options),
-                            ),
-                        },
-                        // The call this one waited for was cancelled by its own client: run.
-                        Err(CallOutcome::Cancelled) if !request.ctx.is_cancelled() => {
-                            self.runner.execute(entry, fallback, options).await
-                        }
-                        Err(outcome) => outcome,
-                    }
+                    Box::pin(self.call_cached(cache, policy, entry, prepared, options, request.ctx))
+                        .await
                 }
                 _ => self.runner.execute(entry, prepared, options).await,
             },
@@ -171,6 +132,60 @@ impl ToolSet {
             CallOutcome::Respond(result) => render_for_era(result, request.era),
             // The loop sends nothing for a request its client cancelled.
             CallOutcome::Cancelled => Err(super::params::internal_error("the call was cancelled")),
+        }
+    }
+
+    /// Runs a cacheable tool through the result cache: served from it, coalesced with an
+    /// identical call in flight, or run and stored.
+    async fn call_cached(
+        &self,
+        cache: &Cache,
+        policy: crate::cache::CachePolicy,
+        entry: &crate::tools::ToolEntry,
+        prepared: crate::tools::PreparedCall,
+        options: CallOptions,
+        ctx: &RequestContext,
+    ) -> CallOutcome {
+        let key_arguments = prepared.arguments().clone();
+        let fallback = prepared.clone();
+        let mut computed = None;
+        let slot = &mut computed;
+        let runner = &self.runner;
+        let leader_options = options.clone();
+        let shared = cache
+            .get_or_compute(
+                fallback.tool(),
+                &key_arguments,
+                policy,
+                move || async move {
+                    let outcome = runner.execute(entry, prepared, leader_options).await;
+                    match &outcome {
+                        CallOutcome::Respond(ToolCallResult {
+                            cacheable_output: Some(output),
+                            ..
+                        }) => {
+                            let output = output.clone();
+                            *slot = Some(outcome);
+                            Ok(output)
+                        }
+                        _ => Err(outcome),
+                    }
+                },
+            )
+            .await;
+        match shared {
+            Ok(cached) => match (cached.source, computed) {
+                (CacheSource::Computed | CacheSource::Uncacheable, Some(outcome)) => outcome,
+                (CacheSource::Computed | CacheSource::Uncacheable, None) => {
+                    CallOutcome::Respond(self.runner.render_output(&cached.value, false, &options))
+                }
+                _ => CallOutcome::Respond(self.runner.render_cached(&cached.value, &options)),
+            },
+            // The call this one waited for was cancelled by its own client: run.
+            Err(CallOutcome::Cancelled) if !ctx.is_cancelled() => {
+                self.runner.execute(entry, fallback, options).await
+            }
+            Err(outcome) => outcome,
         }
     }
 

@@ -248,3 +248,12 @@ pub(crate) fn panicked<H: Handler>(
     bump(&shared.counters.requests_answered);
     Some(panic_response(ticket.id.clone()))
 }
+
+/// The size of the future of one request's task for handler `H` (a test keeps it bounded).
+#[cfg(test)]
+pub(crate) fn request_task_size<H: Handler>() -> usize {
+    fn returned<A, B, C, R>(_: fn(A, B, C) -> R) -> usize {
+        std::mem::size_of::<R>()
+    }
+    returned(single_task::<H> as fn(_, _, _) -> _)
+}
