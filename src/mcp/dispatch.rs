@@ -258,11 +258,13 @@ impl Connection {
                     ctx.peer().clone(),
                     declared,
                 );
+                // Only the name is kept across the call (the params are moved apart).
+                let name = p.name;
                 sets.tools
                     .call(CallRequest {
                         ctx: &ctx,
                         era,
-                        name: &p.name,
+                        name: &name,
                         arguments: p.arguments,
                         progress_token,
                         log_level,
@@ -271,31 +273,49 @@ impl Connection {
                     .await
             }
             ("tools/call", Era::Modern) => {
-                let p: CallToolRequestParams =
-                    decode(method, params, validate::call_tool_request_params, false)?;
-                let declared =
-                    serde_json::to_value(&p.meta.io_modelcontextprotocol_client_capabilities)
-                        .unwrap_or_default();
-                sets.tools.check_capabilities(&p.name, &declared)?;
-                // Questions to the client become an input_required result; a retry brings
-                // the answers (and the sealed answers of earlier rounds), for this tool with
-                // these arguments only.
-                let arguments = p.arguments.map_or(Value::Null, Value::Object);
-                let scope = super::input_required::request_scope("tool", &p.name, &arguments);
-                let inputs =
-                    super::input_required::inputs_of(&state.state_key, &scope, &p.extra, declared)?;
+                // The params (656 bytes) end in this block: only what the call needs is kept
+                // across it.
+                let (name, arguments, progress_token, log_level, scope, inputs) = {
+                    let p: CallToolRequestParams =
+                        decode(method, params, validate::call_tool_request_params, false)?;
+                    let declared =
+                        serde_json::to_value(&p.meta.io_modelcontextprotocol_client_capabilities)
+                            .unwrap_or_default();
+                    sets.tools.check_capabilities(&p.name, &declared)?;
+                    // Questions to the client become an input_required result; a retry brings
+                    // the answers (and the sealed answers of earlier rounds), for this tool
+                    // with these arguments only.
+                    let arguments = p.arguments.map_or(Value::Null, Value::Object);
+                    let scope = super::input_required::request_scope("tool", &p.name, &arguments);
+                    let inputs = super::input_required::inputs_of(
+                        &state.state_key,
+                        &scope,
+                        &p.extra,
+                        declared,
+                    )?;
+                    let meta = p.meta;
+                    let log_level = meta.io_modelcontextprotocol_log_level;
+                    (
+                        p.name,
+                        arguments,
+                        meta.progress_token,
+                        log_level,
+                        scope,
+                        inputs,
+                    )
+                };
                 let answer = sets
                     .tools
                     .call(CallRequest {
                         ctx: &ctx,
                         era,
-                        name: &p.name,
+                        name: &name,
                         arguments: match arguments {
                             Value::Object(map) => Some(map),
                             _ => None,
                         },
-                        progress_token: p.meta.progress_token,
-                        log_level: p.meta.io_modelcontextprotocol_log_level,
+                        progress_token,
+                        log_level,
                         client: Some(inputs.requester()),
                     })
                     .await;
@@ -398,7 +418,12 @@ impl Connection {
             }
             ("subscriptions/listen", Era::Modern) => {
                 let closing = &self.closing;
-                super::listen::listen(state, &sets, self.id, &ctx, params, closing).await
+                // Boxed: a rare, long-lived request; inline, every request's future would
+                // carry its size (see future_size.rs).
+                Box::pin(super::listen::listen(
+                    state, &sets, self.id, &ctx, params, closing,
+                ))
+                .await
             }
             ("logging/setLevel", Era::Legacy(_)) => {
                 let p: LegacySetLevelRequestParams = decode(
