@@ -509,6 +509,7 @@ const HANDSHAKE_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 impl Handler for Connection {
     // An `async` block, not an `async fn`: an `async fn`'s future keeps its arguments
     // twice (as passed, and moved into its body).
+    #[allow(clippy::manual_async_fn)] // an `async fn` would keep its arguments twice
     fn handle_request(
         &self,
         ctx: RequestContext,

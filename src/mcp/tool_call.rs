@@ -83,6 +83,7 @@ impl ToolSet {
     ///
     /// An `async` block, not an `async fn`: an `async fn`'s future keeps its arguments twice
     /// (as passed, and moved into its body), and every request in flight holds this future.
+    #[allow(clippy::manual_async_fn)] // an `async fn` would keep its arguments twice
     pub(crate) fn call<'a>(
         &'a self,
         request: CallRequest<'a>,

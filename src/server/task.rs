@@ -93,6 +93,7 @@ pub(crate) enum TaskOutcome {
 ///
 /// `async` blocks, not `async fn`s, here and in [`single_task`]: an `async fn`'s future keeps
 /// its arguments twice (as passed, and moved into its body).
+#[allow(clippy::manual_async_fn)] // an `async fn` would keep its arguments twice
 fn run_request<H: Handler>(
     shared: Arc<Shared<H>>,
     request: PendingRequest,
@@ -170,6 +171,7 @@ async fn send(shared: &Shared<impl Handler>, outbound: Option<Outbound>) -> Task
 
 /// The task of one request. The permit (none once the grace period is over) is held until
 /// the answer is queued.
+#[allow(clippy::manual_async_fn)] // an `async fn` would keep its arguments twice
 pub(crate) fn single_task<H: Handler>(
     shared: Arc<Shared<H>>,
     request: PendingRequest,

@@ -39,6 +39,7 @@ impl<T> Drop for AbortOnDrop<T> {
 }
 
 /// An `async` block, not an `async fn`, whose future would keep its arguments twice.
+#[allow(clippy::manual_async_fn)] // an `async fn` would keep its arguments twice
 pub(super) fn run_async(
     future: ToolFuture,
     deadline: Instant,

@@ -352,6 +352,7 @@ impl ToolRunner {
     /// `TOOL_TIMEOUT` result is returned at once, even if a blocking handler's thread is still
     /// busy (its eventual result is discarded). On the client's cancel the same happens and
     /// the outcome is [`CallOutcome::Cancelled`]. Progress reports stop before this returns.
+    #[allow(clippy::manual_async_fn)] // an `async fn` would keep its arguments twice
     pub fn execute<'a>(
         &'a self,
         entry: &'a ToolEntry,
