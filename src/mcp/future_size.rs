@@ -18,8 +18,10 @@ fn returned4<A, B, C, D, R>(_: fn(A, B, C, D) -> R) -> usize {
     std::mem::size_of::<R>()
 }
 
-/// The whole task of one request to the MCP server (3,784 bytes before issue 12's stop 20).
-const REQUEST_TASK_BOUND: usize = 1360;
+/// The whole task of one request to the MCP server: measured 1,360 bytes (rustc 1.95 and
+/// nightly 1.97 agree; 3,784 before issue 12's stop 20), plus 48 bytes of headroom for other
+/// compilers' layouts. Any path of the earlier 3,784 put back inline exceeds it by far.
+const REQUEST_TASK_BOUND: usize = 1408;
 
 #[test]
 fn the_request_task_stays_small() {
