@@ -12,18 +12,19 @@ use super::era::{
     MODERN_VERSIONS, PROTOCOL_VERSION_KEY,
 };
 use super::outbound::respond;
+use super::pagination::pager;
 use super::params::{
     decode, decode_owned, error_with_data, internal_error, invalid_params, invalid_request,
-    method_not_found, violation, Validator,
+    method_not_found, violation,
 };
 use super::tool_call::CallRequest;
 use crate::generated::protocol::{
     validate, CallToolRequestParams, CompleteRequestParams, DiscoverResult, EmptyResult,
     GetPromptRequestParams, InitializeRequestParams, InitializeResult, LegacyCallToolRequestParams,
-    LegacyCompleteRequestParams, LegacyGetPromptRequestParams, LegacyPaginatedRequestParams,
-    LegacyReadResourceRequestParams, LegacySetLevelRequestParams, LegacySubscribeRequestParams,
-    PaginatedRequestParams, PingRequestParams, ReadResourceRequestParams, RequestParams,
-    ResultMeta, ResultType, UnsupportedProtocolVersionData,
+    LegacyCompleteRequestParams, LegacyGetPromptRequestParams, LegacyReadResourceRequestParams,
+    LegacySetLevelRequestParams, LegacySubscribeRequestParams, PingRequestParams,
+    ReadResourceRequestParams, RequestParams, ResultMeta, ResultType,
+    UnsupportedProtocolVersionData,
 };
 use crate::jsonrpc::{ErrorCode, ErrorObject};
 use crate::server::{
@@ -213,7 +214,9 @@ impl Connection {
         &self,
         ctx: RequestContext,
         method: &str,
-        owned_params: Option<Value>,
+        // Borrowed from `handle_request`, which owns the parsed params: `tools/call` takes
+        // them (decoded by value); an owned argument would be kept twice in this future.
+        owned_params: &mut Option<Value>,
         era: Era,
     ) -> HandlerResult {
         let params = owned_params.as_ref();
@@ -244,26 +247,32 @@ impl Connection {
                     .list(era, hints, &pager(state, method, params, era)?)
             }
             ("tools/call", Era::Legacy(_)) => {
-                let p: LegacyCallToolRequestParams = decode_owned(
-                    method,
-                    owned_params,
-                    validate::legacy_call_tool_request_params,
-                )?;
-                let declared = self.session.client_capabilities().unwrap_or_default();
-                sets.tools.check_capabilities(&p.name, &declared)?;
-                let progress_token = p.meta.and_then(|meta| meta.progress_token);
+                // The params and the capabilities end in this block (a local once borrowed
+                // stays in the future until its scope ends): only what the call needs is
+                // kept across it.
+                let (name, arguments, progress_token, client) = {
+                    let p: LegacyCallToolRequestParams = decode_owned(
+                        method,
+                        owned_params.take(),
+                        validate::legacy_call_tool_request_params,
+                    )?;
+                    let declared = self.session.client_capabilities().unwrap_or_default();
+                    sets.tools.check_capabilities(&p.name, &declared)?;
+                    let progress_token = p.meta.and_then(|meta| meta.progress_token);
+                    let client = super::client_requests::requester(
+                        Arc::clone(&self.pending),
+                        ctx.peer().clone(),
+                        declared,
+                    );
+                    (p.name, p.arguments, progress_token, client)
+                };
                 let log_level = self.session.log_level();
-                let client = super::client_requests::requester(
-                    Arc::clone(&self.pending),
-                    ctx.peer().clone(),
-                    declared,
-                );
                 sets.tools
                     .call(CallRequest {
                         ctx: &ctx,
                         era,
-                        name: &p.name,
-                        arguments: p.arguments,
+                        name: &name,
+                        arguments,
                         progress_token,
                         log_level,
                         client: Some(client),
@@ -271,31 +280,51 @@ impl Connection {
                     .await
             }
             ("tools/call", Era::Modern) => {
-                let p: CallToolRequestParams =
-                    decode_owned(method, owned_params, validate::call_tool_request_params)?;
-                let declared =
-                    serde_json::to_value(&p.meta.io_modelcontextprotocol_client_capabilities)
-                        .unwrap_or_default();
-                sets.tools.check_capabilities(&p.name, &declared)?;
-                // Questions to the client become an input_required result; a retry brings
-                // the answers (and the sealed answers of earlier rounds), for this tool with
-                // these arguments only.
-                let arguments = p.arguments.map_or(Value::Null, Value::Object);
-                let scope = super::input_required::request_scope("tool", &p.name, &arguments);
-                let inputs =
-                    super::input_required::inputs_of(&state.state_key, &scope, &p.extra, declared)?;
+                // The params (656 bytes) end in this block, as above.
+                let (name, arguments, progress_token, log_level, scope, inputs) = {
+                    let p: CallToolRequestParams = decode_owned(
+                        method,
+                        owned_params.take(),
+                        validate::call_tool_request_params,
+                    )?;
+                    let declared =
+                        serde_json::to_value(&p.meta.io_modelcontextprotocol_client_capabilities)
+                            .unwrap_or_default();
+                    sets.tools.check_capabilities(&p.name, &declared)?;
+                    // Questions to the client become an input_required result; a retry brings
+                    // the answers (and the sealed answers of earlier rounds), for this tool
+                    // with these arguments only.
+                    let arguments = p.arguments.map_or(Value::Null, Value::Object);
+                    let scope = super::input_required::request_scope("tool", &p.name, &arguments);
+                    let inputs = super::input_required::inputs_of(
+                        &state.state_key,
+                        &scope,
+                        &p.extra,
+                        declared,
+                    )?;
+                    let meta = p.meta;
+                    let log_level = meta.io_modelcontextprotocol_log_level;
+                    (
+                        p.name,
+                        arguments,
+                        meta.progress_token,
+                        log_level,
+                        scope,
+                        inputs,
+                    )
+                };
                 let answer = sets
                     .tools
                     .call(CallRequest {
                         ctx: &ctx,
                         era,
-                        name: &p.name,
+                        name: &name,
                         arguments: match arguments {
                             Value::Object(map) => Some(map),
                             _ => None,
                         },
-                        progress_token: p.meta.progress_token,
-                        log_level: p.meta.io_modelcontextprotocol_log_level,
+                        progress_token,
+                        log_level,
                         client: Some(inputs.requester()),
                     })
                     .await;
@@ -340,26 +369,29 @@ impl Connection {
                     .await
             }
             ("prompts/get", Era::Modern) => {
-                let p: GetPromptRequestParams =
-                    decode(method, params, validate::get_prompt_request_params, false)?;
-                let scope = super::input_required::request_scope(
-                    "prompt",
-                    &p.name,
-                    &serde_json::to_value(&p.arguments).unwrap_or_default(),
-                );
-                let declared =
-                    serde_json::to_value(&p.meta.io_modelcontextprotocol_client_capabilities)
-                        .unwrap_or_default();
-                let inputs =
-                    super::input_required::inputs_of(&state.state_key, &scope, &p.extra, declared)?;
+                // The params (656 bytes) end in this block, as for tools/call.
+                let (name, arguments, scope, inputs) = {
+                    let p: GetPromptRequestParams =
+                        decode(method, params, validate::get_prompt_request_params, false)?;
+                    let scope = super::input_required::request_scope(
+                        "prompt",
+                        &p.name,
+                        &serde_json::to_value(&p.arguments).unwrap_or_default(),
+                    );
+                    let declared =
+                        serde_json::to_value(&p.meta.io_modelcontextprotocol_client_capabilities)
+                            .unwrap_or_default();
+                    let inputs = super::input_required::inputs_of(
+                        &state.state_key,
+                        &scope,
+                        &p.extra,
+                        declared,
+                    )?;
+                    (p.name, p.arguments.map(to_json_map), scope, inputs)
+                };
                 let answer = sets
                     .prompts
-                    .get(
-                        &p.name,
-                        p.arguments.map(to_json_map),
-                        era,
-                        Some(inputs.requester()),
-                    )
+                    .get(&name, arguments, era, Some(inputs.requester()))
                     .await;
                 match inputs.result(&state.state_key, &scope) {
                     Some(input_required) => input_required,
@@ -398,7 +430,12 @@ impl Connection {
             }
             ("subscriptions/listen", Era::Modern) => {
                 let closing = &self.closing;
-                super::listen::listen(state, &sets, self.id, &ctx, params, closing).await
+                // Boxed: a rare, long-lived request; inline, every request's future would
+                // carry its size (see future_size.rs).
+                Box::pin(super::listen::listen(
+                    state, &sets, self.id, &ctx, params, closing,
+                ))
+                .await
             }
             ("logging/setLevel", Era::Legacy(_)) => {
                 let p: LegacySetLevelRequestParams = decode(
@@ -475,48 +512,57 @@ impl Drop for Connection {
 const HANDSHAKE_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl Handler for Connection {
-    async fn handle_request(
+    // An `async` block, not an `async fn`: an `async fn`'s future keeps its arguments
+    // twice (as passed, and moved into its body).
+    #[allow(clippy::manual_async_fn)] // an `async fn` would keep its arguments twice
+    fn handle_request(
         &self,
         ctx: RequestContext,
         method: &str,
         params: Option<&RawValue>,
-    ) -> HandlerResult {
-        if !METHODS.contains(&method) {
-            return Err(method_not_found());
-        }
-        let params: Option<Value> = match params.map(|raw| serde_json::from_str(raw.get())) {
-            None => None,
-            Some(Ok(value)) => Some(value),
-            Some(Err(error)) => {
-                tracing::debug!(%error, "params could not be parsed");
-                return Err(invalid_params(
-                    "the params could not be parsed",
-                    vec![violation("", "type", "the params are not valid JSON")],
-                ));
+    ) -> impl std::future::Future<Output = HandlerResult> + Send {
+        async move {
+            if !METHODS.contains(&method) {
+                return Err(method_not_found());
             }
-        };
-        let versioned = params
-            .as_ref()
-            .and_then(|p| p.get("_meta"))
-            .is_some_and(|meta| meta.get(PROTOCOL_VERSION_KEY).is_some());
-        if !versioned
-            && !matches!(method, "initialize" | "ping")
-            && self.session.state() == SessionState::Undecided
-        {
-            // A handshake written just before this request may still be running.
-            self.session.settle(HANDSHAKE_WAIT).await;
-        }
-        match self.route(method, params.as_ref())? {
-            Route::Initialize => self.initialize(params.as_ref()),
-            Route::EarlyPing => {
-                let _params: Option<PingRequestParams> =
-                    decode(method, params.as_ref(), validate::ping_request_params, true)?;
-                respond(&EmptyResult { meta: None })
+            let mut params: Option<Value> = match params.map(|raw| serde_json::from_str(raw.get()))
+            {
+                None => None,
+                Some(Ok(value)) => Some(value),
+                Some(Err(error)) => {
+                    tracing::debug!(%error, "params could not be parsed");
+                    return Err(invalid_params(
+                        "the params could not be parsed",
+                        vec![violation("", "type", "the params are not valid JSON")],
+                    ));
+                }
+            };
+            let versioned = params
+                .as_ref()
+                .and_then(|p| p.get("_meta"))
+                .is_some_and(|meta| meta.get(PROTOCOL_VERSION_KEY).is_some());
+            if !versioned
+                && !matches!(method, "initialize" | "ping")
+                && self.session.state() == SessionState::Undecided
+            {
+                // A handshake written just before this request may still be running.
+                self.session.settle(HANDSHAKE_WAIT).await;
             }
-            Route::Serve(Era::Modern) if method == "server/discover" => {
-                self.discover(params.as_ref())
+            // Bound first: a `match` on `route(..)?` would keep its 56-byte temporary across the
+            // `.await`s of the arms.
+            let route = self.route(method, params.as_ref())?;
+            match route {
+                Route::Initialize => self.initialize(params.as_ref()),
+                Route::EarlyPing => {
+                    let _params: Option<PingRequestParams> =
+                        decode(method, params.as_ref(), validate::ping_request_params, true)?;
+                    respond(&EmptyResult { meta: None })
+                }
+                Route::Serve(Era::Modern) if method == "server/discover" => {
+                    self.discover(params.as_ref())
+                }
+                Route::Serve(era) => self.dispatch(ctx, method, &mut params, era).await,
             }
-            Route::Serve(era) => self.dispatch(ctx, method, params, era).await,
         }
     }
 
@@ -550,41 +596,6 @@ impl Handler for Connection {
             other => tracing::debug!(method = other, "notification ignored"),
         }
     }
-}
-
-/// Validates the params of a list method; the pager of the page they ask for.
-fn pager<'a>(
-    state: &'a ServerState,
-    method: &'a str,
-    params: Option<&Value>,
-    era: Era,
-) -> Result<super::pagination::Pager<'a>, ErrorObject<'static>> {
-    let cursor = match era {
-        Era::Legacy(_) => {
-            decode::<LegacyPaginatedRequestParams>(
-                method,
-                params,
-                validate::legacy_paginated_request_params as Validator,
-                true,
-            )?
-            .cursor
-        }
-        Era::Modern => {
-            decode::<PaginatedRequestParams>(
-                method,
-                params,
-                validate::paginated_request_params,
-                false,
-            )?
-            .cursor
-        }
-    };
-    Ok(super::pagination::Pager::new(
-        &state.state_key,
-        method,
-        state.page_size,
-        cursor,
-    ))
 }
 
 fn to_json_map<T: serde::Serialize>(arguments: T) -> serde_json::Map<String, Value> {

@@ -65,6 +65,8 @@ pub mod content;
 mod dispatch;
 mod dynamic;
 pub mod era;
+#[cfg(test)]
+mod future_size;
 mod input_required;
 mod listen;
 mod outbound;

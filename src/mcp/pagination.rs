@@ -107,6 +107,42 @@ fn cursor_error(message: &'static str, reason: &'static str) -> ErrorObject<'sta
     invalid_params(message, vec![violation("/cursor", "cursor", reason)])
 }
 
+/// Validates the params of a list method; the pager of the page they ask for.
+pub(crate) fn pager<'a>(
+    state: &'a super::builder::ServerState,
+    method: &'a str,
+    params: Option<&serde_json::Value>,
+    era: super::era::Era,
+) -> Result<Pager<'a>, ErrorObject<'static>> {
+    let cursor = match era {
+        super::era::Era::Legacy(_) => {
+            super::params::decode::<crate::generated::protocol::LegacyPaginatedRequestParams>(
+                method,
+                params,
+                crate::generated::protocol::validate::legacy_paginated_request_params
+                    as super::params::Validator,
+                true,
+            )?
+            .cursor
+        }
+        super::era::Era::Modern => {
+            super::params::decode::<crate::generated::protocol::PaginatedRequestParams>(
+                method,
+                params,
+                crate::generated::protocol::validate::paginated_request_params,
+                false,
+            )?
+            .cursor
+        }
+    };
+    Ok(Pager::new(
+        &state.state_key,
+        method,
+        state.page_size,
+        cursor,
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

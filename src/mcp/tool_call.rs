@@ -82,98 +82,147 @@ impl ToolSet {
     }
 
     /// Answers a `tools/call`.
-    pub(crate) async fn call(&self, request: CallRequest<'_>) -> HandlerResult {
-        let Some(definition) = self.by_name.get(request.name) else {
-            return Err(invalid_params(
-                "unknown tool",
-                vec![violation("/name", "enum", "no tool of this name")],
-            ));
-        };
-        let entry = &definition.entry;
-        let mut options = CallOptions::for_request(request.ctx.id())
-            .cancel_token(request.ctx.cancellation().clone())
-            .content_blocks(definition.content_blocks)
-            .structured_output(definition.structured_output)
-            .legacy_result(matches!(request.era, Era::Legacy(_)))
-            .max_answer_bytes(entry.max_answer_bytes);
-        if let Some(client) = request.client.clone() {
-            options = options.client_requester(client);
-        }
-        let forwarder =
-            (request.progress_token.is_some() || request.log_level.is_some()).then(|| {
-                ProgressForwarder::start(request.progress_token.clone(), request.ctx.peer().clone())
-            });
-        if let Some(forwarder) = &forwarder {
-            if request.progress_token.is_some() {
-                options = options.progress_sink(forwarder.sink());
-            }
-            if let Some(threshold) = request.log_level {
-                options = options.log_sink(forwarder.log_sink(threshold));
-            }
-        }
-        let arguments = match request.arguments {
-            Some(map) => ToolArguments::Value(Value::Object(map)),
-            None => ToolArguments::Absent,
-        };
-        let outcome = match self.runner.prepare(request.name, arguments, &options) {
-            Err(rejected) => CallOutcome::Respond(*rejected),
-            Ok(prepared) => match (&self.cache, entry.cache) {
-                (Some(cache), policy) if policy.is_cacheable() => {
-                    let key_arguments = prepared.arguments().clone();
-                    let fallback = prepared.clone();
-                    let mut computed = None;
-                    let slot = &mut computed;
-                    let runner = &self.runner;
-                    let leader_options = options.clone();
-                    let shared = cache
-                        .get_or_compute(request.name, &key_arguments, policy, move || async move {
-                            let outcome = runner.execute(entry, prepared, leader_options).await;
-                            match &outcome {
-                                CallOutcome::Respond(ToolCallResult {
-                                    cacheable_output: Some(output),
-                                    ..
-                                }) => {
-                                    let output = output.clone();
-                                    *slot = Some(outcome);
-                                    Ok(output)
-                                }
-                                _ => Err(outcome),
-                            }
-                        })
-                        .await;
-                    match shared {
-                        Ok(cached) => match (cached.source, computed) {
-                            (CacheSource::Computed | CacheSource::Uncacheable, Some(outcome)) => {
-                                outcome
-                            }
-                            (CacheSource::Computed | CacheSource::Uncacheable, None) => {
-                                CallOutcome::Respond(self.runner.render_output(
-                                    &cached.value,
-                                    false,
-                                    &options,
-                                ))
-                            }
-                            _ => CallOutcome::Respond(
-                                self.runner.render_cached(&cached.value, &options),
-                            ),
-                        },
-                        // The call this one waited for was cancelled by its own client: run.
-                        Err(CallOutcome::Cancelled) if !request.ctx.is_cancelled() => {
-                            self.runner.execute(entry, fallback, options).await
-                        }
-                        Err(outcome) => outcome,
+    ///
+    /// An `async` block, not an `async fn`: an `async fn`'s future keeps its arguments twice
+    /// (as passed, and moved into its body), and every request in flight holds this future.
+    #[allow(clippy::manual_async_fn)] // an `async fn` would keep its arguments twice
+    pub(crate) fn call<'a>(
+        &'a self,
+        request: CallRequest<'a>,
+    ) -> impl std::future::Future<Output = HandlerResult> + Send + 'a {
+        async move {
+            let Some(definition) = self.by_name.get(request.name) else {
+                return Err(invalid_params(
+                    "unknown tool",
+                    vec![violation("/name", "enum", "no tool of this name")],
+                ));
+            };
+            let entry = &definition.entry;
+            // Set up in a block: a local once borrowed stays in the future until its scope
+            // ends, and `options` and the forwarder are borrowed while they are built; only
+            // what the call runs with is kept across it.
+            let (forwarder, prepared, options) = {
+                let mut options = CallOptions::for_request(request.ctx.id())
+                    .cancel_token(request.ctx.cancellation().clone())
+                    .content_blocks(definition.content_blocks)
+                    .structured_output(definition.structured_output)
+                    .legacy_result(matches!(request.era, Era::Legacy(_)))
+                    .max_answer_bytes(entry.max_answer_bytes);
+                if let Some(client) = request.client.clone() {
+                    options = options.client_requester(client);
+                }
+                let forwarder = (request.progress_token.is_some() || request.log_level.is_some())
+                    .then(|| {
+                        ProgressForwarder::start(
+                            request.progress_token.clone(),
+                            request.ctx.peer().clone(),
+                        )
+                    });
+                if let Some(forwarder) = &forwarder {
+                    if request.progress_token.is_some() {
+                        options = options.progress_sink(forwarder.sink());
+                    }
+                    if let Some(threshold) = request.log_level {
+                        options = options.log_sink(forwarder.log_sink(threshold));
                     }
                 }
-                _ => self.runner.execute(entry, prepared, options).await,
-            },
-        };
-        if let Some(forwarder) = forwarder {
-            forwarder.finish().await;
+                let arguments = match request.arguments {
+                    Some(map) => ToolArguments::Value(Value::Object(map)),
+                    None => ToolArguments::Absent,
+                };
+                match self.runner.prepare(request.name, arguments, &options) {
+                    Ok(prepared) => (forwarder, prepared, options),
+                    Err(rejected) => {
+                        let answer = answer_for_era(CallOutcome::Respond(*rejected), request.era);
+                        finish(forwarder).await;
+                        return answer;
+                    }
+                }
+            };
+            // `prepared` and `options` are moved whole into the call (a value moved in part
+            // would stay in the future).
+            let outcome = match self.cache_for(entry) {
+                // Boxed: the cache's path holds two runs of the tool and the cache's own
+                // state; inline, every request's future would carry its size (see
+                // future_size.rs).
+                Some((cache, policy)) => {
+                    Box::pin(self.call_cached(cache, policy, entry, prepared, options, request.ctx))
+                        .await
+                }
+                None => self.runner.execute(entry, prepared, options).await,
+            };
+            // Rendered before the forwarder finishes (the loop sends the answer once this
+            // returns, so after every report): the 56-byte answer is kept across that wait,
+            // not the 120-byte outcome.
+            let answer = answer_for_era(outcome, request.era);
+            finish(forwarder).await;
+            answer
         }
-        match outcome {
-            CallOutcome::Respond(result) => render_for_era(result, request.era),
-            // The loop sends nothing for a request its client cancelled.
-            CallOutcome::Cancelled => Err(super::params::internal_error("the call was cancelled")),
+    }
+
+    /// The result cache and the tool's policy, when the tool's results are cached.
+    fn cache_for(
+        &self,
+        entry: &crate::tools::ToolEntry,
+    ) -> Option<(&Cache, crate::cache::CachePolicy)> {
+        let policy = entry.cache;
+        self.cache
+            .as_ref()
+            .filter(|_| policy.is_cacheable())
+            .map(|cache| (cache, policy))
+    }
+
+    /// Runs a cacheable tool through the result cache: served from it, coalesced with an
+    /// identical call in flight, or run and stored.
+    async fn call_cached(
+        &self,
+        cache: &Cache,
+        policy: crate::cache::CachePolicy,
+        entry: &crate::tools::ToolEntry,
+        prepared: crate::tools::PreparedCall,
+        options: CallOptions,
+        ctx: &RequestContext,
+    ) -> CallOutcome {
+        let key_arguments = prepared.arguments().clone();
+        let fallback = prepared.clone();
+        let mut computed = None;
+        let slot = &mut computed;
+        let runner = &self.runner;
+        let leader_options = options.clone();
+        let shared = cache
+            .get_or_compute(
+                fallback.tool(),
+                &key_arguments,
+                policy,
+                move || async move {
+                    let outcome = runner.execute(entry, prepared, leader_options).await;
+                    match &outcome {
+                        CallOutcome::Respond(ToolCallResult {
+                            cacheable_output: Some(output),
+                            ..
+                        }) => {
+                            let output = output.clone();
+                            *slot = Some(outcome);
+                            Ok(output)
+                        }
+                        _ => Err(outcome),
+                    }
+                },
+            )
+            .await;
+        match shared {
+            Ok(cached) => match (cached.source, computed) {
+                (CacheSource::Computed | CacheSource::Uncacheable, Some(outcome)) => outcome,
+                (CacheSource::Computed | CacheSource::Uncacheable, None) => {
+                    CallOutcome::Respond(self.runner.render_output(&cached.value, false, &options))
+                }
+                _ => CallOutcome::Respond(self.runner.render_cached(&cached.value, &options)),
+            },
+            // The call this one waited for was cancelled by its own client: run.
+            Err(CallOutcome::Cancelled) if !ctx.is_cancelled() => {
+                self.runner.execute(entry, fallback, options).await
+            }
+            Err(outcome) => outcome,
         }
     }
 
@@ -201,6 +250,22 @@ impl ToolSet {
                 ttl_ms: hints.ttl_ms,
             }),
         }
+    }
+}
+
+/// Waits until the call's progress reports and log messages, if any, are queued.
+async fn finish(forwarder: Option<ProgressForwarder>) {
+    if let Some(forwarder) = forwarder {
+        forwarder.finish().await;
+    }
+}
+
+/// The answer to a call that ended so.
+fn answer_for_era(outcome: CallOutcome, era: Era) -> HandlerResult {
+    match outcome {
+        CallOutcome::Respond(result) => render_for_era(result, era),
+        // The loop sends nothing for a request its client cancelled.
+        CallOutcome::Cancelled => Err(super::params::internal_error("the call was cancelled")),
     }
 }
 

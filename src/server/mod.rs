@@ -64,6 +64,8 @@ pub use options::{
     DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_QUEUED,
 };
 pub use serve::serve;
+#[cfg(test)]
+pub(crate) use task::request_task_size;
 
 /// The notification by which the client cancels one of its requests; the loop handles it.
 pub const CANCELLED_NOTIFICATION: &str = "notifications/cancelled";

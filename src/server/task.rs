@@ -113,43 +113,47 @@ pub(crate) enum TaskOutcome {
 }
 
 /// Runs a request and returns its response, or `None` if the client cancelled it.
-async fn run_request<H: Handler>(
+///
+/// `async` blocks, not `async fn`s, here and in [`single_task`]: an `async fn`'s future keeps
+/// its arguments twice (as passed, and moved into its body).
+#[allow(clippy::manual_async_fn)] // an `async fn` would keep its arguments twice
+fn run_request<H: Handler>(
     shared: Arc<Shared<H>>,
     request: PendingRequest,
-) -> Option<Response<'static>> {
-    let PendingRequest {
-        ticket,
-        method,
-        params,
-        answer_bound: _,
-    } = request;
-    let outcome = if ticket.token.is_cancelled() {
-        None
-    } else {
-        let peer = Peer::new(shared.writer.clone());
-        let ctx = RequestContext::new(ticket.id.clone(), ticket.token.clone(), peer);
-        tracing::trace!(id = %ticket.id, method = &*method, "request started");
-        tokio::select! {
-            biased;
-            result = shared.handler.handle_request(ctx, &method, params.as_deref()) => Some(result),
-            () = ticket.token.cancelled() => None,
+) -> impl std::future::Future<Output = Option<Response<'static>>> {
+    async move {
+        // The request's fields are used in place: a destructured copy would be kept too.
+        let ticket = &request.ticket;
+        let outcome = if ticket.token.is_cancelled() {
+            None
+        } else {
+            let peer = Peer::new(shared.writer.clone());
+            let ctx = RequestContext::new(ticket.id.clone(), ticket.token.clone(), peer);
+            let method = &*request.method;
+            tracing::trace!(id = %ticket.id, method, "request started");
+            tokio::select! {
+                biased;
+                result = shared.handler.handle_request(ctx, method, request.params.as_deref()) => Some(result),
+                () = ticket.token.cancelled() => None,
+            }
+        };
+        if !shared.in_flight.finish(ticket) {
+            tracing::debug!(id = %ticket.id, "request cancelled by the client: no response");
+            bump(&shared.counters.cancelled_by_client);
+            return None;
         }
-    };
-    if !shared.in_flight.finish(&ticket) {
-        tracing::debug!(id = %ticket.id, "request cancelled by the client: no response");
-        bump(&shared.counters.cancelled_by_client);
-        return None;
+        bump(&shared.counters.requests_answered);
+        let id = request.ticket.id;
+        Some(match outcome {
+            Some(Ok(result)) => Response::result(id, result),
+            Some(Err(error)) => Response::error(Some(id), error),
+            None => {
+                tracing::warn!(%id, "request cancelled at the end of the grace period");
+                bump(&shared.counters.cancelled_at_shutdown);
+                shutdown_response(id)
+            }
+        })
     }
-    bump(&shared.counters.requests_answered);
-    Some(match outcome {
-        Some(Ok(result)) => Response::result(ticket.id, result),
-        Some(Err(error)) => Response::error(Some(ticket.id), error),
-        None => {
-            tracing::warn!(id = %ticket.id, "request cancelled at the end of the grace period");
-            bump(&shared.counters.cancelled_at_shutdown);
-            shutdown_response(ticket.id)
-        }
-    })
 }
 
 /// The answer to a request cancelled because the server shut down.
@@ -190,17 +194,20 @@ async fn send(shared: &Shared<impl Handler>, outbound: Option<Outbound>) -> Task
 
 /// The task of one request. The permit (none once the grace period is over) and the
 /// reservation of its declared answer bound (if any) are held until the answer is queued.
-pub(crate) async fn single_task<H: Handler>(
+#[allow(clippy::manual_async_fn)] // an `async fn` would keep its arguments twice
+pub(crate) fn single_task<H: Handler>(
     shared: Arc<Shared<H>>,
     request: PendingRequest,
     permit: Option<OwnedSemaphorePermit>,
     reservation: Option<Reservation>,
-) -> TaskOutcome {
-    let response = run_request(Arc::clone(&shared), request).await;
-    let outcome = send(&shared, response.map(Outbound::from)).await;
-    drop(permit);
-    drop(reservation);
-    outcome
+) -> impl std::future::Future<Output = TaskOutcome> {
+    async move {
+        let response = run_request(Arc::clone(&shared), request).await;
+        let outcome = send(&shared, response.map(Outbound::from)).await;
+        drop(permit);
+        drop(reservation);
+        outcome
+    }
 }
 
 /// The task of a batch: its requests run concurrently, at most as many at once as the
@@ -275,4 +282,13 @@ pub(crate) fn panicked<H: Handler>(
     }
     bump(&shared.counters.requests_answered);
     Some(panic_response(ticket.id.clone()))
+}
+
+/// The size of the future of one request's task for handler `H` (a test keeps it bounded).
+#[cfg(test)]
+pub(crate) fn request_task_size<H: Handler>() -> usize {
+    fn returned<A, B, C, D, R>(_: fn(A, B, C, D) -> R) -> usize {
+        std::mem::size_of::<R>()
+    }
+    returned(single_task::<H> as fn(_, _, _, _) -> _)
 }

@@ -38,30 +38,34 @@ impl<T> Drop for AbortOnDrop<T> {
     }
 }
 
-pub(super) async fn run_async(
+/// An `async` block, not an `async fn`, whose future would keep its arguments twice.
+#[allow(clippy::manual_async_fn)] // an `async fn` would keep its arguments twice
+pub(super) fn run_async(
     future: ToolFuture,
     deadline: Instant,
     timeout: ResolvedTimeout,
     client_cancel: &CancellationToken,
     token: CancellationToken,
-) -> Ended {
-    let mut guard = AbortOnDrop {
-        task: tokio::spawn(future),
-        token,
-    };
-    tokio::select! {
-        biased;
-        () = client_cancel.cancelled() => Ended::Cancelled,
-        joined = &mut guard.task => match joined {
-            Ok(result) => Ended::Finished(result),
-            Err(error) => {
-                tracing::error!(%error, "async tool task ended abnormally");
-                Ended::Panicked
-            }
-        },
-        () = sleep_until(deadline) => Ended::TimedOut(timeout),
+) -> impl std::future::Future<Output = Ended> + Send + '_ {
+    async move {
+        let mut guard = AbortOnDrop {
+            task: tokio::spawn(future),
+            token,
+        };
+        tokio::select! {
+            biased;
+            () = client_cancel.cancelled() => Ended::Cancelled,
+            joined = &mut guard.task => match joined {
+                Ok(result) => Ended::Finished(result),
+                Err(error) => {
+                    tracing::error!(%error, "async tool task ended abnormally");
+                    Ended::Panicked
+                }
+            },
+            () = sleep_until(deadline) => Ended::TimedOut(timeout),
+        }
+        // Dropping `guard` fires the token and aborts the task unless it finished.
     }
-    // Dropping `guard` fires the token and aborts the task unless it finished.
 }
 
 const RUNNING: u8 = 0;

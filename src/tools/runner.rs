@@ -370,101 +370,107 @@ impl ToolRunner {
     /// `TOOL_TIMEOUT` result is returned at once, even if a blocking handler's thread is still
     /// busy (its eventual result is discarded). On the client's cancel the same happens and
     /// the outcome is [`CallOutcome::Cancelled`]. Progress reports stop before this returns.
-    pub async fn execute(
-        &self,
-        entry: &ToolEntry,
+    #[allow(clippy::manual_async_fn)] // an `async fn` would keep its arguments twice
+    pub fn execute<'a>(
+        &'a self,
+        entry: &'a ToolEntry,
         call: PreparedCall,
         options: CallOptions,
-    ) -> CallOutcome {
-        let counters = &self.inner.counters;
-        Counters::bump(&counters.calls);
-        let timeout = self.timeout_for(&call.tool, entry);
-        let deadline = options.started + timeout.duration;
-        let token = options.cancel.child_token();
-        let progress = ProgressReporter::new(
-            options.progress.clone(),
-            options.log.clone(),
-            counters.progress_after_close.clone(),
-        );
-        let context = ToolContext::new(
-            call.tool.clone(),
-            token.clone(),
-            deadline,
-            progress.clone(),
-            options.client.clone(),
-        );
-        let ended = match &entry.handler {
-            ToolHandler::Async(handler) => {
-                // The handler's synchronous part (before its future) may panic too.
-                match catch_unwind(AssertUnwindSafe(|| handler(context, call.arguments))) {
-                    Ok(future) => {
-                        run_async(future, deadline, timeout, &options.cancel, token).await
+    ) -> impl std::future::Future<Output = CallOutcome> + Send + 'a {
+        // An `async` block, not an `async fn`: an `async fn`'s future keeps its arguments
+        // twice (as passed, and moved into its body); every call in flight holds this one.
+        async move {
+            let counters = &self.inner.counters;
+            Counters::bump(&counters.calls);
+            let timeout = self.timeout_for(&call.tool, entry);
+            let deadline = options.started + timeout.duration;
+            let token = options.cancel.child_token();
+            let progress = ProgressReporter::new(
+                options.progress.clone(),
+                options.log.clone(),
+                counters.progress_after_close.clone(),
+            );
+            let context = ToolContext::new(
+                call.tool.clone(),
+                token.clone(),
+                deadline,
+                progress.clone(),
+                options.client.clone(),
+            );
+            let ended = match &entry.handler {
+                ToolHandler::Async(handler) => {
+                    // The handler's synchronous part (before its future) may panic too.
+                    match catch_unwind(AssertUnwindSafe(|| handler(context, call.arguments))) {
+                        Ok(future) => {
+                            run_async(future, deadline, timeout, &options.cancel, token).await
+                        }
+                        Err(_panic) => Ended::Panicked,
                     }
-                    Err(_panic) => Ended::Panicked,
                 }
-            }
-            ToolHandler::Blocking(handler) => {
-                let handler = Arc::clone(handler);
-                let job = move |context: ToolContext, arguments: Value| handler(context, arguments);
-                let run = BlockingRun::start(
-                    job,
-                    context,
-                    call.arguments,
-                    Arc::clone(&self.inner.counters),
-                    token,
-                );
-                run.wait(deadline, timeout, &options.cancel).await
-            }
-        };
-        progress.close();
-        let result = match ended {
-            Ended::Cancelled => {
-                Counters::bump(&counters.cancelled);
-                tracing::debug!(tool = %call.tool, "tool call cancelled by the client");
-                return CallOutcome::Cancelled;
-            }
-            Ended::TimedOut(timeout) => {
-                Counters::bump(&counters.timed_out);
-                tracing::debug!(tool = %call.tool, ?timeout, "tool call timed out");
-                let ms = timeout.duration.as_millis();
-                let mut details = Map::new();
-                details.insert(
-                    "timeoutMs".to_owned(),
-                    Value::from(u64::try_from(ms).unwrap_or(u64::MAX)),
-                );
-                let message = format!("the tool did not finish within {ms} ms");
-                self.render_error(
-                    tool_error(
-                        ToolErrorCode::ToolTimeout,
-                        message,
-                        Some(details),
-                        Vec::new(),
-                    ),
-                    &options,
-                )
-            }
-            Ended::Panicked => {
-                Counters::bump(&counters.panicked);
-                tracing::error!(tool = %call.tool, "tool handler panicked");
-                let message = "the tool failed unexpectedly".to_owned();
-                self.render_error(
-                    tool_error(ToolErrorCode::Internal, message, None, Vec::new()),
-                    &options,
-                )
-            }
-            Ended::Finished(Ok(data)) => {
-                let mut result = self.render_output(&data, false, &options);
-                if entry.cache.is_cacheable()
-                    && !result.is_error
-                    && result.meta.truncated != Some(true)
-                {
-                    result.cacheable_output = Some(data);
+                ToolHandler::Blocking(handler) => {
+                    let handler = Arc::clone(handler);
+                    let job =
+                        move |context: ToolContext, arguments: Value| handler(context, arguments);
+                    let run = BlockingRun::start(
+                        job,
+                        context,
+                        call.arguments,
+                        Arc::clone(&self.inner.counters),
+                        token,
+                    );
+                    run.wait(deadline, timeout, &options.cancel).await
                 }
-                result
-            }
-            Ended::Finished(Err(error)) => self.render_error(handler_error(error), &options),
-        };
-        CallOutcome::Respond(result)
+            };
+            progress.close();
+            let result = match ended {
+                Ended::Cancelled => {
+                    Counters::bump(&counters.cancelled);
+                    tracing::debug!(tool = %call.tool, "tool call cancelled by the client");
+                    return CallOutcome::Cancelled;
+                }
+                Ended::TimedOut(timeout) => {
+                    Counters::bump(&counters.timed_out);
+                    tracing::debug!(tool = %call.tool, ?timeout, "tool call timed out");
+                    let ms = timeout.duration.as_millis();
+                    let mut details = Map::new();
+                    details.insert(
+                        "timeoutMs".to_owned(),
+                        Value::from(u64::try_from(ms).unwrap_or(u64::MAX)),
+                    );
+                    let message = format!("the tool did not finish within {ms} ms");
+                    self.render_error(
+                        tool_error(
+                            ToolErrorCode::ToolTimeout,
+                            message,
+                            Some(details),
+                            Vec::new(),
+                        ),
+                        &options,
+                    )
+                }
+                Ended::Panicked => {
+                    Counters::bump(&counters.panicked);
+                    tracing::error!(tool = %call.tool, "tool handler panicked");
+                    let message = "the tool failed unexpectedly".to_owned();
+                    self.render_error(
+                        tool_error(ToolErrorCode::Internal, message, None, Vec::new()),
+                        &options,
+                    )
+                }
+                Ended::Finished(Ok(data)) => {
+                    let mut result = self.render_output(&data, false, &options);
+                    if entry.cache.is_cacheable()
+                        && !result.is_error
+                        && result.meta.truncated != Some(true)
+                    {
+                        result.cacheable_output = Some(data);
+                    }
+                    result
+                }
+                Ended::Finished(Err(error)) => self.render_error(handler_error(error), &options),
+            };
+            CallOutcome::Respond(result)
+        }
     }
 
     /// Renders a tool output served from the result cache (`cached: true`), timed from
