@@ -45,6 +45,7 @@
 //! ```
 
 mod arguments;
+mod call_options;
 mod client;
 mod content;
 pub(crate) mod elicitation;
@@ -65,6 +66,7 @@ pub use error::ToolCallError;
 pub use handler::{ToolContext, ToolResult};
 // The runner's own view of a tool, for the server and for tests and fuzzing of the runner:
 // tools are defined with `mcp::ToolDefinition`.
+pub use call_options::CallOptions;
 #[doc(hidden)]
 pub use handler::{ToolEntry, ToolFuture, ToolHandler};
 pub use policy::{
@@ -72,5 +74,5 @@ pub use policy::{
     ARGUMENTS_DEPTH_OFFSET,
 };
 pub use progress::{LogMessage, LogSink, ProgressReporter, ProgressSink, ProgressUpdate};
-pub use runner::{CallOptions, CallOutcome, PreparedCall, ToolArguments, ToolRunner};
+pub use runner::{CallOutcome, PreparedCall, ToolArguments, ToolRunner};
 pub use stats::RunnerStats;
