@@ -23,6 +23,11 @@ const TOOLS_SCHEMA: &str = include_str!("../examples/demo_server/tools.json");
 /// A tool answering `bytes` letters (as text, or as `{"text": ...}` when `object`), counting
 /// its calls in `calls`, declaring `bound`.
 fn letters(name: &str, object: bool, bound: usize, calls: &Arc<AtomicUsize>) -> ToolDefinition {
+    undeclared_letters(name, object, calls).max_answer_bytes(bound)
+}
+
+/// [`letters`] without a declared bound.
+fn undeclared_letters(name: &str, object: bool, calls: &Arc<AtomicUsize>) -> ToolDefinition {
     let calls = Arc::clone(calls);
     let schema = ArgumentSchema::from_defs(TOOLS_SCHEMA, "BigArguments").expect("schema");
     ToolDefinition::from_async(
@@ -44,7 +49,6 @@ fn letters(name: &str, object: bool, bound: usize, calls: &Arc<AtomicUsize>) -> 
         },
     )
     .expect("the tool builds")
-    .max_answer_bytes(bound)
 }
 
 #[tokio::test]
@@ -198,6 +202,75 @@ async fn a_stalled_client_gets_a_burst_of_bounded_calls_started_within_the_budge
             .is_none(),
         "nothing more"
     );
+    let report = serving
+        .await
+        .expect("the server task ended")
+        .expect("the server ran");
+    assert_eq!(report.requests_answered, TOTAL as u64);
+    assert_eq!(calls.load(Ordering::SeqCst), TOTAL);
+}
+
+/// A bounded tool added while serving, to a server that had none: the burst against a
+/// stalled client is held to the budget as for a tool declared at build time (the check is
+/// switched on by the change, not only at build).
+#[tokio::test]
+async fn a_bounded_tool_added_while_serving_is_held_to_the_budget() {
+    const TOTAL: usize = 24;
+    const BOUND: usize = 64 * 1024;
+    const TEXT: usize = 30_000;
+    let calls = Arc::new(AtomicUsize::new(0));
+    let unbounded = Arc::new(AtomicUsize::new(0));
+    let server = McpServer::builder("bounds-added", "1.0.0")
+        .limits(limits(json!({"response": {"maxQueuedBytes": 4 * BOUND}})))
+        .tool(undeclared_letters("plain", false, &unbounded))
+        .build()
+        .expect("builds");
+    let serving_server = server.clone();
+    let (client_end, server_end) = tokio::io::duplex(16 * 1024);
+    let serving = tokio::spawn(async move { serving_server.serve_stream(server_end).await });
+    // Added once the server serves.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    server
+        .add_tool(letters("chunk", false, BOUND, &calls))
+        .await
+        .expect("added");
+    let (read, mut write) = tokio::io::split(client_end);
+    for id in 0..TOTAL {
+        let request = json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "method": "tools/call",
+            "params": modern(call("chunk", json!({"bytes": TEXT}))),
+        });
+        write
+            .write_all(format!("{request}\n").as_bytes())
+            .await
+            .expect("write");
+    }
+    write.flush().await.expect("flush");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let started = calls.load(Ordering::SeqCst);
+    assert!(
+        (1..=4).contains(&started),
+        "{started} of {TOTAL} calls of the added tool started while the client read nothing"
+    );
+    let mut lines = BufReader::new(read).lines();
+    let mut answered = 0;
+    while answered < TOTAL {
+        let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
+            .await
+            .expect("answers come once the client reads")
+            .expect("read")
+            .expect("a line");
+        let response: Value = serde_json::from_str(&line).expect("JSON");
+        if response.get("id").is_some() {
+            let data = &response["result"]["structuredContent"]["data"];
+            assert_eq!(data.as_str().map(str::len), Some(TEXT), "a whole answer");
+            answered += 1;
+        }
+    }
+    write.shutdown().await.expect("close the input");
+    drop(lines);
     let report = serving
         .await
         .expect("the server task ended")
