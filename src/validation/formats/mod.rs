@@ -31,7 +31,49 @@ pub fn is_uuid(s: &str) -> bool {
 /// `regex`: an ECMA-262 regular expression, as the runtime compiles `pattern` (Unicode
 /// mode).
 pub fn is_regex(s: &str) -> bool {
-    regress::Regex::with_flags(s, "u").is_ok()
+    !quantifies_an_assertion(s) && regress::Regex::with_flags(s, "u").is_ok()
+}
+
+/// Whether `s` puts a quantifier right after an assertion (`^`, `$`, `\b`, `\B`) outside a
+/// character class: a syntax error in ECMA-262's Unicode mode that `regress` accepts (found by
+/// the format property test against `jsonschema`: `\b?`).
+fn quantifies_an_assertion(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    let mut at = 0;
+    let mut in_class = false;
+    while at < bytes.len() {
+        let assertion_end = match bytes[at] {
+            b'\\' => {
+                let escaped = bytes.get(at + 1).copied();
+                at += 2;
+                (!in_class && matches!(escaped, Some(b'b' | b'B'))).then_some(at)
+            }
+            b'[' if !in_class => {
+                in_class = true;
+                at += 1;
+                None
+            }
+            b']' if in_class => {
+                in_class = false;
+                at += 1;
+                None
+            }
+            b'^' | b'$' if !in_class => {
+                at += 1;
+                Some(at)
+            }
+            _ => {
+                at += 1;
+                None
+            }
+        };
+        if let Some(end) = assertion_end {
+            if matches!(bytes.get(end), Some(b'*' | b'+' | b'?' | b'{')) {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// `byte`: standard base64 (RFC 4648 section 4, `+` and `/`) with `=` padding to a multiple of
@@ -92,6 +134,14 @@ mod tests {
         assert!(is_regex("\\p{Letter}"));
         assert!(!is_regex("^(abc]"));
         assert!(!is_regex("\\a"));
+        // Quantified assertions are syntax errors in Unicode mode; `\b` in a class is a
+        // backspace, and an escaped `^` is a character.
+        for bad in ["\\b?", "\\B*", "^+", "a$?", "^{2}"] {
+            assert!(!is_regex(bad), "{bad}");
+        }
+        for good in ["[\\b]?", "\\^?", "[$]+", "\\bword\\b", "^a?$", "a{2}$"] {
+            assert!(is_regex(good), "{good}");
+        }
     }
 
     #[test]
