@@ -25,17 +25,7 @@ pub(crate) fn to_raw_exact<T: Serialize + ?Sized>(
 ) -> Result<Box<RawValue>, serde_json::Error> {
     let mut counter = Counter(0);
     serde_json::to_writer(&mut counter, value)?;
-    let mut bytes = Vec::with_capacity(counter.0);
-    serde_json::to_writer(&mut bytes, value)?;
-    let text = String::from_utf8(bytes).map_err(|error| {
-        serde_json::Error::io(io::Error::new(io::ErrorKind::InvalidData, error))
-    })?;
-    // SAFETY: `text` is what serde_json's own serializer wrote for one value: a single
-    // well-formed JSON value without surrounding whitespace, the case
-    // `from_string_unchecked` documents (and re-checks in debug builds). The `RawValue`s it
-    // pastes verbatim are well-formed too: the crate gets them only from serde_json's checked
-    // paths (parsing, `RawValue::from_string`, `to_raw_value`) or from this function.
-    Ok(unsafe { RawValue::from_string_unchecked(text) })
+    to_raw_in(value, Vec::with_capacity(counter.0))
 }
 
 /// `value` as compact JSON, like `serde_json::value::to_raw_value`, written into a buffer
@@ -45,12 +35,24 @@ pub(crate) fn to_raw_sized<T: Serialize + ?Sized>(
     value: &T,
     capacity: usize,
 ) -> Result<Box<RawValue>, serde_json::Error> {
-    let mut bytes = Vec::with_capacity(capacity);
+    to_raw_in(value, Vec::with_capacity(capacity))
+}
+
+/// `value` written by serde_json into `bytes` (empty, with the capacity the caller chose),
+/// as a `RawValue` without parsing it again.
+fn to_raw_in<T: Serialize + ?Sized>(
+    value: &T,
+    mut bytes: Vec<u8>,
+) -> Result<Box<RawValue>, serde_json::Error> {
     serde_json::to_writer(&mut bytes, value)?;
     let text = String::from_utf8(bytes).map_err(|error| {
         serde_json::Error::io(io::Error::new(io::ErrorKind::InvalidData, error))
     })?;
-    // SAFETY: as in `to_raw_exact`: serde_json's own output for one value.
+    // SAFETY: `text` is what serde_json's own serializer wrote for one value: a single
+    // well-formed JSON value without surrounding whitespace, the case
+    // `from_string_unchecked` documents (and re-checks in debug builds). The `RawValue`s it
+    // pastes verbatim are well-formed too: the crate gets them only from serde_json's checked
+    // paths (parsing, `RawValue::from_string`, `to_raw_value`) or from this module.
     Ok(unsafe { RawValue::from_string_unchecked(text) })
 }
 
