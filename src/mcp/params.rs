@@ -42,12 +42,7 @@ pub(crate) fn decode<T: DeserializeOwned>(
             ))
         }
     };
-    if let Err(errors) = validator(value) {
-        return Err(invalid_params(
-            format!("invalid params for {method}: {} violation(s)", errors.len()),
-            errors,
-        ));
-    }
+    validate(method, value, validator)?;
     T::deserialize(value).map_err(|error| decode_failed(method, &error))
 }
 
@@ -61,13 +56,18 @@ pub(crate) fn decode_owned<T: DeserializeOwned>(
     let Some(value) = params else {
         return decode(method, None, validator, false);
     };
-    if let Err(errors) = validator(&value) {
-        return Err(invalid_params(
+    validate(method, &value, validator)?;
+    T::deserialize(value).map_err(|error| decode_failed(method, &error))
+}
+
+/// Runs the params' generated validator: every violation, as one invalid-params error.
+fn validate(method: &str, value: &Value, validator: Validator) -> Result<(), ErrorObject<'static>> {
+    validator(value).map_err(|errors| {
+        invalid_params(
             format!("invalid params for {method}: {} violation(s)", errors.len()),
             errors,
-        ));
-    }
-    T::deserialize(value).map_err(|error| decode_failed(method, &error))
+        )
+    })
 }
 
 /// The error for params that passed validation but did not decode (a schema and its
