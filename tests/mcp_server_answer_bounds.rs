@@ -14,7 +14,7 @@ use std::time::Duration;
 use mcp_server_support::demo::arguments::BigArguments;
 use mcp_server_support::{call, limits, modern, tool_error_code, TestClient};
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader, Lines};
 use typed_mcp::mcp::{ArgumentSchema, McpServer, ToolDefinition};
 use typed_mcp::tools::{ToolCallError, ToolContext};
 
@@ -49,6 +49,48 @@ fn undeclared_letters(name: &str, object: bool, calls: &Arc<AtomicUsize>) -> Too
         },
     )
     .expect("the tool builds")
+}
+
+/// Writes `total` modern `tools/call`s of `tool` asking for `text` letters (ids 0..total).
+async fn send_burst<W: AsyncWrite + Unpin>(write: &mut W, tool: &str, total: usize, text: usize) {
+    for id in 0..total {
+        let request = json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "method": "tools/call",
+            "params": modern(call(tool, json!({"bytes": text}))),
+        });
+        write
+            .write_all(format!("{request}\n").as_bytes())
+            .await
+            .expect("write");
+    }
+    write.flush().await.expect("flush");
+}
+
+/// Reads `total` lines, each a whole answer of `text` letters, and checks that ids
+/// 0..total are each answered once.
+async fn read_each_answer_once<R: AsyncBufRead + Unpin>(
+    lines: &mut Lines<R>,
+    total: usize,
+    text: usize,
+) {
+    let mut answers: BTreeMap<u64, usize> = BTreeMap::new();
+    for _ in 0..total {
+        let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
+            .await
+            .expect("answers come once the client reads")
+            .expect("read")
+            .expect("a line");
+        let response: Value = serde_json::from_str(&line).expect("JSON");
+        let data = &response["result"]["structuredContent"]["data"];
+        assert_eq!(data.as_str().map(str::len), Some(text), "a whole answer");
+        *answers
+            .entry(response["id"].as_u64().expect("numeric id"))
+            .or_default() += 1;
+    }
+    let expected: BTreeMap<u64, usize> = (0..total as u64).map(|id| (id, 1)).collect();
+    assert_eq!(answers, expected, "each call answered once");
 }
 
 #[tokio::test]
@@ -156,19 +198,7 @@ async fn a_stalled_client_gets_a_burst_of_bounded_calls_started_within_the_budge
     let (client_end, server_end) = tokio::io::duplex(16 * 1024);
     let serving = tokio::spawn(async move { server.serve_stream(server_end).await });
     let (read, mut write) = tokio::io::split(client_end);
-    for id in 0..TOTAL {
-        let request = json!({
-            "jsonrpc": "2.0",
-            "id": id,
-            "method": "tools/call",
-            "params": modern(call("chunk", json!({"bytes": TEXT}))),
-        });
-        write
-            .write_all(format!("{request}\n").as_bytes())
-            .await
-            .expect("write");
-    }
-    write.flush().await.expect("flush");
+    send_burst(&mut write, "chunk", TOTAL, TEXT).await;
     // The server does all it can without the client reading.
     tokio::time::sleep(Duration::from_millis(500)).await;
     let started = calls.load(Ordering::SeqCst);
@@ -177,22 +207,7 @@ async fn a_stalled_client_gets_a_burst_of_bounded_calls_started_within_the_budge
         "{started} of {TOTAL} calls started while the client read nothing"
     );
     let mut lines = BufReader::new(read).lines();
-    let mut answers: BTreeMap<u64, usize> = BTreeMap::new();
-    for _ in 0..TOTAL {
-        let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
-            .await
-            .expect("answers come once the client reads")
-            .expect("read")
-            .expect("a line");
-        let response: Value = serde_json::from_str(&line).expect("JSON");
-        let data = &response["result"]["structuredContent"]["data"];
-        assert_eq!(data.as_str().map(str::len), Some(TEXT), "a whole answer");
-        *answers
-            .entry(response["id"].as_u64().expect("numeric id"))
-            .or_default() += 1;
-    }
-    let expected: BTreeMap<u64, usize> = (0..TOTAL as u64).map(|id| (id, 1)).collect();
-    assert_eq!(answers, expected, "each call answered once");
+    read_each_answer_once(&mut lines, TOTAL, TEXT).await;
     write.shutdown().await.expect("close the input");
     assert!(
         tokio::time::timeout(Duration::from_secs(60), lines.next_line())
@@ -235,19 +250,7 @@ async fn a_bounded_tool_added_while_serving_is_held_to_the_budget() {
         .await
         .expect("added");
     let (read, mut write) = tokio::io::split(client_end);
-    for id in 0..TOTAL {
-        let request = json!({
-            "jsonrpc": "2.0",
-            "id": id,
-            "method": "tools/call",
-            "params": modern(call("chunk", json!({"bytes": TEXT}))),
-        });
-        write
-            .write_all(format!("{request}\n").as_bytes())
-            .await
-            .expect("write");
-    }
-    write.flush().await.expect("flush");
+    send_burst(&mut write, "chunk", TOTAL, TEXT).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let started = calls.load(Ordering::SeqCst);
     assert!(
@@ -255,20 +258,7 @@ async fn a_bounded_tool_added_while_serving_is_held_to_the_budget() {
         "{started} of {TOTAL} calls of the added tool started while the client read nothing"
     );
     let mut lines = BufReader::new(read).lines();
-    let mut answered = 0;
-    while answered < TOTAL {
-        let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
-            .await
-            .expect("answers come once the client reads")
-            .expect("read")
-            .expect("a line");
-        let response: Value = serde_json::from_str(&line).expect("JSON");
-        if response.get("id").is_some() {
-            let data = &response["result"]["structuredContent"]["data"];
-            assert_eq!(data.as_str().map(str::len), Some(TEXT), "a whole answer");
-            answered += 1;
-        }
-    }
+    read_each_answer_once(&mut lines, TOTAL, TEXT).await;
     write.shutdown().await.expect("close the input");
     drop(lines);
     let report = serving
