@@ -54,19 +54,17 @@ impl InFlight {
         parent: &CancellationToken,
     ) -> Result<Ticket, DuplicateId> {
         let mut entries = self.lock();
-        if entries.contains_key(id.as_json()) {
+        // One lookup: the key is needed to insert it anyway.
+        let std::collections::hash_map::Entry::Vacant(vacant) = entries.entry(id.as_json().into())
+        else {
             return Err(DuplicateId);
-        }
+        };
         let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
         let token = parent.child_token();
-        let previous = entries.insert(
-            id.as_json().into(),
-            Entry {
-                seq,
-                token: token.clone(),
-            },
-        );
-        debug_assert!(previous.is_none());
+        let _entry = vacant.insert(Entry {
+            seq,
+            token: token.clone(),
+        });
         Ok(Ticket {
             id: id.clone().into_owned(),
             seq,
@@ -92,13 +90,15 @@ impl InFlight {
     #[must_use]
     pub(crate) fn finish(&self, ticket: &Ticket) -> bool {
         let mut entries = self.lock();
-        match entries.get(ticket.id.as_json()) {
-            Some(entry) if entry.seq == ticket.seq => {
-                let removed = entries.remove(ticket.id.as_json());
-                debug_assert!(removed.is_some());
-                true
+        // One lookup on the common path (the entry is this request's); a later request
+        // reusing the id after a cancel is put back.
+        match entries.remove_entry(ticket.id.as_json()) {
+            Some((_, entry)) if entry.seq == ticket.seq => true,
+            Some((key, entry)) => {
+                let _previous = entries.insert(key, entry);
+                false
             }
-            _ => false,
+            None => false,
         }
     }
 
