@@ -390,3 +390,42 @@ async fn batch_members_run_concurrently_and_are_answered_together() {
     let (_, report) = client.finish().await;
     assert_eq!(report.duplicate_ids, 1);
 }
+
+#[tokio::test(start_paused = true)]
+async fn dropping_the_loop_cancels_the_requests_it_started() {
+    let probe = Arc::new(Probe::default());
+    let mut client = start(Arc::clone(&probe), ServeOptions::default());
+    client.request("1", "block").await;
+    client.request("2", "block").await;
+    settle().await;
+    assert_eq!(probe.started(), 2);
+    let tokens = [probe.token("1"), probe.token("2")];
+    // The loop's future is dropped while both handlers wait: neither is left running.
+    client.server.abort();
+    settle().await;
+    assert!(tokens.iter().all(|token| token.is_cancelled()));
+    let dropped = probe.count(|event| matches!(event, Event::Dropped(_)));
+    assert_eq!(dropped, 2, "events: {:?}", probe.events());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_panicking_batch_member_is_answered_in_the_batch() {
+    use typed_mcp::jsonrpc::BatchPolicy;
+    use typed_mcp::server::SharedBatchPolicy;
+    let probe = Arc::new(Probe::default());
+    let policy = SharedBatchPolicy::new(BatchPolicy::Allow);
+    let mut client = start(
+        Arc::clone(&probe),
+        ServeOptions::default().batch_policy(policy),
+    );
+    client
+        .send(r#"[{"jsonrpc":"2.0","id":1,"method":"panic"},{"jsonrpc":"2.0","id":2,"method":"ping"}]"#)
+        .await;
+    let answer = client.next().await.unwrap();
+    assert_eq!(answer[0]["id"], 1);
+    assert_eq!(answer[0]["error"]["code"], -32603);
+    assert_eq!(answer[1], json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
+    let (_, report) = client.finish().await;
+    assert_eq!(report.handler_panics, 1);
+    assert_eq!(report.requests_answered, 2);
+}

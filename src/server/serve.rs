@@ -1,14 +1,15 @@
 //! The request loop: read, dispatch, bound, drain.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{AcquireError, OwnedSemaphorePermit, Semaphore, TryAcquireError};
-use tokio::task::{JoinError, JoinSet};
 use tokio::time::Instant;
+use tokio_util::sync::{CancellationToken, DropGuard};
+use tokio_util::task::TaskTracker;
 
 use crate::framing::{
     spawn_budgeted_writer, FrameReader, FramingError, Outbound, OutputBudget, Reservation,
@@ -19,12 +20,10 @@ use crate::jsonrpc::{
 };
 
 use super::handler::{Handler, NotificationContext, Peer};
-use super::in_flight::{bump, Counters, InFlight, Ticket};
+use super::in_flight::{bump, Counters, InFlight};
 use super::options::{ServeOptions, SharedBatchPolicy};
 use super::signals::Signals;
-use super::task::{
-    batch_task, panicked, single_task, Job, PendingRequest, Shared, Slot, TaskOutcome,
-};
+use super::task::{batch_task, catching_panics, single_task, Job, PendingRequest, Shared, Slot};
 use super::{ServerError, ShutdownReason, ShutdownReport, CANCELLED_NOTIFICATION};
 
 /// Serves JSON-RPC over a pair of byte streams until the input ends, a signal or the stop
@@ -74,18 +73,18 @@ where
         in_flight: InFlight::default(),
         counters: Counters::default(),
         writer,
-        shutdown_cancel: tokio_util::sync::CancellationToken::new(),
+        shutdown_cancel: CancellationToken::new(),
+        output_closed: CancellationToken::new(),
     });
     let mut state = State {
         permits: Arc::new(Semaphore::new(options.max_in_flight)),
+        _cancel_on_drop: shared.shutdown_cancel.clone().drop_guard(),
         shared,
-        tasks: JoinSet::new(),
-        tickets: HashMap::new(),
+        tasks: TaskTracker::new(),
         queue: VecDeque::new(),
         waiting: VecDeque::new(),
         options,
         budget,
-        output_closed: false,
     };
     tracing::info!(
         max_in_flight = state.options.max_in_flight,
@@ -105,6 +104,7 @@ where
     state.shared.handler.on_shutdown().await;
 
     let report = state.shared.counters.report(reason);
+    // Every task has ended: the guard's cancel, when `state` is dropped, reaches nothing.
     drop(state);
     let written = writer_task.shutdown().await;
     tracing::info!(?report, "request loop stopped");
@@ -120,9 +120,12 @@ struct State<H> {
     shared: Arc<Shared<H>>,
     /// One permit per request allowed to run.
     permits: Arc<Semaphore>,
-    tasks: JoinSet<TaskOutcome>,
-    /// The request of each single-request task, to answer it if the task panics.
-    tickets: HashMap<tokio::task::Id, Ticket>,
+    /// The tasks of the requests and batches started; each answers its own request, a
+    /// panicking handler's included, so the loop only waits for them at shutdown.
+    tasks: TaskTracker,
+    /// Fires every request's token if the loop's future is dropped before its end (the
+    /// tasks then end at once, as if the grace period were over).
+    _cancel_on_drop: DropGuard,
     /// Work read while every slot was busy, oldest first, with the reservation of its
     /// declared answer bound (if any).
     queue: VecDeque<(Job, Option<Reservation>)>,
@@ -132,8 +135,6 @@ struct State<H> {
     options: ServeOptions,
     /// Bytes of answers waiting for the writer: reading pauses while they are too many.
     budget: Arc<OutputBudget>,
-    /// The writer stopped accepting messages.
-    output_closed: bool,
 }
 
 impl<H: Handler> State<H> {
@@ -144,10 +145,11 @@ impl<H: Handler> State<H> {
         signals: &mut Signals,
     ) -> (ShutdownReason, Option<FramingError>) {
         let stop = self.options.stop.clone();
+        let output_closed = self.shared.output_closed.clone();
         // One wait for a signal across the whole loop, rather than a new one per turn.
         let mut signal = std::pin::pin!(signals.recv());
         loop {
-            if self.output_closed {
+            if output_closed.is_cancelled() {
                 return (ShutdownReason::OutputFailed, None);
             }
             self.start_waiting();
@@ -160,7 +162,7 @@ impl<H: Handler> State<H> {
                 biased;
                 () = stop.cancelled() => return (ShutdownReason::Requested, None),
                 name = &mut signal => return (ShutdownReason::Signal { name }, None),
-                Some(joined) = self.tasks.join_next_with_id() => self.reap(joined).await,
+                () = output_closed.cancelled() => return (ShutdownReason::OutputFailed, None),
                 // The output budget is spent (or has no room for the bound of the oldest
                 // waiting request): wait for the writer or a reservation's end, then look again.
                 () = self.budget.wait_written(), if !output_admits || held => {
@@ -195,18 +197,23 @@ impl<H: Handler> State<H> {
     /// rest; returns once every task has ended.
     async fn drain(&mut self, signals: &mut Signals) {
         let deadline = Instant::now() + self.options.grace_period;
+        let output_closed = self.shared.output_closed.clone();
         let mut cancelled = false;
-        if self.output_closed {
+        if output_closed.is_cancelled() {
             self.cancel_all();
             cancelled = true;
         }
+        // Tasks may still be started (from the queue): `wait` ends once none is running.
+        self.tasks.close();
         while !(self.tasks.is_empty() && self.queue.is_empty() && self.waiting.is_empty()) {
             self.start_waiting();
             let needed = self.permits_needed();
             let held = !self.waiting.is_empty();
+            let running = !self.tasks.is_empty();
             tokio::select! {
                 biased;
-                Some(joined) = self.tasks.join_next_with_id() => self.reap(joined).await,
+                () = self.tasks.wait(), if running => {}
+                () = output_closed.cancelled(), if !cancelled => {}
                 () = self.budget.wait_written(), if held => {}
                 permit = Arc::clone(&self.permits).acquire_many_owned(needed),
                     if !self.queue.is_empty() => self.start_queued(permit_or_log(permit)),
@@ -230,7 +237,7 @@ impl<H: Handler> State<H> {
                     break;
                 }
             }
-            if self.output_closed && !cancelled {
+            if output_closed.is_cancelled() && !cancelled {
                 self.cancel_all();
                 cancelled = true;
             }
@@ -331,45 +338,23 @@ impl<H: Handler> State<H> {
         reservation: Option<Reservation>,
     ) {
         let shared = Arc::clone(&self.shared);
-        match job {
+        // Detached: a task answers its own request (see `tasks`).
+        let _handle = match job {
             Job::Single(request) => {
-                let ticket = request.ticket.clone();
-                let task = single_task(shared, request, permit, reservation);
-                let handle = self.tasks.spawn(task);
-                let _previous = self.tickets.insert(handle.id(), ticket);
+                self.tasks
+                    .spawn(single_task(shared, request, permit, reservation))
             }
             Job::Batch(slots) => {
-                let _handle = self
-                    .tasks
-                    .spawn(batch_task(shared, slots, permit, reservation));
-            }
-        }
-    }
-
-    /// Accounts for an ended task; answers the request of a task that panicked.
-    async fn reap(&mut self, joined: Result<(tokio::task::Id, TaskOutcome), JoinError>) {
-        match joined {
-            Ok((task_id, outcome)) => {
-                let _ticket = self.tickets.remove(&task_id);
-                if matches!(outcome, TaskOutcome::OutputClosed) {
-                    self.output_closed = true;
-                }
-            }
-            Err(error) => {
-                let ticket = self.tickets.remove(&error.id());
-                let response = match &ticket {
-                    Some(ticket) => panicked(&self.shared, ticket),
-                    None => {
-                        tracing::error!(%error, "batch task failed");
-                        bump(&self.shared.counters.handler_panics);
-                        None
+                let counters = Arc::clone(&shared);
+                let batch = batch_task(shared, slots, permit, reservation);
+                self.tasks.spawn(async move {
+                    if catching_panics(std::pin::pin!(batch)).await.is_err() {
+                        tracing::error!("batch task panicked");
+                        bump(&counters.counters.handler_panics);
                     }
-                };
-                if let Some(response) = response {
-                    self.send(response).await;
-                }
+                })
             }
-        }
+        };
     }
 
     /// Queues a message the loop itself answers with.
@@ -377,7 +362,7 @@ impl<H: Handler> State<H> {
         if let Err(error) = self.shared.writer.send(outbound).await {
             tracing::error!(%error, "the output is closed");
             bump(&self.shared.counters.unanswered_at_output_failure);
-            self.output_closed = true;
+            self.shared.output_closed.cancel();
         }
     }
 

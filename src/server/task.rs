@@ -1,7 +1,11 @@
 //! The work of one request (or one batch) on its own task.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 
 use serde_json::value::RawValue;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -11,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use crate::framing::{Outbound, Reservation, WriterHandle};
 use crate::jsonrpc::{ErrorCode, ErrorObject, Id, Response};
 
-use super::handler::{Handler, Peer, RequestContext};
+use super::handler::{Handler, HandlerResult, Peer, RequestContext};
 use super::in_flight::{bump, Counters, InFlight, Ticket};
 
 /// What every task shares with the loop.
@@ -22,6 +26,8 @@ pub(crate) struct Shared<H> {
     pub(crate) writer: WriterHandle,
     /// Parent of every request's token; cancelled when the shutdown grace period ends.
     pub(crate) shutdown_cancel: CancellationToken,
+    /// Fired when an answer could not be queued because the writer stopped: the loop stops.
+    pub(crate) output_closed: CancellationToken,
 }
 
 /// A request read and registered, not started yet.
@@ -103,40 +109,50 @@ impl Job {
     }
 }
 
-/// How a task ended.
-#[derive(Debug)]
-pub(crate) enum TaskOutcome {
-    /// Its answer (if any) was queued for the writer.
-    Done,
-    /// The writer no longer accepts messages: the answer was lost.
-    OutputClosed,
+/// Runs a request's handler until it answers or its token fires (the client's cancel, or
+/// the end of the shutdown grace period). `None`: the token fired first.
+///
+/// An `async` block, not an `async fn`, here and in [`single_task`]: an `async fn`'s future
+/// keeps its arguments twice (as passed, and moved into its body).
+#[allow(clippy::manual_async_fn)] // an `async fn` would keep its arguments twice
+fn run_handler<'a, H: Handler>(
+    shared: &'a Shared<H>,
+    request: &'a PendingRequest,
+) -> impl std::future::Future<Output = Option<HandlerResult>> + 'a {
+    async move {
+        let ticket = &request.ticket;
+        if ticket.token.is_cancelled() {
+            return None;
+        }
+        let peer = Peer::new(shared.writer.clone());
+        let ctx = RequestContext::new(ticket.id.clone(), ticket.token.clone(), peer);
+        let method = &*request.method;
+        tracing::trace!(id = %ticket.id, method, "request started");
+        tokio::select! {
+            biased;
+            result = shared.handler.handle_request(ctx, method, request.params.as_deref()) => Some(result),
+            () = ticket.token.cancelled() => None,
+        }
+    }
 }
 
-/// Runs a request and returns its response, or `None` if the client cancelled it.
-///
-/// `async` blocks, not `async fn`s, here and in [`single_task`]: an `async fn`'s future keeps
-/// its arguments twice (as passed, and moved into its body).
+/// Runs a request and returns its response, or `None` if the client cancelled it. A panic of
+/// the handler is caught here, on the request's own task, and answered with `-32603`.
 #[allow(clippy::manual_async_fn)] // an `async fn` would keep its arguments twice
 fn run_request<H: Handler>(
-    shared: Arc<Shared<H>>,
+    shared: &Shared<H>,
     request: PendingRequest,
-) -> impl std::future::Future<Output = Option<Response<'static>>> {
+) -> impl std::future::Future<Output = Option<Response<'static>>> + '_ {
     async move {
-        // The request's fields are used in place: a destructured copy would be kept too.
-        let ticket = &request.ticket;
-        let outcome = if ticket.token.is_cancelled() {
-            None
-        } else {
-            let peer = Peer::new(shared.writer.clone());
-            let ctx = RequestContext::new(ticket.id.clone(), ticket.token.clone(), peer);
-            let method = &*request.method;
-            tracing::trace!(id = %ticket.id, method, "request started");
-            tokio::select! {
-                biased;
-                result = shared.handler.handle_request(ctx, method, request.params.as_deref()) => Some(result),
-                () = ticket.token.cancelled() => None,
+        let outcome = {
+            // Dropped at the end of this block: it borrows the request.
+            let running = std::pin::pin!(run_handler(shared, &request));
+            match catching_panics(running).await {
+                Ok(outcome) => outcome,
+                Err(Panicked) => return panicked(shared, &request.ticket),
             }
         };
+        let ticket = &request.ticket;
         if !shared.in_flight.finish(ticket) {
             tracing::debug!(id = %ticket.id, "request cancelled by the client: no response");
             bump(&shared.counters.cancelled_by_client);
@@ -154,6 +170,24 @@ fn run_request<H: Handler>(
             }
         })
     }
+}
+
+/// A future panicked while it was polled.
+pub(crate) struct Panicked;
+
+/// Polls `future` to its end, catching a panic of any of its polls (it is not polled again
+/// after one). It takes the future pinned where the caller keeps it: a future passed by
+/// value would be stored twice in the caller's own future.
+pub(crate) fn catching_panics<F: Future>(
+    mut future: Pin<&mut F>,
+) -> impl Future<Output = Result<F::Output, Panicked>> + '_ {
+    std::future::poll_fn(move |cx| {
+        match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(_panic) => Poll::Ready(Err(Panicked)),
+        }
+    })
 }
 
 /// The answer to a request cancelled because the server shut down.
@@ -177,18 +211,15 @@ pub(crate) fn panic_response(id: Id<'static>) -> Response<'static> {
     )
 }
 
-/// Sends an answer; reports a closed output.
-async fn send(shared: &Shared<impl Handler>, outbound: Option<Outbound>) -> TaskOutcome {
+/// Sends an answer; a closed output fires [`Shared::output_closed`], which stops the loop.
+async fn send(shared: &Shared<impl Handler>, outbound: Option<Outbound>) {
     let Some(outbound) = outbound else {
-        return TaskOutcome::Done;
+        return;
     };
-    match shared.writer.send(outbound).await {
-        Ok(()) => TaskOutcome::Done,
-        Err(error) => {
-            tracing::error!(%error, "an answer could not be queued: the output is closed");
-            bump(&shared.counters.unanswered_at_output_failure);
-            TaskOutcome::OutputClosed
-        }
+    if let Err(error) = shared.writer.send(outbound).await {
+        tracing::error!(%error, "an answer could not be queued: the output is closed");
+        bump(&shared.counters.unanswered_at_output_failure);
+        shared.output_closed.cancel();
     }
 }
 
@@ -200,13 +231,12 @@ pub(crate) fn single_task<H: Handler>(
     request: PendingRequest,
     permit: Option<OwnedSemaphorePermit>,
     reservation: Option<Reservation>,
-) -> impl std::future::Future<Output = TaskOutcome> {
+) -> impl std::future::Future<Output = ()> {
     async move {
-        let response = run_request(Arc::clone(&shared), request).await;
-        let outcome = send(&shared, response.map(Outbound::from)).await;
+        let response = run_request(&shared, request).await;
+        send(&shared, response.map(Outbound::from)).await;
         drop(permit);
         drop(reservation);
-        outcome
     }
 }
 
@@ -218,7 +248,7 @@ pub(crate) async fn batch_task<H: Handler>(
     mut slots: Vec<Slot>,
     permits: Option<OwnedSemaphorePermit>,
     reservation: Option<Reservation>,
-) -> TaskOutcome {
+) {
     let concurrency = permits.as_ref().map_or(slots.len(), |p| p.num_permits());
     let gate = Arc::new(Semaphore::new(concurrency.max(1)));
     let mut members = JoinSet::new();
@@ -242,13 +272,14 @@ pub(crate) async fn batch_task<H: Handler>(
                     None
                 }
             };
-            run_request(shared, request).await
+            run_request(&shared, request).await
         });
         let _previous = index_of.insert(handle.id(), (index, ticket));
     }
     while let Some(joined) = members.join_next_with_id().await {
         let (task_id, response) = match joined {
             Ok((task_id, response)) => (task_id, response),
+            // A member's panic is answered in its task; this one ended otherwise (aborted).
             Err(error) => {
                 let response = index_of
                     .get(&error.id())
@@ -262,14 +293,13 @@ pub(crate) async fn batch_task<H: Handler>(
     }
     let responses = Slot::answers(slots);
     let outbound = (!responses.is_empty()).then_some(Outbound::Batch(responses));
-    let outcome = send(&shared, outbound).await;
+    send(&shared, outbound).await;
     drop(permits);
     drop(reservation);
-    outcome
 }
 
-/// Accounts for a request task that panicked (or was aborted) and builds the answer it is
-/// still owed, unless the client cancelled it.
+/// Accounts for a request whose handler panicked (or whose task was aborted) and builds the
+/// answer it is still owed, unless the client cancelled it.
 pub(crate) fn panicked<H: Handler>(
     shared: &Shared<H>,
     ticket: &Ticket,
