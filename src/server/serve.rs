@@ -146,8 +146,11 @@ impl<H: Handler> State<H> {
     ) -> (ShutdownReason, Option<FramingError>) {
         let stop = self.options.stop.clone();
         let output_closed = self.shared.output_closed.clone();
-        // One wait for a signal across the whole loop, rather than a new one per turn.
+        // One wait for each across the whole loop, rather than a new one (registered with
+        // its token or listener, then dropped) on every turn.
         let mut signal = std::pin::pin!(signals.recv());
+        let mut stopped = std::pin::pin!(stop.cancelled());
+        let mut closed = std::pin::pin!(output_closed.cancelled());
         loop {
             if output_closed.is_cancelled() {
                 return (ShutdownReason::OutputFailed, None);
@@ -160,9 +163,9 @@ impl<H: Handler> State<H> {
             let reading = read_ahead < self.options.max_queued && output_admits;
             tokio::select! {
                 biased;
-                () = stop.cancelled() => return (ShutdownReason::Requested, None),
+                () = &mut stopped => return (ShutdownReason::Requested, None),
                 name = &mut signal => return (ShutdownReason::Signal { name }, None),
-                () = output_closed.cancelled() => return (ShutdownReason::OutputFailed, None),
+                () = &mut closed => return (ShutdownReason::OutputFailed, None),
                 // The output budget is spent (or has no room for the bound of the oldest
                 // waiting request): wait for the writer or a reservation's end, then look again.
                 () = self.budget.wait_written(), if !output_admits || held => {
