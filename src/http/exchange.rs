@@ -1,18 +1,20 @@
-//! One JSON-RPC request over HTTP: the handler runs on its own task; its answer goes out as
-//! `application/json`, or as an event stream when notifications come first.
+//! One JSON-RPC request over HTTP: the handler runs in the exchange's own future (the HTTP
+//! connection's task), not on a task of its own; its answer goes out as `application/json`,
+//! or as an event stream when notifications come first.
 
 use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use bytes::Bytes;
 use futures_util::stream;
-use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::framing::{message_channel, MessageReceiver, Outbound};
 use crate::jsonrpc::{ErrorCode, ErrorObject, Request, Response};
 use crate::mcp::Connection;
-use crate::server::{Handler, HandlerResult, Peer, RequestContext};
+use crate::server::{catching_panics, Handler, HandlerResult, Panicked, Peer, RequestContext};
 
 use super::headers::accepts;
 use super::sessions::SessionTicket;
@@ -72,16 +74,21 @@ pub(crate) struct Streaming {
     running: Running,
 }
 
-/// A handler task and the notifications it sends.
+/// A running handler and the notifications it sends.
 struct Running {
     task: Task,
     receiver: MessageReceiver,
 }
 
-/// A handler task: cancelled and aborted when dropped before it finished (the client went
-/// away, or cancelled the request).
+/// A handler's future, polled by whoever holds its [`Task`]: boxed, so that it can move from
+/// the exchange into the event stream that goes on polling it.
+type HandlerFuture = Pin<Box<dyn Future<Output = HandlerResult> + Send>>;
+
+/// A running handler: cancelled and dropped when dropped before it finished (the client
+/// went away, or cancelled the request).
 struct Task {
-    handle: Option<JoinHandle<HandlerResult>>,
+    /// `None` once it finished (or panicked, or was cancelled).
+    handler: Option<HandlerFuture>,
     token: CancellationToken,
     request: Request<'static>,
     /// The session's record of the request, settled when it is answered.
@@ -90,9 +97,9 @@ struct Task {
 
 impl Drop for Task {
     fn drop(&mut self) {
-        if let Some(handle) = self.handle.take() {
+        if let Some(handler) = self.handler.take() {
             self.token.cancel();
-            handle.abort();
+            drop(handler);
             tracing::debug!(id = %self.request.id.as_json(), "request abandoned: the HTTP client left");
         }
     }
@@ -117,14 +124,14 @@ impl Running {
         // The handler takes the params; the request keeps its id and method for the answer
         // and the logs.
         let params = request.params.take();
-        let handle = tokio::spawn(async move {
+        let handler: HandlerFuture = Box::pin(async move {
             connection
                 .handle_request(ctx, &method, params.as_deref())
                 .await
         });
         Self {
             task: Task {
-                handle: Some(handle),
+                handler: Some(handler),
                 token,
                 request,
                 ticket,
@@ -135,23 +142,23 @@ impl Running {
 }
 
 impl Task {
-    /// Waits for the handler (not for its notifications).
+    /// Runs the handler to its end (not its notifications). Dropping this future before
+    /// then leaves the handler where it is, to be run on by a later call.
     async fn finish(&mut self) -> Finished {
-        let Some(handle) = self.handle.as_mut() else {
+        let Some(handler) = self.handler.as_mut() else {
             return Finished::Cancelled;
         };
         let cancelled = self.token.clone();
         let joined = tokio::select! {
-            joined = handle => joined,
+            joined = catching_panics(Pin::new(handler)) => joined,
             () = cancelled.cancelled() => {
-                // The client cancelled it (notifications/cancelled): no answer.
-                if let Some(handle) = self.handle.take() {
-                    handle.abort();
-                }
+                // The client cancelled it (notifications/cancelled): no answer; dropping the
+                // handler's future ends it.
+                self.handler = None;
                 return Finished::Cancelled;
             }
         };
-        self.handle = None;
+        self.handler = None;
         if let Some(ticket) = self.ticket.as_mut() {
             if !ticket.settle() {
                 // Cancelled by the client just before it finished: no answer.
@@ -162,8 +169,8 @@ impl Task {
         Finished::Response(match joined {
             Ok(Ok(result)) => Response::result(id, std::borrow::Cow::Owned(result)),
             Ok(Err(error)) => Response::error(Some(id), error),
-            Err(join_error) => {
-                tracing::error!(%join_error, method = %self.request.method, "request handler failed");
+            Err(Panicked) => {
+                tracing::error!(method = %self.request.method, "request handler panicked");
                 Response::error(
                     Some(id),
                     ErrorObject::new(ErrorCode::INTERNAL_ERROR, "the request handler failed"),
@@ -258,7 +265,7 @@ impl Streaming {
                     Phase::Draining => return None,
                     Phase::Running => {
                         let running = &mut this.running;
-                        if running.task.handle.is_none() {
+                        if running.task.handler.is_none() {
                             phase = Phase::Draining;
                             continue;
                         }

@@ -66,6 +66,8 @@ pub use options::{
 pub use serve::serve;
 #[cfg(test)]
 pub(crate) use task::request_task_size;
+#[cfg(feature = "http")]
+pub(crate) use task::{catching_panics, Panicked};
 
 /// The notification by which the client cancels one of its requests; the loop handles it.
 pub const CANCELLED_NOTIFICATION: &str = "notifications/cancelled";
