@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Instructions per Streamable HTTP `tools/call echo` (16 B) of an HTTP bench server.
+
+Not part of the harness (BENCHMARKS.md, "HTTP, one keep-alive connection"): runs
+SERVER (the `typed_http_echo` example, built in the `bench-servers` profile) under
+`valgrind --tool=callgrind` twice, drives it over one keep-alive connection (initialize in
+2025-11-25, notifications/initialized, then N sequential calls) with N = LOW and N = HIGH,
+and prints (instructions at HIGH - instructions at LOW) / (HIGH - LOW).
+
+    python3 benches/compare/scripts/http_callgrind.py SERVER [LOW HIGH]
+"""
+import http.client
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def run(server, calls, out):
+    child = subprocess.Popen(
+        ["valgrind", "--tool=callgrind", "--quiet", f"--callgrind-out-file={out}", server],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    address = None
+    while address is None:
+        line = child.stderr.readline()
+        if not line:
+            raise SystemExit("the server ended before listening")
+        found = re.search(r"listening on http://([0-9.]+):([0-9]+)", line)
+        if found:
+            address = (found.group(1), int(found.group(2)))
+    connection = http.client.HTTPConnection(*address)
+
+    def post(body, session=None):
+        headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+        if session:
+            headers["mcp-session-id"] = session
+            headers["mcp-protocol-version"] = "2025-11-25"
+        connection.request("POST", "/mcp", body=json.dumps(body), headers=headers)
+        response = connection.getresponse()
+        return response, response.read()
+
+    response, _ = post({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "http-callgrind", "version": "1"}}})
+    session = response.getheader("mcp-session-id")
+    post({"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
+    for i in range(calls):
+        _, body = post({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": {
+            "name": "echo", "arguments": {"text": "0123456789abcdef"}}}, session)
+        if b'"result"' not in body:
+            raise SystemExit(f"call {i + 1} failed: {body[:200]!r}")
+    connection.close()
+    child.terminate()
+    child.wait()
+    with open(out) as profile:
+        return int(re.search(r"^summary: (\d+)", profile.read(), re.M).group(1))
+
+
+def main():
+    server = sys.argv[1]
+    low, high = (int(sys.argv[2]), int(sys.argv[3])) if len(sys.argv) > 3 else (500, 1500)
+    directory = tempfile.mkdtemp(prefix="typed-mcp-http-callgrind-")
+    at_low = run(server, low, os.path.join(directory, f"low-{low}.out"))
+    at_high = run(server, high, os.path.join(directory, f"high-{high}.out"))
+    print(f"{(at_high - at_low) / (high - low):.0f} instructions per request ({server}; profiles in {directory})")
+
+
+if __name__ == "__main__":
+    main()
