@@ -23,6 +23,7 @@ use serde::Serialize;
 use serde_json::value::{to_raw_value, RawValue};
 use serde_json::{Map, Value};
 
+use super::envelope_writer;
 use crate::generated::errors::{ResultMeta, ToolError, ToolErrorCode, ToolFailure};
 use crate::validation::reused_value::{self, ReusedValue};
 use crate::validation::ValidationError;
@@ -265,10 +266,18 @@ pub(crate) fn render_success(
         Some(Ok(data_raw)) if text.len() >= WRITE_ONCE_FROM => {
             render_written(data, data_raw, text, &meta, shape)
         }
-        _ => render(text, &envelope, false, &meta, shape),
+        // A short output: the envelope written by hand (same bytes), the output pasted.
+        None | Some(Ok(_)) => {
+            let data_json = data_raw.as_ref().and_then(|raw| raw.as_ref().ok());
+            envelope_writer::success_json(text, data_json.map(|raw| raw.get()), &meta, shape)
+                .unwrap_or_else(|_| render(text, &envelope, false, &meta, shape))
+        }
+        Some(Err(_)) => render(text, &envelope, false, &meta, shape),
     };
     if json.get().len() <= budget {
-        let value = render_value(text, &envelope, false, &meta, shape);
+        let value = envelope_writer::success_value(text, data, &meta, shape)
+            .ok()
+            .or_else(|| render_value(text, &envelope, false, &meta, shape));
         return with_value(success(json, meta), value);
     }
     let original = output_size(data);

@@ -1,0 +1,151 @@
+//! Values written by hand over a kept one: a caller that knows the shape of what it writes
+//! (the `tools/call` envelope) fills the kept value's entries itself, in place, and leaves
+//! the parts it does not know to [`write_into`].
+
+use serde::Serialize;
+use serde_json::{Error, Value};
+
+use super::{ReusedValue, Slot, NODE_BYTES};
+
+/// A value written by `write` over one kept from an earlier call on this thread (or over
+/// `null`), like [`super::to_value`]; `write` returns roughly how many bytes the value holds
+/// (see [`ReusedValue::recycle`]).
+///
+/// # Errors
+///
+/// `write`'s error; the value written so far is dropped.
+pub(crate) fn write_over(
+    write: impl FnOnce(&mut Value) -> Result<usize, Error>,
+) -> Result<ReusedValue, Error> {
+    let mut value = super::take_kept();
+    let held = write(&mut value)?;
+    Ok(ReusedValue { value, held })
+}
+
+/// Writes `item` over `slot` as [`super::to_value`] writes a value over a kept one; returns
+/// roughly how many bytes the written value holds.
+///
+/// # Errors
+///
+/// When this writer refuses a shape it leaves to `serde_json` at the top of a map (a key
+/// that is not a string) or `item` fails to serialize: `slot` is then partly written.
+pub(crate) fn write_into<T: Serialize + ?Sized>(
+    slot: &mut Value,
+    item: &T,
+) -> Result<usize, Error> {
+    let mut held = 0;
+    item.serialize(Slot {
+        slot,
+        held: &mut held,
+    })?;
+    Ok(held)
+}
+
+/// `slot` made an object holding exactly `keys` (distinct), their old values kept when they
+/// were there: the values, in the order of `keys`, and roughly how many bytes the object
+/// itself holds. The object is written in place when it already holds `keys` in its own
+/// order (a kept value of the same shape); otherwise it is built anew with `null` values.
+pub(crate) fn fields<'v, const N: usize>(
+    slot: &'v mut Value,
+    keys: &[&'static str; N],
+) -> ([&'v mut Value; N], usize) {
+    let in_place = matches!(&*slot, Value::Object(map)
+        if map.len() == N && map.keys().map(String::as_str).eq(keys.iter().copied()));
+    if !in_place {
+        *slot = Value::Object(
+            keys.iter()
+                .map(|key| ((*key).to_owned(), Value::Null))
+                .collect(),
+        );
+    }
+    let Value::Object(map) = slot else {
+        unreachable!("the slot was just made an object")
+    };
+    let mut found: [Option<&'v mut Value>; N] = [const { None }; N];
+    if in_place {
+        // The map's order is the order of `keys`.
+        for (place, value) in found.iter_mut().zip(map.values_mut()) {
+            *place = Some(value);
+        }
+    } else {
+        for (key, value) in map.iter_mut() {
+            if let Some(place) = keys
+                .iter()
+                .position(|wanted| *wanted == key.as_str())
+                .and_then(|at| found.get_mut(at))
+            {
+                *place = Some(value);
+            }
+        }
+    }
+    let held = keys.iter().fold(NODE_BYTES, |held, key| {
+        held.saturating_add(NODE_BYTES.saturating_add(key.len()))
+    });
+    let values =
+        found.map(|value| value.unwrap_or_else(|| unreachable!("every key is in the map")));
+    (values, held)
+}
+
+/// `slot` made an object holding exactly `entries` (scalars: booleans, numbers, `null`), in
+/// place when it already holds their keys in its own order (see [`fields`]); returns
+/// roughly how many bytes it holds.
+pub(crate) fn write_scalars(slot: &mut Value, entries: &mut [(&'static str, Value)]) -> usize {
+    let held = entries.iter().fold(NODE_BYTES, |held, (key, _)| {
+        held.saturating_add(NODE_BYTES.saturating_add(key.len()))
+    });
+    if let Value::Object(map) = slot {
+        if map.len() == entries.len()
+            && map
+                .keys()
+                .map(String::as_str)
+                .eq(entries.iter().map(|(key, _)| *key))
+        {
+            for (place, (_, value)) in map.values_mut().zip(entries.iter_mut()) {
+                *place = std::mem::take(value);
+            }
+            return held;
+        }
+    }
+    *slot = Value::Object(
+        entries
+            .iter_mut()
+            .map(|(key, value)| ((*key).to_owned(), std::mem::take(value)))
+            .collect(),
+    );
+    held
+}
+
+/// `slot` made an array of exactly one element, the old first element kept when there was
+/// one: that element, and roughly how many bytes the array itself holds.
+pub(crate) fn one_item(slot: &mut Value) -> (&mut Value, usize) {
+    if !slot.is_array() {
+        *slot = Value::Array(Vec::with_capacity(1));
+    }
+    let Value::Array(items) = slot else {
+        unreachable!("the slot was just made an array")
+    };
+    items.truncate(1);
+    if items.is_empty() {
+        items.push(Value::Null);
+    }
+    let item = items
+        .first_mut()
+        .unwrap_or_else(|| unreachable!("the array holds one element"));
+    (item, NODE_BYTES)
+}
+
+/// Writes `text` over `slot` (a string keeps its buffer); returns roughly how many bytes
+/// it holds.
+pub(crate) fn write_str(slot: &mut Value, text: &str) -> usize {
+    if let Value::String(old) = slot {
+        old.clear();
+        old.push_str(text);
+    } else {
+        *slot = Value::String(text.to_owned());
+    }
+    let capacity = match slot {
+        Value::String(held) => held.capacity(),
+        _ => 0,
+    };
+    NODE_BYTES.saturating_add(capacity)
+}
