@@ -266,13 +266,7 @@ pub(crate) fn render_success(
         Some(Ok(data_raw)) if text.len() >= WRITE_ONCE_FROM => {
             render_written(data, data_raw, text, &meta, shape)
         }
-        // A short output: the envelope written by hand (same bytes), the output pasted.
-        None | Some(Ok(_)) => {
-            let data_json = data_raw.as_ref().and_then(|raw| raw.as_ref().ok());
-            envelope_writer::success_json(text, data_json.map(|raw| raw.get()), &meta, shape)
-                .unwrap_or_else(|_| render(text, &envelope, false, &meta, shape))
-        }
-        Some(Err(_)) => render(text, &envelope, false, &meta, shape),
+        _ => render(text, &envelope, false, &meta, shape),
     };
     if json.get().len() <= budget {
         let value = envelope_writer::success_value(text, data, &meta, shape)

@@ -596,7 +596,9 @@ impl ser::SerializeStructVariant for Built<'_, JsonStructVariant> {
 mod key;
 mod over;
 
-pub(crate) use over::{fields, one_item, write_into, write_over, write_scalars, write_str};
+pub(crate) use over::{
+    fields, one_item, write_into, write_over, write_scalar, write_scalars, write_str, Scalar,
+};
 
 #[cfg(test)]
 mod tests;

@@ -41,6 +41,34 @@ pub(crate) fn write_into<T: Serialize + ?Sized>(
     Ok(held)
 }
 
+/// A scalar member of an object written by [`write_scalars`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Scalar {
+    /// A boolean.
+    Bool(bool),
+    /// An unsigned integer.
+    U64(u64),
+}
+
+/// Whether `map` holds exactly `keys`, in its own order.
+fn holds_exactly<'k>(
+    map: &serde_json::Map<String, Value>,
+    len: usize,
+    keys: impl Iterator<Item = &'k str>,
+) -> bool {
+    if map.len() != len {
+        return false;
+    }
+    let mut held = map.keys();
+    for key in keys {
+        match held.next() {
+            Some(held) if held.as_str() == key => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// `slot` made an object holding exactly `keys` (distinct), their old values kept when they
 /// were there: the values, in the order of `keys`, and roughly how many bytes the object
 /// itself holds. The object is written in place when it already holds `keys` in its own
@@ -49,8 +77,8 @@ pub(crate) fn fields<'v, const N: usize>(
     slot: &'v mut Value,
     keys: &[&'static str; N],
 ) -> ([&'v mut Value; N], usize) {
-    let in_place = matches!(&*slot, Value::Object(map)
-        if map.len() == N && map.keys().map(String::as_str).eq(keys.iter().copied()));
+    let in_place =
+        matches!(&*slot, Value::Object(map) if holds_exactly(map, N, keys.iter().copied()));
     if !in_place {
         *slot = Value::Object(
             keys.iter()
@@ -86,33 +114,47 @@ pub(crate) fn fields<'v, const N: usize>(
     (values, held)
 }
 
-/// `slot` made an object holding exactly `entries` (scalars: booleans, numbers, `null`), in
-/// place when it already holds their keys in its own order (see [`fields`]); returns
-/// roughly how many bytes it holds.
-pub(crate) fn write_scalars(slot: &mut Value, entries: &mut [(&'static str, Value)]) -> usize {
-    let held = entries.iter().fold(NODE_BYTES, |held, (key, _)| {
-        held.saturating_add(NODE_BYTES.saturating_add(key.len()))
-    });
+/// `slot` made an object holding the `entries` that are present (`Some`), in place when it
+/// already holds their keys in its own order (see [`fields`]); returns roughly how many
+/// bytes it holds.
+pub(crate) fn write_scalars(slot: &mut Value, entries: &[(&'static str, Option<Scalar>)]) -> usize {
+    let present = || {
+        entries
+            .iter()
+            .filter_map(|(key, value)| value.map(|value| (*key, value)))
+    };
+    let len = present().count();
+    let held = NODE_BYTES.saturating_add(len.saturating_mul(2 * NODE_BYTES));
     if let Value::Object(map) = slot {
-        if map.len() == entries.len()
-            && map
-                .keys()
-                .map(String::as_str)
-                .eq(entries.iter().map(|(key, _)| *key))
-        {
-            for (place, (_, value)) in map.values_mut().zip(entries.iter_mut()) {
-                *place = std::mem::take(value);
+        if holds_exactly(map, len, present().map(|(key, _)| key)) {
+            for (place, (_, value)) in map.values_mut().zip(present()) {
+                let _held: usize = write_scalar(place, value);
             }
             return held;
         }
     }
     *slot = Value::Object(
-        entries
-            .iter_mut()
-            .map(|(key, value)| ((*key).to_owned(), std::mem::take(value)))
+        present()
+            .map(|(key, value)| (key.to_owned(), scalar_value(value)))
             .collect(),
     );
     held
+}
+
+/// Writes `value` over `slot`; returns roughly how many bytes it holds.
+pub(crate) fn write_scalar(slot: &mut Value, value: Scalar) -> usize {
+    match (&mut *slot, value) {
+        (Value::Bool(old), Scalar::Bool(new)) => *old = new,
+        (slot, value) => *slot = scalar_value(value),
+    }
+    NODE_BYTES
+}
+
+fn scalar_value(value: Scalar) -> Value {
+    match value {
+        Scalar::Bool(value) => Value::Bool(value),
+        Scalar::U64(value) => Value::from(value),
+    }
 }
 
 /// `slot` made an array of exactly one element, the old first element kept when there was
