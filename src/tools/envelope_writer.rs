@@ -84,13 +84,19 @@ fn meta_value(slot: &mut Value, meta: &ResultMeta) -> usize {
         original_size_bytes,
         truncated,
     } = meta;
-    reused_value::write_scalars(
-        slot,
-        &[
-            ("cached", cached.map(Scalar::Bool)),
-            ("durationMs", Some(Scalar::U64(*duration_ms))),
-            ("originalSizeBytes", original_size_bytes.map(Scalar::U64)),
-            ("truncated", truncated.map(Scalar::Bool)),
-        ],
-    )
+    let mut present = [("", Scalar::Bool(false)); 4];
+    let mut len = 0;
+    let members = [
+        ("cached", cached.map(Scalar::Bool)),
+        ("durationMs", Some(Scalar::U64(*duration_ms))),
+        ("originalSizeBytes", original_size_bytes.map(Scalar::U64)),
+        ("truncated", truncated.map(Scalar::Bool)),
+    ];
+    for (key, value) in members {
+        if let (Some(value), Some(place)) = (value, present.get_mut(len)) {
+            *place = (key, value);
+            len += 1;
+        }
+    }
+    reused_value::write_scalars(slot, present.get(..len).unwrap_or_default())
 }

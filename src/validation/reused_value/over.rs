@@ -51,6 +51,7 @@ pub(crate) enum Scalar {
 }
 
 /// Whether `map` holds exactly `keys`, in its own order.
+#[inline]
 fn holds_exactly<'k>(
     map: &serde_json::Map<String, Value>,
     len: usize,
@@ -114,28 +115,23 @@ pub(crate) fn fields<'v, const N: usize>(
     (values, held)
 }
 
-/// `slot` made an object holding the `entries` that are present (`Some`), in place when it
+/// `slot` made an object holding exactly `members` (distinct keys), in place when it
 /// already holds their keys in its own order (see [`fields`]); returns roughly how many
 /// bytes it holds.
-pub(crate) fn write_scalars(slot: &mut Value, entries: &[(&'static str, Option<Scalar>)]) -> usize {
-    let present = || {
-        entries
-            .iter()
-            .filter_map(|(key, value)| value.map(|value| (*key, value)))
-    };
-    let len = present().count();
-    let held = NODE_BYTES.saturating_add(len.saturating_mul(2 * NODE_BYTES));
+pub(crate) fn write_scalars(slot: &mut Value, members: &[(&'static str, Scalar)]) -> usize {
+    let held = NODE_BYTES.saturating_add(members.len().saturating_mul(2 * NODE_BYTES));
     if let Value::Object(map) = slot {
-        if holds_exactly(map, len, present().map(|(key, _)| key)) {
-            for (place, (_, value)) in map.values_mut().zip(present()) {
-                let _held: usize = write_scalar(place, value);
+        if holds_exactly(map, members.len(), members.iter().map(|(key, _)| *key)) {
+            for (place, (_, value)) in map.values_mut().zip(members) {
+                let _held: usize = write_scalar(place, *value);
             }
             return held;
         }
     }
     *slot = Value::Object(
-        present()
-            .map(|(key, value)| (key.to_owned(), scalar_value(value)))
+        members
+            .iter()
+            .map(|(key, value)| ((*key).to_owned(), scalar_value(*value)))
             .collect(),
     );
     held
@@ -145,6 +141,7 @@ pub(crate) fn write_scalars(slot: &mut Value, entries: &[(&'static str, Option<S
 pub(crate) fn write_scalar(slot: &mut Value, value: Scalar) -> usize {
     match (&mut *slot, value) {
         (Value::Bool(old), Scalar::Bool(new)) => *old = new,
+        (Value::Number(old), Scalar::U64(new)) => *old = new.into(),
         (slot, value) => *slot = scalar_value(value),
     }
     NODE_BYTES
