@@ -55,9 +55,10 @@ pub struct ToolCallResult {
     /// the hook for the result cache, which may store it and later serve it with
     /// [`ToolRunner::render_cached`](super::ToolRunner::render_cached).
     pub cacheable_output: Option<Value>,
-    /// `json` as a JSON value, when the renderer built it from the same `Serialize` value
-    /// it wrote `json` from (the common paths): outbound validation checks this value instead
-    /// of parsing `json` back. `None`: the server parses `json` to validate it.
+    /// `json` as a JSON value, when the renderer built it alongside `json` (the common paths:
+    /// a success's by hand, see `envelope_writer`; a failure's from the same `Serialize`
+    /// value it wrote `json` from): outbound validation checks this value instead of parsing
+    /// `json` back. `None`: the server parses `json` to validate it.
     pub(crate) value: Option<ReusedValue>,
 }
 

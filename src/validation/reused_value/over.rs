@@ -121,11 +121,20 @@ pub(crate) fn fields<'v, const N: usize>(
 pub(crate) fn write_scalars(slot: &mut Value, members: &[(&'static str, Scalar)]) -> usize {
     let held = NODE_BYTES.saturating_add(members.len().saturating_mul(2 * NODE_BYTES));
     if let Value::Object(map) = slot {
-        if holds_exactly(map, members.len(), members.iter().map(|(key, _)| *key)) {
-            for (place, (_, value)) in map.values_mut().zip(members) {
+        if map.len() == members.len() {
+            // One pass: each key checked, then its value written; on a key that differs,
+            // the object is built anew below (the values written so far are dropped).
+            let mut same_keys = true;
+            for ((key, place), (wanted, value)) in map.iter_mut().zip(members) {
+                if key.as_str() != *wanted {
+                    same_keys = false;
+                    break;
+                }
                 let _held: usize = write_scalar(place, *value);
             }
-            return held;
+            if same_keys {
+                return held;
+            }
         }
     }
     *slot = Value::Object(
