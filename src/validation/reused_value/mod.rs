@@ -76,7 +76,7 @@ impl ReusedValue {
 ///
 /// The error `serde_json::to_value` gives for `item`.
 pub(crate) fn to_value<T: Serialize + ?Sized>(item: &T) -> Result<ReusedValue, Error> {
-    let mut value = take_kept();
+    let mut value = over::take_kept();
     let mut held = 0;
     match item.serialize(Slot {
         slot: &mut value,
@@ -90,14 +90,6 @@ pub(crate) fn to_value<T: Serialize + ?Sized>(item: &T) -> Result<ReusedValue, E
             held: usize::MAX,
         }),
     }
-}
-
-/// A value kept from an earlier call on this thread, or `null`.
-fn take_kept() -> Value {
-    KEPT.try_with(|kept| kept.try_borrow_mut().ok().and_then(|mut kept| kept.pop()))
-        .ok()
-        .flatten()
-        .unwrap_or(Value::Null)
 }
 
 /// Roughly how many bytes `value` holds (for values `serde_json` built).

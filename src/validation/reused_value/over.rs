@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde_json::{Error, Value};
 
-use super::{ReusedValue, Slot, NODE_BYTES};
+use super::{ReusedValue, Slot, KEPT, NODE_BYTES};
 
 /// A value written by `write` over one kept from an earlier call on this thread (or over
 /// `null`), like [`super::to_value`]; `write` returns roughly how many bytes the value holds
@@ -17,9 +17,17 @@ use super::{ReusedValue, Slot, NODE_BYTES};
 pub(crate) fn write_over(
     write: impl FnOnce(&mut Value) -> Result<usize, Error>,
 ) -> Result<ReusedValue, Error> {
-    let mut value = super::take_kept();
+    let mut value = take_kept();
     let held = write(&mut value)?;
     Ok(ReusedValue { value, held })
+}
+
+/// A value kept from an earlier call on this thread, or `null`.
+pub(super) fn take_kept() -> Value {
+    KEPT.try_with(|kept| kept.try_borrow_mut().ok().and_then(|mut kept| kept.pop()))
+        .ok()
+        .flatten()
+        .unwrap_or(Value::Null)
 }
 
 /// Writes `item` over `slot` as [`super::to_value`] writes a value over a kept one; returns
