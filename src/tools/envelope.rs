@@ -23,6 +23,7 @@ use serde::Serialize;
 use serde_json::value::{to_raw_value, RawValue};
 use serde_json::{Map, Value};
 
+use super::envelope_writer;
 use crate::generated::errors::{ResultMeta, ToolError, ToolErrorCode, ToolFailure};
 use crate::validation::reused_value::{self, ReusedValue};
 use crate::validation::ValidationError;
@@ -54,9 +55,10 @@ pub struct ToolCallResult {
     /// the hook for the result cache, which may store it and later serve it with
     /// [`ToolRunner::render_cached`](super::ToolRunner::render_cached).
     pub cacheable_output: Option<Value>,
-    /// `json` as a JSON value, when the renderer built it from the same `Serialize` value
-    /// it wrote `json` from (the common paths): outbound validation checks this value instead
-    /// of parsing `json` back. `None`: the server parses `json` to validate it.
+    /// `json` as a JSON value, when the renderer built it alongside `json` (the common paths:
+    /// a success's by hand, see `envelope_writer`; a failure's from the same `Serialize`
+    /// value it wrote `json` from): outbound validation checks this value instead of parsing
+    /// `json` back. `None`: the server parses `json` to validate it.
     pub(crate) value: Option<ReusedValue>,
 }
 
@@ -268,7 +270,9 @@ pub(crate) fn render_success(
         _ => render(text, &envelope, false, &meta, shape),
     };
     if json.get().len() <= budget {
-        let value = render_value(text, &envelope, false, &meta, shape);
+        let value = envelope_writer::success_value(text, data, &meta, shape)
+            .ok()
+            .or_else(|| render_value(text, &envelope, false, &meta, shape));
         return with_value(success(json, meta), value);
     }
     let original = output_size(data);

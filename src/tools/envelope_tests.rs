@@ -166,3 +166,155 @@ fn a_success_is_written_as_in_one_go() {
         }
     }
 }
+
+mod by_hand {
+    //! The envelope written by hand ([`envelope_writer`]) is the one `serde_json` writes, and
+    //! its value is the parse of its text, for arbitrary texts, outputs, metadata and shapes.
+
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    use super::*;
+
+    /// Any character, with quotes, backslashes and control characters made frequent.
+    fn character() -> impl Strategy<Value = char> {
+        prop_oneof![
+            4 => any::<char>(),
+            2 => (0u8..0x20).prop_map(char::from),
+            1 => prop::sample::select(vec!['"', '\\', '/', '\u{7f}', '\u{2028}', 'é', '🦀']),
+            4 => prop::char::range('a', 'z'),
+        ]
+    }
+
+    fn text(max: usize) -> impl Strategy<Value = String> {
+        prop::collection::vec(character(), 0..max).prop_map(String::from_iter)
+    }
+
+    fn meta() -> impl Strategy<Value = ResultMeta> {
+        let size = prop_oneof![Just(0), Just(u64::MAX), any::<u64>(), 0u64..100_000];
+        (
+            any::<Option<bool>>(),
+            prop_oneof![Just(0u64), Just(u64::MAX), any::<u64>(), 0u64..5000],
+            prop::option::of(size),
+            any::<Option<bool>>(),
+        )
+            .prop_map(
+                |(cached, duration_ms, original_size_bytes, truncated)| ResultMeta {
+                    cached,
+                    duration_ms,
+                    original_size_bytes,
+                    truncated,
+                },
+            )
+    }
+
+    /// A JSON output: strings (short and long), numbers of every kind, nested values.
+    fn output() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            text(12).prop_map(Value::String),
+        ];
+        let nested = leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::btree_map(text(6), inner, 0..4)
+                    .prop_map(|map| Value::Object(map.into_iter().collect())),
+            ]
+        });
+        prop_oneof![
+            3 => text(40).prop_map(Value::String),
+            1 => text(300).prop_map(Value::String),
+            3 => nested,
+        ]
+    }
+
+    fn shape() -> impl Strategy<Value = Shape> {
+        any::<bool>().prop_map(|legacy| Shape { legacy })
+    }
+
+    /// What `serde_json` writes for the success of `data` (the derived `Serialize` types).
+    fn serde_text(data: &Value, meta: &ResultMeta, shape: Shape) -> (String, String) {
+        let text = match data {
+            Value::String(text) => text.clone(),
+            other => serde_json::to_string(other).unwrap(),
+        };
+        let envelope = SuccessOut {
+            ok: true,
+            data: DataOut::Value(data),
+            meta,
+        };
+        let json = serde_json::to_string(&result_out(text.as_str(), &envelope, false, meta, shape));
+        (text, json.unwrap())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// Rendered through `render_success` (by hand when short, pasted when long), in
+        /// sequence on one thread so that each value is written over the one before it (of
+        /// another shape, output or metadata; a failure's value among them).
+        #[test]
+        fn a_success_is_the_text_serde_json_writes_and_its_value_is_that_text(
+            calls in prop::collection::vec((output(), meta(), shape()), 1..6),
+        ) {
+            for (data, meta, shape) in &calls {
+                let result = render_success(data, meta.clone(), (1 << 24, *shape), 1 << 24, true);
+                let (_, expected) = serde_text(data, meta, *shape);
+                prop_assert_eq!(result.json.get(), expected.as_str());
+                let value = result.value.as_ref().expect("a success keeps its value");
+                let parsed: Value = serde_json::from_str(result.json.get()).unwrap();
+                prop_assert_eq!(value.get(), &parsed);
+                value.clone().recycle();
+                if meta.duration_ms % 3 == 0 {
+                    let error = tool_error(ToolErrorCode::Internal, "x".to_owned(), None, Vec::new());
+                    let failure = render_failure(error, meta.clone(), (1 << 20, *shape));
+                    if let Some(value) = failure.value { value.recycle(); }
+                }
+            }
+        }
+
+        /// The value writer alone, on any text: a text output, and the same text in a
+        /// structured output.
+        #[test]
+        fn the_value_is_the_parse_of_the_text_for_any_text(
+            text in text(64), meta in meta(), shape in shape(), as_output in any::<bool>(),
+        ) {
+            let data = if as_output {
+                Value::String(text)
+            } else {
+                serde_json::json!({ "t": text })
+            };
+            let (text, expected) = serde_text(&data, &meta, shape);
+            let value = envelope_writer::success_value(&text, &data, &meta, shape).unwrap();
+            let parsed: Value = serde_json::from_str(&expected).unwrap();
+            prop_assert_eq!(value.get(), &parsed);
+            value.recycle();
+        }
+    }
+
+    /// A value of the same shape is written over in place: its strings keep their buffers.
+    #[test]
+    fn a_kept_value_of_the_same_shape_is_written_in_place() {
+        let text_buffer = |value: &ReusedValue| {
+            value.get()["content"][0]["text"]
+                .as_str()
+                .map(str::as_ptr)
+                .unwrap()
+        };
+        for shape in [MODERN, LEGACY] {
+            let data = Value::String("a text long enough to be its own allocation".to_owned());
+            let meta = base_meta(7, false);
+            let first = envelope_writer::success_value("first text", &data, &meta, shape).unwrap();
+            let buffer = text_buffer(&first);
+            first.recycle();
+            let second = envelope_writer::success_value("second", &data, &meta, shape).unwrap();
+            assert_eq!(text_buffer(&second), buffer, "the text's buffer is reused");
+            assert_eq!(second.get()["content"][0]["text"], "second");
+            second.recycle();
+        }
+    }
+}

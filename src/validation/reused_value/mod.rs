@@ -76,11 +76,7 @@ impl ReusedValue {
 ///
 /// The error `serde_json::to_value` gives for `item`.
 pub(crate) fn to_value<T: Serialize + ?Sized>(item: &T) -> Result<ReusedValue, Error> {
-    let mut value = KEPT
-        .try_with(|kept| kept.try_borrow_mut().ok().and_then(|mut kept| kept.pop()))
-        .ok()
-        .flatten()
-        .unwrap_or(Value::Null);
+    let mut value = over::take_kept();
     let mut held = 0;
     match item.serialize(Slot {
         slot: &mut value,
@@ -590,6 +586,11 @@ impl ser::SerializeStructVariant for Built<'_, JsonStructVariant> {
 }
 
 mod key;
+mod over;
+
+pub(crate) use over::{
+    fields, one_item, write_into, write_over, write_scalar, write_scalars, write_str, Scalar,
+};
 
 #[cfg(test)]
 mod tests;

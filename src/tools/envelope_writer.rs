@@ -1,0 +1,102 @@
+//! The value of a successful `tools/call` result, the one outbound validation reads, written
+//! by hand rather than through `serde`: over a value kept from an earlier call (see
+//! [`reused_value`]), entry by entry, the keys of the envelope checked in place and never
+//! looked up through a serializer. Tested against the parse of the text `serde_json` writes
+//! for the same result, over arbitrary texts, outputs and metadata, in both shapes
+//! (`envelope_tests.rs`).
+//!
+//! Writing the text by hand as well was measured and left out: the text must become a
+//! `RawValue`, and `RawValue::from_string` parses it again: measured with callgrind on a
+//! 16-byte echo, the parse alone cost more than the `serde_json` writing it would replace.
+
+use serde_json::{Error, Value};
+
+use super::envelope::{Shape, META_KEY};
+use crate::generated::errors::ResultMeta;
+use crate::validation::reused_value::{self, ReusedValue, Scalar};
+
+/// The value of a successful result in `shape` (the text copy `text`, the output `data`), as
+/// `serde_json` writes it from the envelope's `Serialize` types, written over a value kept
+/// from an earlier call.
+///
+/// # Errors
+///
+/// Should `data` not be written over its old value (the caller then builds the value with
+/// `reused_value::to_value`).
+pub(super) fn success_value(
+    text: &str,
+    data: &Value,
+    meta: &ResultMeta,
+    shape: Shape,
+) -> Result<ReusedValue, Error> {
+    reused_value::write_over(|value| {
+        let (meta_slot, content, is_error, structured, mut held) = if shape.legacy {
+            let ([meta_slot, content, is_error, structured], held) =
+                reused_value::fields(value, &["_meta", "content", "isError", "structuredContent"]);
+            (meta_slot, content, is_error, structured, held)
+        } else {
+            let ([meta_slot, content, is_error, result_type, structured], held) =
+                reused_value::fields(
+                    value,
+                    &[
+                        "_meta",
+                        "content",
+                        "isError",
+                        "resultType",
+                        "structuredContent",
+                    ],
+                );
+            let held = held.saturating_add(reused_value::write_str(result_type, "complete"));
+            (meta_slot, content, is_error, structured, held)
+        };
+        let (item, item_held) = reused_value::one_item(content);
+        let ([text_slot, kind], text_held) = reused_value::fields(item, &["text", "type"]);
+        held = held
+            .saturating_add(item_held)
+            .saturating_add(text_held)
+            .saturating_add(reused_value::write_str(text_slot, text))
+            .saturating_add(reused_value::write_str(kind, "text"));
+        held = held.saturating_add(reused_value::write_scalar(is_error, Scalar::Bool(false)));
+        let ([data_slot, envelope_meta, ok], envelope_held) =
+            reused_value::fields(structured, &["data", "meta", "ok"]);
+        held = held
+            .saturating_add(envelope_held)
+            .saturating_add(match data {
+                Value::String(data) => reused_value::write_str(data_slot, data),
+                data => reused_value::write_into(data_slot, data)?,
+            });
+        held = held.saturating_add(meta_value(envelope_meta, meta));
+        held = held.saturating_add(reused_value::write_scalar(ok, Scalar::Bool(true)));
+        let ([published], published_held) = reused_value::fields(meta_slot, &[META_KEY]);
+        Ok(held
+            .saturating_add(published_held)
+            .saturating_add(meta_value(published, meta)))
+    })
+}
+
+/// Writes the value of `meta` over `slot`: its members as the generated `ResultMeta`
+/// serializes them, absent ones left out; returns roughly how many bytes it holds.
+fn meta_value(slot: &mut Value, meta: &ResultMeta) -> usize {
+    // Every field named: a field added to the schema does not compile until written here.
+    let ResultMeta {
+        cached,
+        duration_ms,
+        original_size_bytes,
+        truncated,
+    } = meta;
+    let mut present = [("", Scalar::Bool(false)); 4];
+    let mut len = 0;
+    let members = [
+        ("cached", cached.map(Scalar::Bool)),
+        ("durationMs", Some(Scalar::U64(*duration_ms))),
+        ("originalSizeBytes", original_size_bytes.map(Scalar::U64)),
+        ("truncated", truncated.map(Scalar::Bool)),
+    ];
+    for (key, value) in members {
+        if let (Some(value), Some(place)) = (value, present.get_mut(len)) {
+            *place = (key, value);
+            len += 1;
+        }
+    }
+    reused_value::write_scalars(slot, present.get(..len).unwrap_or_default())
+}
