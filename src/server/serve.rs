@@ -42,6 +42,9 @@ use super::{ServerError, ShutdownReason, ShutdownReport, CANCELLED_NOTIFICATION}
 /// - Shutdown: reading stops; queued and running requests get the grace period to finish;
 ///   then the rest are cancelled and answered with an error (`-32603`, `data.reason:
 ///   "shutdown"`); [`Handler::on_shutdown`] runs; every answer is flushed.
+/// - A handler that panics is answered `-32603` by its request's own task; the loop goes on.
+///   Dropping the returned future before it ends fires the token of every request it
+///   started, so no handler is left running.
 ///
 /// # Errors
 ///
