@@ -76,20 +76,14 @@ impl ReusedValue {
 ///
 /// The error `serde_json::to_value` gives for `item`.
 pub(crate) fn to_value<T: Serialize + ?Sized>(item: &T) -> Result<ReusedValue, Error> {
-    let mut value = over::take_kept();
-    let mut held = 0;
-    match item.serialize(Slot {
-        slot: &mut value,
-        held: &mut held,
-    }) {
-        Ok(()) => Ok(ReusedValue { value, held }),
+    write_over(|value| write_into(value, item)).or_else(|_| {
         // A key that is not a string (or another shape this writer leaves to `serde_json`
         // at the top of a map): `serde_json` builds the whole value, or gives its error.
-        Err(_) => serde_json::to_value(item).map(|value| ReusedValue {
+        serde_json::to_value(item).map(|value| ReusedValue {
             value,
             held: usize::MAX,
-        }),
-    }
+        })
+    })
 }
 
 /// Roughly how many bytes `value` holds (for values `serde_json` built).

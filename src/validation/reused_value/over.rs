@@ -23,7 +23,7 @@ pub(crate) fn write_over(
 }
 
 /// A value kept from an earlier call on this thread, or `null`.
-pub(super) fn take_kept() -> Value {
+fn take_kept() -> Value {
     KEPT.try_with(|kept| kept.try_borrow_mut().ok().and_then(|mut kept| kept.pop()))
         .ok()
         .flatten()
