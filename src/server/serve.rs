@@ -23,7 +23,7 @@ use super::handler::{Handler, NotificationContext, Peer};
 use super::in_flight::{bump, Counters, InFlight};
 use super::options::{ServeOptions, SharedBatchPolicy};
 use super::signals::Signals;
-use super::task::{batch_task, catching_panics, single_task, Job, PendingRequest, Shared, Slot};
+use super::task::{batch_task, single_task, Job, PendingRequest, Shared, Slot};
 use super::{ServerError, ShutdownReason, ShutdownReport, CANCELLED_NOTIFICATION};
 
 /// Serves JSON-RPC over a pair of byte streams until the input ends, a signal or the stop
@@ -350,16 +350,9 @@ impl<H: Handler> State<H> {
                 self.tasks
                     .spawn(single_task(shared, request, permit, reservation))
             }
-            Job::Batch(slots) => {
-                let counters = Arc::clone(&shared);
-                let batch = batch_task(shared, slots, permit, reservation);
-                self.tasks.spawn(async move {
-                    if catching_panics(std::pin::pin!(batch)).await.is_err() {
-                        tracing::error!("batch task panicked");
-                        bump(&counters.counters.handler_panics);
-                    }
-                })
-            }
+            Job::Batch(slots) => self
+                .tasks
+                .spawn(batch_task(shared, slots, permit, reservation)),
         };
     }
 

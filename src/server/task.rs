@@ -242,9 +242,24 @@ pub(crate) fn single_task<H: Handler>(
 
 /// The task of a batch: its requests run concurrently, at most as many at once as the
 /// permits it holds; the answer is one array in input order, without the members that get
-/// no answer.
+/// no answer. A panic outside the members' handlers (each member answers its own) is
+/// logged and counted as a handler panic; the batch then gets no answer.
 pub(crate) async fn batch_task<H: Handler>(
     shared: Arc<Shared<H>>,
+    slots: Vec<Slot>,
+    permits: Option<OwnedSemaphorePermit>,
+    reservation: Option<Reservation>,
+) {
+    let batch = std::pin::pin!(run_batch(&shared, slots, permits, reservation));
+    if catching_panics(batch).await.is_err() {
+        tracing::error!("batch task panicked");
+        bump(&shared.counters.handler_panics);
+    }
+}
+
+/// The body of [`batch_task`].
+async fn run_batch<H: Handler>(
+    shared: &Arc<Shared<H>>,
     mut slots: Vec<Slot>,
     permits: Option<OwnedSemaphorePermit>,
     reservation: Option<Reservation>,
@@ -262,7 +277,7 @@ pub(crate) async fn batch_task<H: Handler>(
         };
         let ticket = request.ticket.clone();
         let gate = Arc::clone(&gate);
-        let shared = Arc::clone(&shared);
+        let shared = Arc::clone(shared);
         let handle = members.spawn(async move {
             // The gate is never closed, so acquiring only waits.
             let _turn = match gate.acquire_owned().await {
@@ -279,11 +294,12 @@ pub(crate) async fn batch_task<H: Handler>(
     while let Some(joined) = members.join_next_with_id().await {
         let (task_id, response) = match joined {
             Ok((task_id, response)) => (task_id, response),
-            // A member's panic is answered in its task; this one ended otherwise (aborted).
+            // A member's handler panic is answered in its task; this one panicked outside
+            // its handler (its own bookkeeping) and is still owed an answer.
             Err(error) => {
                 let response = index_of
                     .get(&error.id())
-                    .and_then(|(_, ticket)| panicked(&shared, ticket));
+                    .and_then(|(_, ticket)| panicked(shared, ticket));
                 (error.id(), response)
             }
         };
@@ -293,7 +309,7 @@ pub(crate) async fn batch_task<H: Handler>(
     }
     let responses = Slot::answers(slots);
     let outbound = (!responses.is_empty()).then_some(Outbound::Batch(responses));
-    send(&shared, outbound).await;
+    send(shared, outbound).await;
     drop(permits);
     drop(reservation);
 }
