@@ -14,8 +14,8 @@ use super::era::{
 use super::outbound::respond;
 use super::pagination::pager;
 use super::params::{
-    decode, decode_owned, error_with_data, internal_error, invalid_params, invalid_request,
-    method_not_found, violation,
+    decode, error_with_data, internal_error, invalid_params, invalid_request, method_not_found,
+    violation,
 };
 use super::tool_call::CallRequest;
 use crate::generated::protocol::{
@@ -251,7 +251,7 @@ impl Connection {
                 // stays in the future until its scope ends): only what the call needs is
                 // kept across it.
                 let (name, arguments, progress_token, client) = {
-                    let p: LegacyCallToolRequestParams = decode_owned(
+                    let p: LegacyCallToolRequestParams = super::call_params::decode_call(
                         method,
                         owned_params.take(),
                         validate::legacy_call_tool_request_params,
@@ -282,7 +282,7 @@ impl Connection {
             ("tools/call", Era::Modern) => {
                 // The params (656 bytes) end in this block, as above.
                 let (name, arguments, progress_token, log_level, scope, inputs) = {
-                    let p: CallToolRequestParams = decode_owned(
+                    let p: CallToolRequestParams = super::call_params::decode_call(
                         method,
                         owned_params.take(),
                         validate::call_tool_request_params,

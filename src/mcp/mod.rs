@@ -58,6 +58,7 @@
 
 mod answer_bound;
 mod builder;
+mod call_params;
 mod catalog;
 mod client_requests;
 mod completion;

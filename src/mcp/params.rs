@@ -61,7 +61,11 @@ pub(crate) fn decode_owned<T: DeserializeOwned>(
 }
 
 /// Runs the params' generated validator: every violation, as one invalid-params error.
-fn validate(method: &str, value: &Value, validator: Validator) -> Result<(), ErrorObject<'static>> {
+pub(crate) fn validate(
+    method: &str,
+    value: &Value,
+    validator: Validator,
+) -> Result<(), ErrorObject<'static>> {
     validator(value).map_err(|errors| {
         invalid_params(
             format!("invalid params for {method}: {} violation(s)", errors.len()),
