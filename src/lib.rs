@@ -12,6 +12,7 @@ extern crate self as typed_mcp;
 pub mod cache;
 pub mod client;
 pub mod config;
+mod fast_map;
 pub mod framing;
 pub mod generated;
 #[cfg(feature = "http")]

@@ -9,7 +9,6 @@
 //! [`Handler::max_answer_bytes`]: crate::server::Handler::max_answer_bytes
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -37,7 +36,7 @@ impl ToolSet {
     /// The answer bounds of the tools of `by_name` that declare one: the declaration, or
     /// the response limit when that is smaller (no answer is larger).
     pub(crate) fn answer_bounds_of(
-        by_name: &HashMap<String, ToolDefinition>,
+        by_name: &crate::fast_map::FastMap<String, ToolDefinition>,
         runner: &ToolRunner,
     ) -> Vec<(Box<str>, usize)> {
         let limit = runner.max_response_bytes();

@@ -142,7 +142,7 @@ impl Catalog {
     }
 
     fn build(&self, definitions: &Definitions, generation: u64) -> Result<Sets, McpError> {
-        let mut by_name = std::collections::HashMap::new();
+        let mut by_name = crate::fast_map::FastMap::default();
         let mut list = Vec::new();
         for tool in &definitions.tools {
             let name = tool.name().to_owned();
@@ -193,7 +193,7 @@ impl Sets {
             generation: 0,
             tools: ToolSet {
                 list: Vec::new(),
-                by_name: std::collections::HashMap::new(),
+                by_name: crate::fast_map::FastMap::default(),
                 runner,
                 cache: None,
                 answer_bounds: Vec::new(),

@@ -1,7 +1,7 @@
 //! `tools/call`: limits, the result cache for cacheable tools, progress notifications, and
 //! the result in the shape of the session's protocol version.
 
-use std::collections::HashMap;
+use crate::fast_map::FastMap;
 use std::sync::Arc;
 
 use serde_json::value::RawValue;
@@ -33,7 +33,7 @@ const PROGRESS_QUEUE: usize = 64;
 #[derive(Debug)]
 pub(crate) struct ToolSet {
     pub(crate) list: Vec<crate::generated::protocol::Tool>,
-    pub(crate) by_name: HashMap<String, ToolDefinition>,
+    pub(crate) by_name: FastMap<String, ToolDefinition>,
     pub(crate) runner: ToolRunner,
     pub(crate) cache: Option<Cache>,
     /// The tools that declare an answer bound, with it (see [`ToolSet::answer_bound`]).

@@ -1,11 +1,11 @@
 //! The table of requests read and not yet answered, and the loop's event counters.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use tokio_util::sync::CancellationToken;
 
+use crate::fast_map::FastMap;
 use crate::jsonrpc::Id;
 
 use super::{ShutdownReason, ShutdownReport};
@@ -17,7 +17,7 @@ use super::{ShutdownReason, ShutdownReport};
 /// response goes out) or cancelled first (nothing goes out), never both.
 #[derive(Debug, Default)]
 pub(crate) struct InFlight {
-    entries: Mutex<HashMap<Box<str>, Entry>>,
+    entries: Mutex<FastMap<Box<str>, Entry>>,
     next_seq: AtomicU64,
 }
 
@@ -41,7 +41,7 @@ pub(crate) struct Ticket {
 pub(crate) struct DuplicateId;
 
 impl InFlight {
-    fn lock(&self) -> MutexGuard<'_, HashMap<Box<str>, Entry>> {
+    fn lock(&self) -> MutexGuard<'_, FastMap<Box<str>, Entry>> {
         // The map stays consistent even if a holder panicked: every update is one call.
         self.entries.lock().unwrap_or_else(PoisonError::into_inner)
     }
