@@ -36,7 +36,7 @@ impl ToolSet {
     /// The answer bounds of the tools of `by_name` that declare one: the declaration, or
     /// the response limit when that is smaller (no answer is larger).
     pub(crate) fn answer_bounds_of(
-        by_name: &crate::fast_map::FastMap<String, ToolDefinition>,
+        by_name: &crate::fast_map::FastMap<std::sync::Arc<str>, ToolDefinition>,
         runner: &ToolRunner,
     ) -> Vec<(Box<str>, usize)> {
         let limit = runner.max_response_bytes();
@@ -44,7 +44,7 @@ impl ToolSet {
             .iter()
             .filter_map(|(name, tool)| {
                 let declared = tool.entry.max_answer_bytes?;
-                Some((name.as_str().into(), declared.min(limit)))
+                Some((name.as_ref().into(), declared.min(limit)))
             })
             .collect()
     }

@@ -145,9 +145,12 @@ impl Catalog {
         let mut by_name = crate::fast_map::FastMap::default();
         let mut list = Vec::new();
         for tool in &definitions.tools {
-            let name = tool.name().to_owned();
-            if by_name.insert(name.clone(), tool.clone()).is_some() {
-                return Err(McpError::DuplicateName { kind: "tool", name });
+            let name: Arc<str> = tool.name().into();
+            if by_name.insert(Arc::clone(&name), tool.clone()).is_some() {
+                return Err(McpError::DuplicateName {
+                    kind: "tool",
+                    name: name.as_ref().to_owned(),
+                });
             }
             list.push(tool.tool.clone());
         }

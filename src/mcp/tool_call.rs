@@ -33,7 +33,9 @@ const PROGRESS_QUEUE: usize = 64;
 #[derive(Debug)]
 pub(crate) struct ToolSet {
     pub(crate) list: Vec<crate::generated::protocol::Tool>,
-    pub(crate) by_name: FastMap<String, ToolDefinition>,
+    /// The tools by name; the key is shared with every call of the tool (its
+    /// [`PreparedCall`](crate::tools::PreparedCall) and context), not copied for each.
+    pub(crate) by_name: FastMap<Arc<str>, ToolDefinition>,
     pub(crate) runner: ToolRunner,
     pub(crate) cache: Option<Cache>,
     /// The tools that declare an answer bound, with it (see [`ToolSet::answer_bound`]).
@@ -91,7 +93,7 @@ impl ToolSet {
         request: CallRequest<'a>,
     ) -> impl std::future::Future<Output = HandlerResult> + Send + 'a {
         async move {
-            let Some(definition) = self.by_name.get(request.name) else {
+            let Some((name, definition)) = self.by_name.get_key_value(request.name) else {
                 return Err(invalid_params(
                     "unknown tool",
                     vec![violation("/name", "enum", "no tool of this name")],
@@ -130,7 +132,7 @@ impl ToolSet {
                     Some(map) => ToolArguments::Value(Value::Object(map)),
                     None => ToolArguments::Absent,
                 };
-                match self.runner.prepare(request.name, arguments, &options) {
+                match self.runner.prepare_shared(name, arguments, &options) {
                     Ok(prepared) => (forwarder, prepared, options),
                     Err(rejected) => {
                         let answer = answer_for_era(CallOutcome::Respond(*rejected), request.era);

@@ -134,6 +134,21 @@ impl ToolRunner {
         arguments: ToolArguments<'_>,
         options: &CallOptions,
     ) -> Result<PreparedCall, Box<ToolCallResult>> {
+        self.prepare_shared(&Arc::from(tool), arguments, options)
+    }
+
+    /// [`ToolRunner::prepare`] of a tool whose name the caller keeps shared: the call holds
+    /// another reference to it instead of a copy.
+    ///
+    /// # Errors
+    ///
+    /// As [`ToolRunner::prepare`].
+    pub fn prepare_shared(
+        &self,
+        tool: &Arc<str>,
+        arguments: ToolArguments<'_>,
+        options: &CallOptions,
+    ) -> Result<PreparedCall, Box<ToolCallResult>> {
         let request = &self.inner.request;
         let bounds = ArgumentBounds {
             max_array: array_limit(request, tool),
@@ -147,7 +162,7 @@ impl ToolRunner {
                 None => match serde_json::from_slice::<Value>(bytes) {
                     Ok(value) => Ok(value),
                     Err(error) => {
-                        tracing::debug!(tool, %error, "tool arguments are not valid JSON");
+                        tracing::debug!(tool = &**tool, %error, "tool arguments are not valid JSON");
                         return Err(self.reject(
                             ToolErrorCode::ValidationFailed,
                             "the arguments are not valid JSON".to_owned(),
@@ -164,11 +179,11 @@ impl ToolRunner {
         };
         match parsed {
             Ok(Value::Object(arguments)) => Ok(PreparedCall {
-                tool: Arc::from(tool),
+                tool: Arc::clone(tool),
                 arguments: Value::Object(arguments),
             }),
             Ok(Value::Null) => Ok(PreparedCall {
-                tool: Arc::from(tool),
+                tool: Arc::clone(tool),
                 arguments: Value::Object(Map::new()),
             }),
             Ok(other) => Err(self.reject(
