@@ -1,6 +1,8 @@
 //! The request loop: read, dispatch, bound, drain.
 
 use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use serde::Deserialize;
@@ -344,16 +346,15 @@ impl<H: Handler> State<H> {
         reservation: Option<Reservation>,
     ) {
         let shared = Arc::clone(&self.shared);
-        // Detached: a task answers its own request (see `tasks`).
-        let _handle = match job {
-            Job::Single(request) => {
-                self.tasks
-                    .spawn(single_task(shared, request, permit, reservation))
-            }
-            Job::Batch(slots) => self
-                .tasks
-                .spawn(batch_task(shared, slots, permit, reservation)),
+        // Boxed: the task's cell then holds a pointer instead of the 1.4 KB future, which
+        // tokio moves several times while spawning and overwrites at its end (about 1.4k
+        // instructions of copying per request, against one allocation).
+        let work: Pin<Box<dyn Future<Output = ()> + Send>> = match job {
+            Job::Single(request) => Box::pin(single_task(shared, request, permit, reservation)),
+            Job::Batch(slots) => Box::pin(batch_task(shared, slots, permit, reservation)),
         };
+        // Detached: a task answers its own request (see `tasks`).
+        let _handle = self.tasks.spawn(work);
     }
 
     /// Queues a message the loop itself answers with.
