@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
 use super::arguments::{check_value, scan_raw, ArgumentBounds, Violations};
 use super::call_options::CallOptions;
@@ -262,7 +263,15 @@ impl ToolRunner {
             Counters::bump(&counters.calls);
             let timeout = self.timeout_for(&call.tool, entry);
             let deadline = options.started + timeout.duration;
-            let token = options.cancel.child_token();
+            // The handler's token is a token of its own, not a child of the client's: the
+            // runner fires it itself whenever the call ends before the handler does (the
+            // client's cancel, the deadline, or the call dropped: `AbortOnDrop` and
+            // `BlockingRun` cancel it), so a child's link to its parent (an allocation for
+            // the parent's list of children, a lock on each side) would only duplicate that.
+            let token = CancellationToken::new();
+            if options.cancel.is_cancelled() {
+                token.cancel();
+            }
             let progress = ProgressReporter::new(
                 options.progress.clone(),
                 options.log.clone(),
