@@ -306,3 +306,38 @@ fn arguments_must_be_an_object() {
     assert_eq!(json["structuredContent"]["data"], json!({}));
     assert_eq!(calls.load(Ordering::SeqCst), 2);
 }
+
+/// An object of scalars (the parsed path's shortcut: no walk) is judged as its raw text is,
+/// next to objects that hold a container, at the smallest depth limit and at the default.
+#[test]
+fn an_object_of_scalars_is_judged_alike_raw_and_parsed() {
+    let texts: [&[u8]; 3] = [
+        br#"{"a":1,"b":"x","c":null,"d":true}"#,
+        br#"{"a":1,"b":[1,2,3]}"#,
+        br#"{"a":{"b":{"c":{"d":{"e":{"f":{"g":1}}}}}}}"#,
+    ];
+    for max_depth in [8, 64] {
+        let runner = ToolRunner::new(&limits(
+            json!({"request": {"maxDepth": max_depth, "maxArraySize": 2}}),
+        ));
+        let (entry, _calls) = counting();
+        for text in texts {
+            let value: Value = serde_json::from_slice(text).unwrap();
+            let raw = call(&runner, "t", &entry, ToolArguments::Raw(text));
+            let parsed = call(&runner, "t", &entry, ToolArguments::Value(value.clone()));
+            // The verdicts, without the timings of the two calls.
+            assert_eq!(raw["isError"], parsed["isError"], "maxDepth {max_depth}");
+            assert_eq!(
+                raw["structuredContent"]["data"], parsed["structuredContent"]["data"],
+                "maxDepth {max_depth}"
+            );
+            assert_eq!(
+                raw["structuredContent"]["error"], parsed["structuredContent"]["error"],
+                "maxDepth {max_depth}"
+            );
+        }
+        let scalars: Value = serde_json::from_slice(texts[0]).unwrap();
+        let json = call(&runner, "t", &entry, ToolArguments::Value(scalars.clone()));
+        assert_eq!(json["structuredContent"]["data"], scalars);
+    }
+}

@@ -161,6 +161,13 @@ fn push_token(pointer: &mut String, token: &str) {
 
 /// Checks parsed arguments with the same rules as [`scan_raw`], without recursion.
 pub(crate) fn check_value(value: &Value, bounds: ArgumentBounds) -> Option<Violations> {
+    // The usual arguments, an object of scalars, break no rule and need no walk (nor the
+    // walk's allocation): level 1 holds no array and nothing nests below it.
+    if let Value::Object(members) = value {
+        if bounds.max_depth >= 1 && !members.values().any(is_container) {
+            return None;
+        }
+    }
     let mut arrays = Vec::new();
     // (value, its depth, its pointer); only containers are pushed.
     let mut stack: Vec<(&Value, usize, String)> = Vec::new();
