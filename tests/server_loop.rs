@@ -429,3 +429,66 @@ async fn a_panicking_batch_member_is_answered_in_the_batch() {
     assert_eq!(report.handler_panics, 1);
     assert_eq!(report.requests_answered, 2);
 }
+
+/// An output that refuses every write, as a pipe whose reader has gone.
+struct FailingOutput;
+
+impl tokio::io::AsyncWrite for FailingOutput {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+        _bytes: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::task::Poll::Ready(Err(std::io::ErrorKind::BrokenPipe.into()))
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+/// A failed output stops the loop although its input stays open: `serve` ends with the
+/// output's error instead of waiting for more input.
+#[tokio::test(start_paused = true)]
+async fn a_failed_output_stops_the_loop_while_the_input_stays_open() {
+    use tokio::io::AsyncWriteExt;
+    let (mut client_end, server_input) = tokio::io::duplex(1 << 16);
+    let probe = Arc::new(Probe::default());
+    let mut serving = tokio::spawn(serve(
+        server_input,
+        FailingOutput,
+        Arc::clone(&probe),
+        ServeOptions::default(),
+    ));
+    // The first answer is queued before the writer fails on it; the second one's queueing
+    // finds the output closed, and that alone (no further input) must stop the loop.
+    let mut ended = None;
+    for id in 1..=5 {
+        let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n");
+        client_end.write_all(line.as_bytes()).await.unwrap();
+        settle().await;
+        if serving.is_finished() {
+            ended = Some((id, (&mut serving).await.expect("serve did not panic")));
+            break;
+        }
+    }
+    let (id, outcome) = ended.expect("the loop stopped while the input was still open");
+    assert_eq!(
+        id, 2,
+        "the loop waited for more input after the output failed"
+    );
+    assert!(
+        matches!(outcome, Err(typed_mcp::server::ServerError::Output(_))),
+        "{outcome:?}"
+    );
+}

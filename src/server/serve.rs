@@ -80,6 +80,7 @@ where
         writer,
         shutdown_cancel: CancellationToken::new(),
         output_closed: CancellationToken::new(),
+        stop_reading: options.stop.child_token(),
     });
     let mut state = State {
         permits: Arc::new(Semaphore::new(options.max_in_flight)),
@@ -151,11 +152,12 @@ impl<H: Handler> State<H> {
     ) -> (ShutdownReason, Option<FramingError>) {
         let stop = self.options.stop.clone();
         let output_closed = self.shared.output_closed.clone();
+        // The caller's stop and a closed output, as one token: one wait to poll per turn.
+        let stop_reading = self.shared.stop_reading.clone();
         // One wait for each across the whole loop, rather than a new one (registered with
         // its token or listener, then dropped) on every turn.
         let mut signal = std::pin::pin!(signals.recv());
-        let mut stopped = std::pin::pin!(stop.cancelled());
-        let mut closed = std::pin::pin!(output_closed.cancelled());
+        let mut stopped = std::pin::pin!(stop_reading.cancelled());
         loop {
             if output_closed.is_cancelled() {
                 return (ShutdownReason::OutputFailed, None);
@@ -168,9 +170,16 @@ impl<H: Handler> State<H> {
             let reading = read_ahead < self.options.max_queued && output_admits;
             tokio::select! {
                 biased;
-                () = &mut stopped => return (ShutdownReason::Requested, None),
+                () = &mut stopped => {
+                    // The caller's stop first, as when it had a branch of its own.
+                    let reason = if stop.is_cancelled() {
+                        ShutdownReason::Requested
+                    } else {
+                        ShutdownReason::OutputFailed
+                    };
+                    return (reason, None);
+                }
                 name = &mut signal => return (ShutdownReason::Signal { name }, None),
-                () = &mut closed => return (ShutdownReason::OutputFailed, None),
                 // The output budget is spent (or has no room for the bound of the oldest
                 // waiting request): wait for the writer or a reservation's end, then look again.
                 () = self.budget.wait_written(), if !output_admits || held => {
@@ -362,7 +371,7 @@ impl<H: Handler> State<H> {
         if let Err(error) = self.shared.writer.send(outbound).await {
             tracing::error!(%error, "the output is closed");
             bump(&self.shared.counters.unanswered_at_output_failure);
-            self.shared.output_closed.cancel();
+            self.shared.close_output();
         }
     }
 

@@ -28,6 +28,18 @@ pub(crate) struct Shared<H> {
     pub(crate) shutdown_cancel: CancellationToken,
     /// Fired when an answer could not be queued because the writer stopped: the loop stops.
     pub(crate) output_closed: CancellationToken,
+    /// What the reading loop waits on to stop: a child of the caller's stop token, also fired
+    /// with `output_closed` ([`Shared::close_output`]), so the loop polls one wait per turn
+    /// for both.
+    pub(crate) stop_reading: CancellationToken,
+}
+
+impl<H> Shared<H> {
+    /// Records that the output is closed, which stops the loop.
+    pub(crate) fn close_output(&self) {
+        self.output_closed.cancel();
+        self.stop_reading.cancel();
+    }
 }
 
 /// A request read and registered, not started yet.
@@ -219,7 +231,7 @@ async fn send(shared: &Shared<impl Handler>, outbound: Option<Outbound>) {
     if let Err(error) = shared.writer.send(outbound).await {
         tracing::error!(%error, "an answer could not be queued: the output is closed");
         bump(&shared.counters.unanswered_at_output_failure);
-        shared.output_closed.cancel();
+        shared.close_output();
     }
 }
 
