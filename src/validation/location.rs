@@ -39,10 +39,43 @@ impl<'a> Location<'a> {
     }
 
     /// [`Location::to_pointer`] as a [`ShortText`] (no allocation for short pointers).
+    ///
+    /// Walks from the location up to the root, writing each segment in front of the ones
+    /// below it in a stack buffer: no recursion, and one copy per segment. A pointer longer
+    /// than the buffer, or with a key to escape, takes the general way.
     pub(crate) fn pointer_text(&self) -> ShortText {
-        let mut out = TextBuilder::new();
-        self.write_pointer(&mut out);
-        out.finish()
+        let mut buf = [0u8; STACK];
+        let mut start = STACK;
+        let mut at = self;
+        let complete = loop {
+            let (parent, written) = match at {
+                Location::Root => break true,
+                Location::Prefix(prefix) => break prepend(&mut buf, &mut start, prefix.as_bytes()),
+                Location::Key(parent, key) => (
+                    parent,
+                    !needs_escape(key.as_bytes())
+                        && prepend(&mut buf, &mut start, key.as_bytes())
+                        && prepend(&mut buf, &mut start, b"/"),
+                ),
+                Location::Index(parent, index) => (
+                    parent,
+                    prepend_index(&mut buf, &mut start, *index)
+                        && prepend(&mut buf, &mut start, b"/"),
+                ),
+            };
+            if !written {
+                break false;
+            }
+            at = parent;
+        };
+        if complete {
+            // Whole `&str`s and ASCII put side by side: valid UTF-8.
+            ShortText::from_utf8_bytes(&buf[start..])
+        } else {
+            let mut out = TextBuilder::new();
+            self.write_pointer(&mut out);
+            out.finish()
+        }
     }
 
     fn write_pointer(&self, out: &mut TextBuilder) {
@@ -73,6 +106,42 @@ impl<'a> Location<'a> {
     }
 }
 
+/// Bytes of a pointer [`Location::pointer_text`] renders on the stack.
+const STACK: usize = 64;
+
+/// Whether a key has a `~` or a `/`, which a JSON Pointer escapes.
+#[inline]
+fn needs_escape(key: &[u8]) -> bool {
+    key.iter().any(|&b| b == b'~' || b == b'/')
+}
+
+/// Writes `bytes` just before `buf[*start..]`; `false` when they do not fit.
+#[inline]
+fn prepend(buf: &mut [u8; STACK], start: &mut usize, bytes: &[u8]) -> bool {
+    let Some(new_start) = start.checked_sub(bytes.len()) else {
+        return false;
+    };
+    buf[new_start..*start].copy_from_slice(bytes);
+    *start = new_start;
+    true
+}
+
+/// Writes the decimal digits of `n` just before `buf[*start..]`; `false` when they do not fit.
+#[inline]
+fn prepend_index(buf: &mut [u8; STACK], start: &mut usize, mut n: usize) -> bool {
+    loop {
+        if *start == 0 {
+            return false;
+        }
+        *start -= 1;
+        buf[*start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return true;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Location;
@@ -87,5 +156,27 @@ mod tests {
         assert_eq!(root.to_pointer(), "");
         let prefixed = Location::Prefix("/params");
         assert_eq!(prefixed.key("x").to_pointer(), "/params/x");
+    }
+
+    #[test]
+    fn long_pointers_render_whole() {
+        let long = "k".repeat(40);
+        let root = Location::Prefix("/params/arguments");
+        let a = root.key(&long);
+        let b = a.index(1234567);
+        let c = b.key("tail");
+        assert_eq!(
+            c.to_pointer(),
+            format!("/params/arguments/{long}/1234567/tail")
+        );
+        let d = root.index(0);
+        assert_eq!(d.to_pointer(), "/params/arguments/0");
+        let deep = (0..30).fold(String::new(), |s, i| format!("{s}/{i}"));
+        let mut chain = vec![Location::Root];
+        for i in 0..30 {
+            let parent = Box::leak(Box::new(chain[i]));
+            chain.push(parent.index(i));
+        }
+        assert_eq!(chain[30].to_pointer(), deep);
     }
 }

@@ -32,6 +32,24 @@ impl ShortText {
     }
 }
 
+impl ShortText {
+    /// The text of `bytes`, which must be UTF-8 (an invalid text reads as empty).
+    #[inline]
+    pub(crate) fn from_utf8_bytes(bytes: &[u8]) -> Self {
+        if bytes.len() <= INLINE {
+            let mut copy = [0u8; INLINE];
+            copy[..bytes.len()].copy_from_slice(bytes);
+            ShortText(Repr::Inline {
+                // At most INLINE (30), so it fits.
+                len: bytes.len() as u8,
+                bytes: copy,
+            })
+        } else {
+            ShortText::from(std::str::from_utf8(bytes).unwrap_or_default())
+        }
+    }
+}
+
 impl From<&str> for ShortText {
     fn from(text: &str) -> Self {
         let mut builder = TextBuilder::new();
