@@ -125,6 +125,7 @@ impl Collector {
     }
 
     /// The recorded errors, or `Ok` when there are none.
+    #[inline]
     pub fn into_result(self) -> Result<(), Vec<ValidationError>> {
         if self.failures == 0 {
             Ok(())
