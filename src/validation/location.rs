@@ -18,6 +18,9 @@ pub enum Location<'a> {
     Key(&'a Location<'a>, &'a str),
     /// Item `index` of the array at the parent location.
     Index(&'a Location<'a>, usize),
+    /// A member of the object at the parent location whose name the generator knew: its
+    /// pointer segment, already escaped, with its leading `/` (`"/a~1b"` for member `a/b`).
+    Segment(&'a Location<'a>, &'a str),
 }
 
 impl<'a> Location<'a> {
@@ -25,6 +28,14 @@ impl<'a> Location<'a> {
     #[inline]
     pub fn key(&'a self, key: &'a str) -> Location<'a> {
         Location::Key(self, key)
+    }
+
+    /// The location of the member whose escaped pointer segment is `segment` (`"/name"`)
+    /// below `self`: what generated code uses for the property names it knows, so that
+    /// rendering the pointer needs no escaping.
+    #[inline]
+    pub fn segment(&'a self, segment: &'a str) -> Location<'a> {
+        Location::Segment(self, segment)
     }
 
     /// The location of item `index` below `self`.
@@ -62,6 +73,9 @@ impl<'a> Location<'a> {
                     prepend_index(&mut buf, &mut start, *index)
                         && prepend(&mut buf, &mut start, b"/"),
                 ),
+                Location::Segment(parent, segment) => {
+                    (parent, prepend(&mut buf, &mut start, segment.as_bytes()))
+                }
             };
             if !written {
                 break false;
@@ -101,6 +115,10 @@ impl<'a> Location<'a> {
                 parent.write_pointer(out);
                 out.push("/");
                 out.push_index(*index);
+            }
+            Location::Segment(parent, segment) => {
+                parent.write_pointer(out);
+                out.push(segment);
             }
         }
     }
@@ -156,6 +174,18 @@ mod tests {
         assert_eq!(root.to_pointer(), "");
         let prefixed = Location::Prefix("/params");
         assert_eq!(prefixed.key("x").to_pointer(), "/params/x");
+        let segments = prefixed.segment("/a~1b");
+        assert_eq!(segments.index(0).to_pointer(), "/params/a~1b/0");
+        assert_eq!(
+            segments.segment("/c").key("d").to_pointer(),
+            "/params/a~1b/c/d"
+        );
+        let long = "k".repeat(70);
+        let long_segment = format!("/{long}");
+        assert_eq!(
+            root.segment(&long_segment).segment("/x").to_pointer(),
+            format!("/{long}/x")
+        );
     }
 
     #[test]
