@@ -5,9 +5,9 @@
 use std::fmt;
 
 /// Bytes held without allocating.
-const INLINE: usize = 30;
+const INLINE: usize = 22;
 
-/// An immutable string, inline up to 30 bytes, on the heap beyond.
+/// An immutable string, inline up to 22 bytes, on the heap beyond (24 bytes in all).
 #[doc(hidden)]
 #[derive(Clone)]
 pub struct ShortText(Repr);
@@ -40,7 +40,7 @@ impl ShortText {
             let mut copy = [0u8; INLINE];
             copy[..bytes.len()].copy_from_slice(bytes);
             ShortText(Repr::Inline {
-                // At most INLINE (30), so it fits.
+                // At most INLINE (22), so it fits.
                 len: bytes.len() as u8,
                 bytes: copy,
             })
@@ -133,7 +133,7 @@ impl TextBuilder {
         match self.heap {
             Some(heap) => ShortText(Repr::Heap(heap.into_boxed_str())),
             None => ShortText(Repr::Inline {
-                // At most INLINE (30), so it fits.
+                // At most INLINE (22), so it fits.
                 len: self.len as u8,
                 bytes: self.bytes,
             }),

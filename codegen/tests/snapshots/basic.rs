@@ -696,7 +696,11 @@ pub mod validate {
                                         "uniqueItems",
                                         || (
                                             __rt::Part::Bool(true),
-                                            __rt::Part::Value(__rt::Value::from(vec![first, second])),
+                                            __rt::Part::Value(
+                                                ::std::boxed::Box::new(
+                                                    __rt::Value::from(vec![first, second]),
+                                                ),
+                                            ),
                                             __rt::Message::Owned(
                                                 ::std::format!("items {} and {} are equal", first, second),
                                             ),
