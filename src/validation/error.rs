@@ -84,6 +84,11 @@ impl ValidationError {
         }
     }
 
+    /// The path, to be written in place by the collector that recorded the error.
+    pub(crate) fn path_mut(&mut self) -> &mut ShortText {
+        &mut self.path
+    }
+
     /// Where in the validated value the violation is: an RFC 6901 JSON Pointer, empty for
     /// the value itself.
     pub fn path(&self) -> &str {

@@ -1,7 +1,7 @@
 //! Instance locations built on the stack while a validator walks a value, rendered to a
 //! JSON Pointer only when an error is recorded (so the happy path never allocates).
 
-use super::text::{ShortText, TextBuilder};
+use super::text::{ShortText, TextBuilder, INLINE};
 
 /// Where a validator currently is inside the value being validated.
 ///
@@ -56,39 +56,88 @@ impl<'a> Location<'a> {
     /// than the buffer, or with a key to escape, takes the general way.
     pub(crate) fn pointer_text(&self) -> ShortText {
         let mut buf = [0u8; STACK];
-        let mut start = STACK;
+        match self.render(&mut buf) {
+            // Whole `&str`s and ASCII put side by side: valid UTF-8.
+            Some(start) => ShortText::from_utf8_bytes(&buf[start..]),
+            None => {
+                let mut out = TextBuilder::new();
+                self.write_pointer(&mut out);
+                out.finish()
+            }
+        }
+    }
+
+    /// Writes the location's JSON Pointer into `out` where it is (an error already in the
+    /// collector's list): a short pointer is written straight into the text's inline bytes,
+    /// not built aside and moved in (reading back bytes just stored piecewise, as a move
+    /// does, stalls the processor).
+    pub(crate) fn write_pointer_into(&self, out: &mut ShortText) {
+        match self.plain_len() {
+            Some(len) if len <= INLINE => {
+                let room = out.inline_room(len);
+                let written = self.render(room);
+                debug_assert_eq!(written, Some(0));
+            }
+            _ => *out = self.pointer_text(),
+        }
+    }
+
+    /// The length of the pointer, when no key needs escaping.
+    fn plain_len(&self) -> Option<usize> {
+        let mut len = 0usize;
         let mut at = self;
-        let complete = loop {
+        loop {
+            match at {
+                Location::Root => return Some(len),
+                Location::Prefix(prefix) => return Some(len + prefix.len()),
+                Location::Key(parent, key) => {
+                    if needs_escape(key.as_bytes()) {
+                        return None;
+                    }
+                    len += 1 + key.len();
+                    at = parent;
+                }
+                Location::Index(parent, index) => {
+                    len += 1 + decimal_len(*index);
+                    at = parent;
+                }
+                Location::Segment(parent, segment) => {
+                    len += segment.len();
+                    at = parent;
+                }
+            }
+        }
+    }
+
+    /// Writes the pointer right-aligned in `buf`, each segment in front of the ones below it;
+    /// where it starts, or `None` when it does not fit or a key needs escaping.
+    fn render(&self, buf: &mut [u8]) -> Option<usize> {
+        let mut start = buf.len();
+        let mut at = self;
+        loop {
             let (parent, written) = match at {
-                Location::Root => break true,
-                Location::Prefix(prefix) => break prepend(&mut buf, &mut start, prefix.as_bytes()),
+                Location::Root => return Some(start),
+                Location::Prefix(prefix) => {
+                    return prepend(buf, &mut start, prefix.as_bytes()).then_some(start);
+                }
                 Location::Key(parent, key) => (
                     parent,
                     !needs_escape(key.as_bytes())
-                        && prepend(&mut buf, &mut start, key.as_bytes())
-                        && prepend(&mut buf, &mut start, b"/"),
+                        && prepend(buf, &mut start, key.as_bytes())
+                        && prepend(buf, &mut start, b"/"),
                 ),
                 Location::Index(parent, index) => (
                     parent,
-                    prepend_index(&mut buf, &mut start, *index)
-                        && prepend(&mut buf, &mut start, b"/"),
+                    prepend_index(buf, &mut start, *index) && prepend(buf, &mut start, b"/"),
                 ),
                 Location::Segment(parent, segment) => {
-                    (parent, prepend(&mut buf, &mut start, segment.as_bytes()))
+                    (parent, prepend(buf, &mut start, segment.as_bytes()))
                 }
             };
             if !written {
-                break false;
+                return None;
             }
             at = parent;
-        };
-        if complete {
-            // Whole `&str`s and ASCII put side by side: valid UTF-8.
-            ShortText::from_utf8_bytes(&buf[start..])
-        } else {
-            let mut out = TextBuilder::new();
-            self.write_pointer(&mut out);
-            out.finish()
         }
     }
 
@@ -135,7 +184,7 @@ fn needs_escape(key: &[u8]) -> bool {
 
 /// Writes `bytes` just before `buf[*start..]`; `false` when they do not fit.
 #[inline]
-fn prepend(buf: &mut [u8; STACK], start: &mut usize, bytes: &[u8]) -> bool {
+fn prepend(buf: &mut [u8], start: &mut usize, bytes: &[u8]) -> bool {
     let Some(new_start) = start.checked_sub(bytes.len()) else {
         return false;
     };
@@ -144,9 +193,20 @@ fn prepend(buf: &mut [u8; STACK], start: &mut usize, bytes: &[u8]) -> bool {
     true
 }
 
+/// How many decimal digits `n` has.
+#[inline]
+fn decimal_len(mut n: usize) -> usize {
+    let mut digits = 1;
+    while n >= 10 {
+        n /= 10;
+        digits += 1;
+    }
+    digits
+}
+
 /// Writes the decimal digits of `n` just before `buf[*start..]`; `false` when they do not fit.
 #[inline]
-fn prepend_index(buf: &mut [u8; STACK], start: &mut usize, mut n: usize) -> bool {
+fn prepend_index(buf: &mut [u8], start: &mut usize, mut n: usize) -> bool {
     loop {
         if *start == 0 {
             return false;
@@ -163,6 +223,7 @@ fn prepend_index(buf: &mut [u8; STACK], start: &mut usize, mut n: usize) -> bool
 #[cfg(test)]
 mod tests {
     use super::Location;
+    use crate::validation::text::ShortText;
 
     #[test]
     fn renders_escaped_pointers() {
@@ -186,6 +247,26 @@ mod tests {
             root.segment(&long_segment).segment("/x").to_pointer(),
             format!("/{long}/x")
         );
+    }
+
+    #[test]
+    fn pointers_written_in_place_match_the_rendered_ones() {
+        let root = Location::Root;
+        let prefix = Location::Prefix("/params");
+        let exact = "e".repeat(super::INLINE - 1);
+        let over = "o".repeat(super::INLINE);
+        let key = root.key("a/b");
+        let item = prefix.index(1234);
+        let x = item.segment("/x");
+        let deep = x.key("y");
+        let exact_key = root.key(&exact);
+        let over_key = root.key(&over);
+        for at in [root, prefix, key, item, deep, exact_key, over_key] {
+            let mut out = ShortText::from("stale text, longer than inline");
+            at.write_pointer_into(&mut out);
+            assert_eq!(out.as_str(), at.to_pointer(), "{at:?}");
+        }
+        assert_eq!(exact_key.to_pointer().len(), super::INLINE);
     }
 
     #[test]

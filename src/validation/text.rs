@@ -5,7 +5,7 @@
 use std::fmt;
 
 /// Bytes held without allocating.
-const INLINE: usize = 22;
+pub(crate) const INLINE: usize = 22;
 
 /// An immutable string, inline up to 22 bytes, on the heap beyond (24 bytes in all).
 #[doc(hidden)]
@@ -46,6 +46,29 @@ impl ShortText {
             })
         } else {
             ShortText::from(std::str::from_utf8(bytes).unwrap_or_default())
+        }
+    }
+}
+
+impl ShortText {
+    /// The empty text.
+    pub(crate) const EMPTY: ShortText = ShortText(Repr::Inline {
+        len: 0,
+        bytes: [0; INLINE],
+    });
+
+    /// Makes the text `len` zero bytes held inline (at most [`INLINE`]) and returns them to
+    /// be overwritten, with whole `&str`s only (an invalid text reads as empty).
+    pub(crate) fn inline_room(&mut self, len: usize) -> &mut [u8] {
+        let len = len.min(INLINE);
+        *self = ShortText(Repr::Inline {
+            // At most INLINE (22), so it fits.
+            len: len as u8,
+            bytes: [0; INLINE],
+        });
+        match &mut self.0 {
+            Repr::Inline { bytes, .. } => &mut bytes[..len],
+            Repr::Heap(_) => &mut [],
         }
     }
 }
