@@ -193,7 +193,7 @@ fn collector_counts_without_building_in_check_mode() {
     collecting.fail(&key, "/x", "type", || {
         (
             rt::Part::Str("string"),
-            rt::Part::Value(json!("integer")),
+            rt::Part::Value(Box::new(json!("integer"))),
             rt::Message::Template("{actual} is not {limit}; {other}"),
         )
     });

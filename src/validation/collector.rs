@@ -4,6 +4,7 @@ use serde_json::Value;
 
 use super::error::{Message, Part};
 use super::location::Location;
+use super::text::ShortText;
 use super::values::type_name;
 use super::ValidationError;
 
@@ -74,12 +75,16 @@ impl Collector {
         keyword: &'static str,
         detail: impl FnOnce() -> Detail,
     ) {
-        let error = ValidationError::recorded(at.pointer_text(), schema_path, keyword, detail());
+        let error = ValidationError::recorded(ShortText::EMPTY, schema_path, keyword, detail());
         if self.errors.capacity() == 0 {
             // One allocation for a usual handful of violations, not one per doubling.
             self.errors.reserve_exact(8);
         }
         self.errors.push(error);
+        // The path is written where the error now is (see `Location::write_pointer_into`).
+        if let Some(error) = self.errors.last_mut() {
+            at.write_pointer_into(error.path_mut());
+        }
     }
 
     /// Records a `type` violation: `value` is none of the `expected` JSON types.
@@ -125,6 +130,7 @@ impl Collector {
     }
 
     /// The recorded errors, or `Ok` when there are none.
+    #[inline]
     pub fn into_result(self) -> Result<(), Vec<ValidationError>> {
         if self.failures == 0 {
             Ok(())

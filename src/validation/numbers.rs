@@ -83,6 +83,11 @@ pub fn cmp_bounds(a: Bound, b: Bound) -> Option<Ordering> {
 /// Compares a JSON number with a schema bound, exactly.
 #[inline]
 pub fn cmp_number(n: &Number, bound: Bound) -> Option<Ordering> {
+    // The usual case, a non-negative integer against a non-negative integer bound, without
+    // the general comparison's call.
+    if let (Bound::U(limit), Some(u)) = (bound, n.as_u64()) {
+        return Some(u.cmp(&limit));
+    }
     cmp_bounds(bound_of(n), bound)
 }
 

@@ -5,9 +5,9 @@
 use std::fmt;
 
 /// Bytes held without allocating.
-const INLINE: usize = 30;
+pub(crate) const INLINE: usize = 22;
 
-/// An immutable string, inline up to 30 bytes, on the heap beyond.
+/// An immutable string, inline up to 22 bytes, on the heap beyond (24 bytes in all).
 #[doc(hidden)]
 #[derive(Clone)]
 pub struct ShortText(Repr);
@@ -28,6 +28,47 @@ impl ShortText {
                 std::str::from_utf8(bytes).unwrap_or_default()
             }
             Repr::Heap(text) => text,
+        }
+    }
+}
+
+impl ShortText {
+    /// The text of `bytes`, which must be UTF-8 (an invalid text reads as empty).
+    #[inline]
+    pub(crate) fn from_utf8_bytes(bytes: &[u8]) -> Self {
+        if bytes.len() <= INLINE {
+            let mut copy = [0u8; INLINE];
+            copy[..bytes.len()].copy_from_slice(bytes);
+            ShortText(Repr::Inline {
+                // At most INLINE (22), so it fits.
+                len: bytes.len() as u8,
+                bytes: copy,
+            })
+        } else {
+            ShortText::from(std::str::from_utf8(bytes).unwrap_or_default())
+        }
+    }
+}
+
+impl ShortText {
+    /// The empty text.
+    pub(crate) const EMPTY: ShortText = ShortText(Repr::Inline {
+        len: 0,
+        bytes: [0; INLINE],
+    });
+
+    /// Makes the text `len` zero bytes held inline (at most [`INLINE`]) and returns them to
+    /// be overwritten, with whole `&str`s only (an invalid text reads as empty).
+    pub(crate) fn inline_room(&mut self, len: usize) -> &mut [u8] {
+        let len = len.min(INLINE);
+        *self = ShortText(Repr::Inline {
+            // At most INLINE (22), so it fits.
+            len: len as u8,
+            bytes: [0; INLINE],
+        });
+        match &mut self.0 {
+            Repr::Inline { bytes, .. } => &mut bytes[..len],
+            Repr::Heap(_) => &mut [],
         }
     }
 }
@@ -115,7 +156,7 @@ impl TextBuilder {
         match self.heap {
             Some(heap) => ShortText(Repr::Heap(heap.into_boxed_str())),
             None => ShortText(Repr::Inline {
-                // At most INLINE (30), so it fits.
+                // At most INLINE (22), so it fits.
                 len: self.len as u8,
                 bytes: self.bytes,
             }),

@@ -246,7 +246,7 @@ impl Emitter<'_> {
                 &child(path, "uniqueItems"),
                 "uniqueItems",
                 quote!(#rt::Part::Bool(true)),
-                quote!(#rt::Part::Value(#rt::Value::from(vec![first, second]))),
+                quote!(#rt::Part::Value(::std::boxed::Box::new(#rt::Value::from(vec![first, second])))),
                 quote!(#rt::Message::Owned(::std::format!("items {} and {} are equal", first, second))),
             );
             body.extend(quote! {

@@ -95,7 +95,8 @@ impl Emitter<'_> {
                 } else {
                     uses_value = true;
                     let (pat, inner) = (&p.at, &p.checks);
-                    quote!(let #pat = &#at.key(#name); #inner)
+                    let segment = pointer_segment(name);
+                    quote!(let #pat = &#at.segment(#segment); #inner)
                 };
                 arms.extend(quote!(#name => { #mark #checks }));
                 if let Some(bit) = p.bit {
@@ -119,9 +120,10 @@ impl Emitter<'_> {
         } else {
             for p in properties.iter().filter(|p| !p.checks.is_empty()) {
                 let (name, pat, inner) = (p.name, &p.at, &p.checks);
+                let segment = pointer_segment(name);
                 body.extend(quote! {
                     if let ::core::option::Option::Some(#val) = #obj.get(#name) {
-                        let #pat = &#at.key(#name);
+                        let #pat = &#at.segment(#segment);
                         #inner
                     }
                 });
@@ -183,4 +185,10 @@ impl Emitter<'_> {
         }
         Ok((quote!(let #kat = &#at.key(#key); #inner), true))
     }
+}
+
+/// The JSON Pointer segment of member `name`, escaped (`~` as `~0`, `/` as `~1`), with its
+/// leading `/`: what `Location::segment` takes, so the runtime never escapes a known name.
+fn pointer_segment(name: &str) -> String {
+    format!("/{}", name.replace('~', "~0").replace('/', "~1"))
 }

@@ -329,7 +329,7 @@ pub mod validate {
             for (key_1, v_1) in map_1 {
                 match key_1.as_str() {
                     "level" => {
-                        let at_2 = &at.key("level");
+                        let at_2 = &at.segment("/level");
                         if !(matches!(
                             v_1, __rt::Value::Number(n) if __rt::is_integer(n)
                         )) {
@@ -343,7 +343,7 @@ pub mod validate {
                         }
                     }
                     "verbose" => {
-                        let at_7 = &at.key("verbose");
+                        let at_7 = &at.segment("/verbose");
                         if !(v_1.is_boolean()) {
                             errors
                                 .wrong_type(
@@ -383,7 +383,7 @@ pub mod validate {
             for (key_15, v_15) in map_15 {
                 match key_15.as_str() {
                     "code" => {
-                        let at_16 = &at.key("code");
+                        let at_16 = &at.segment("/code");
                         if !(v_15.is_string()) {
                             errors
                                 .wrong_type(
@@ -410,7 +410,7 @@ pub mod validate {
                         }
                     }
                     "color" => {
-                        let at_21 = &at.key("color");
+                        let at_21 = &at.segment("/color");
                         if !(v_15.is_string()) {
                             errors
                                 .wrong_type(
@@ -440,7 +440,7 @@ pub mod validate {
                         }
                     }
                     "count" => {
-                        let at_26 = &at.key("count");
+                        let at_26 = &at.segment("/count");
                         if !(matches!(
                             v_15, __rt::Value::Number(n) if __rt::is_integer(n)
                         )) {
@@ -499,7 +499,7 @@ pub mod validate {
                         }
                     }
                     "homepage" => {
-                        let at_31 = &at.key("homepage");
+                        let at_31 = &at.segment("/homepage");
                         if !(v_15.is_string()) {
                             errors
                                 .wrong_type(
@@ -527,7 +527,7 @@ pub mod validate {
                     }
                     "kind" => {
                         seen_15 |= 1u64;
-                        let at_36 = &at.key("kind");
+                        let at_36 = &at.segment("/kind");
                         if !(v_15.is_string()) {
                             errors
                                 .wrong_type(
@@ -554,7 +554,7 @@ pub mod validate {
                         }
                     }
                     "labels" => {
-                        let at_41 = &at.key("labels");
+                        let at_41 = &at.segment("/labels");
                         if !(v_15.is_object()) {
                             errors
                                 .wrong_type(
@@ -596,7 +596,7 @@ pub mod validate {
                     }
                     "name" => {
                         seen_15 |= 2u64;
-                        let at_51 = &at.key("name");
+                        let at_51 = &at.segment("/name");
                         if !(v_15.is_string()) {
                             errors
                                 .wrong_type(
@@ -641,11 +641,11 @@ pub mod validate {
                         }
                     }
                     "settings" => {
-                        let at_56 = &at.key("settings");
+                        let at_56 = &at.segment("/settings");
                         settings_at(v_15, at_56, errors);
                     }
                     "tags" => {
-                        let at_61 = &at.key("tags");
+                        let at_61 = &at.segment("/tags");
                         if !(v_15.is_array()) {
                             errors
                                 .wrong_type(
@@ -696,7 +696,11 @@ pub mod validate {
                                         "uniqueItems",
                                         || (
                                             __rt::Part::Bool(true),
-                                            __rt::Part::Value(__rt::Value::from(vec![first, second])),
+                                            __rt::Part::Value(
+                                                ::std::boxed::Box::new(
+                                                    __rt::Value::from(vec![first, second]),
+                                                ),
+                                            ),
                                             __rt::Message::Owned(
                                                 ::std::format!("items {} and {} are equal", first, second),
                                             ),
@@ -718,7 +722,7 @@ pub mod validate {
                         }
                     }
                     "weight" => {
-                        let at_70 = &at.key("weight");
+                        let at_70 = &at.segment("/weight");
                         if !(v_15.is_number()) {
                             errors
                                 .wrong_type(

@@ -245,7 +245,7 @@ pub mod validate {
             for (key_5, v_5) in map_5 {
                 match key_5.as_str() {
                     "children" => {
-                        let at_6 = &at.key("children");
+                        let at_6 = &at.segment("/children");
                         if !(v_5.is_array()) {
                             errors
                                 .wrong_type(
@@ -264,7 +264,7 @@ pub mod validate {
                     }
                     "label" => {
                         seen_5 |= 1u64;
-                        let at_15 = &at.key("label");
+                        let at_15 = &at.segment("/label");
                         label_at(v_5, at_15, errors);
                     }
                     _ => {}
@@ -297,7 +297,7 @@ pub mod validate {
         }
         if let __rt::Value::Object(map_31) = value {
             if let ::core::option::Option::Some(v_31) = map_31.get("at") {
-                let at_32 = &at.key("at");
+                let at_32 = &at.segment("/at");
                 if !(v_31.is_string()) {
                     errors
                         .wrong_type(

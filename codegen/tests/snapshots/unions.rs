@@ -610,7 +610,7 @@ pub mod validate {
         }
         if let __rt::Value::Object(map_1) = value {
             if let ::core::option::Option::Some(v_1) = map_1.get("status") {
-                let at_2 = &at.key("status");
+                let at_2 = &at.segment("/status");
                 if !(v_1.is_string()) {
                     errors
                         .wrong_type(
@@ -651,7 +651,7 @@ pub mod validate {
                 match key_15.as_str() {
                     "radius" => {
                         seen_15 |= 1u64;
-                        let at_16 = &at.key("radius");
+                        let at_16 = &at.segment("/radius");
                         if !(v_15.is_number()) {
                             errors
                                 .wrong_type(
@@ -681,7 +681,7 @@ pub mod validate {
                     }
                     "type" => {
                         seen_15 |= 2u64;
-                        let at_21 = &at.key("type");
+                        let at_21 = &at.segment("/type");
                         if !(v_15.is_string()) {
                             errors
                                 .wrong_type(
@@ -743,7 +743,7 @@ pub mod validate {
                 match key_29.as_str() {
                     "details" => {
                         seen_29 |= 1u64;
-                        let at_30 = &at.key("details");
+                        let at_30 = &at.segment("/details");
                         if !(v_29.is_array()) {
                             errors
                                 .wrong_type(
@@ -770,7 +770,7 @@ pub mod validate {
                     }
                     "status" => {
                         seen_29 |= 2u64;
-                        let at_39 = &at.key("status");
+                        let at_39 = &at.segment("/status");
                         if !(v_29.is_string()) {
                             errors
                                 .wrong_type(
@@ -817,11 +817,11 @@ pub mod validate {
                 match key_47.as_str() {
                     "main" => {
                         seen_47 |= 1u64;
-                        let at_48 = &at.key("main");
+                        let at_48 = &at.segment("/main");
                         drawing_main_at(v_47, at_48, errors);
                     }
                     "others" => {
-                        let at_53 = &at.key("others");
+                        let at_53 = &at.segment("/others");
                         if !(v_47.is_array()) {
                             errors
                                 .wrong_type(
@@ -1033,7 +1033,7 @@ pub mod validate {
                 match key_92.as_str() {
                     "side" => {
                         seen_92 |= 1u64;
-                        let at_93 = &at.key("side");
+                        let at_93 = &at.segment("/side");
                         if !(v_92.is_number()) {
                             errors
                                 .wrong_type(
@@ -1063,7 +1063,7 @@ pub mod validate {
                     }
                     "type" => {
                         seen_92 |= 2u64;
-                        let at_98 = &at.key("type");
+                        let at_98 = &at.segment("/type");
                         if !(v_92.is_string()) {
                             errors
                                 .wrong_type(

@@ -358,6 +358,13 @@ fn objects_refs_and_boolean_schemas() {
             ("/closed/a~0~1", "additionalProperties"),
         ],
     );
+    // A declared member whose name a pointer escapes.
+    check(
+        &s,
+        "Everything",
+        every(json!({"closed": {"a~/b": "x"}})),
+        &[("/closed/a~0~1b", "type")],
+    );
     check(&s, "Everything", every(json!({"both": {"x": "s"}})), &[]);
     check(
         &s,

@@ -280,15 +280,15 @@ pub mod validate {
                 match key_1.as_str() {
                     "reaction" => {
                         seen_1 |= 1u64;
-                        let at_2 = &at.key("reaction");
+                        let at_2 = &at.segment("/reaction");
                         reaction_at(v_1, at_2, errors);
                     }
                     "separator" => {
-                        let at_7 = &at.key("separator");
+                        let at_7 = &at.segment("/separator");
                         separator_at(v_1, at_7, errors);
                     }
                     "sort" => {
-                        let at_12 = &at.key("sort");
+                        let at_12 = &at.segment("/sort");
                         post_sort_at(v_1, at_12, errors);
                     }
                     _ => {

@@ -231,7 +231,7 @@ pub mod validate {
             for (key_1, v_1) in map_1 {
                 match key_1.as_str() {
                     "folder" => {
-                        let at_2 = &at.key("folder");
+                        let at_2 = &at.segment("/folder");
                         if !(v_1.is_string()) {
                             errors
                                 .wrong_type(
@@ -284,11 +284,11 @@ pub mod validate {
             for (key_11, v_11) in map_11 {
                 match key_11.as_str() {
                     "cursor" => {
-                        let at_12 = &at.key("cursor");
+                        let at_12 = &at.segment("/cursor");
                         search_cursor_at(v_11, at_12, errors);
                     }
                     "exact" => {
-                        let at_17 = &at.key("exact");
+                        let at_17 = &at.segment("/exact");
                         if !(v_11.is_boolean()) {
                             errors
                                 .wrong_type(
@@ -300,7 +300,7 @@ pub mod validate {
                         }
                     }
                     "language" => {
-                        let at_22 = &at.key("language");
+                        let at_22 = &at.segment("/language");
                         if !(v_11.is_string()) {
                             errors
                                 .wrong_type(
@@ -312,7 +312,7 @@ pub mod validate {
                         }
                     }
                     "limit" => {
-                        let at_27 = &at.key("limit");
+                        let at_27 = &at.segment("/limit");
                         if !(matches!(
                             v_11, __rt::Value::Number(n) if __rt::is_integer(n)
                         )) {
@@ -326,7 +326,7 @@ pub mod validate {
                         }
                     }
                     "page" => {
-                        let at_32 = &at.key("page");
+                        let at_32 = &at.segment("/page");
                         if !(matches!(
                             v_11, __rt::Value::Number(n) if __rt::is_integer(n)
                         )) {
@@ -341,7 +341,7 @@ pub mod validate {
                     }
                     "query" => {
                         seen_11 |= 1u64;
-                        let at_37 = &at.key("query");
+                        let at_37 = &at.segment("/query");
                         if !(v_11.is_string()) {
                             errors
                                 .wrong_type(
@@ -353,11 +353,11 @@ pub mod validate {
                         }
                     }
                     "scope" => {
-                        let at_42 = &at.key("scope");
+                        let at_42 = &at.segment("/scope");
                         scope_at(v_11, at_42, errors);
                     }
                     "tags" => {
-                        let at_47 = &at.key("tags");
+                        let at_47 = &at.segment("/tags");
                         if !(v_11.is_array()) {
                             errors
                                 .wrong_type(
@@ -383,7 +383,7 @@ pub mod validate {
                         }
                     }
                     "threshold" => {
-                        let at_56 = &at.key("threshold");
+                        let at_56 = &at.segment("/threshold");
                         if !(v_11.is_number()) {
                             errors
                                 .wrong_type(
@@ -395,7 +395,7 @@ pub mod validate {
                         }
                     }
                     "weight" => {
-                        let at_61 = &at.key("weight");
+                        let at_61 = &at.segment("/weight");
                         if !(v_11.is_number()) {
                             errors
                                 .wrong_type(

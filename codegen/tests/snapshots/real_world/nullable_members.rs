@@ -274,7 +274,7 @@ pub mod validate {
             for (key_1, v_1) in map_1 {
                 match key_1.as_str() {
                     "address" => {
-                        let at_2 = &at.key("address");
+                        let at_2 = &at.segment("/address");
                         if !(v_1.is_object()) {
                             errors
                                 .wrong_type(
@@ -288,7 +288,7 @@ pub mod validate {
                             for (key_3, v_3) in map_3 {
                                 match key_3.as_str() {
                                     "city" => {
-                                        let at_4 = &at_2.key("city");
+                                        let at_4 = &at_2.segment("/city");
                                         update_contact_address_city_at(v_3, at_4, errors);
                                     }
                                     _ => {
@@ -310,12 +310,12 @@ pub mod validate {
                         }
                     }
                     "age" => {
-                        let at_13 = &at.key("age");
+                        let at_13 = &at.segment("/age");
                         update_contact_age_at(v_1, at_13, errors);
                     }
                     "id" => {
                         seen_1 |= 1u64;
-                        let at_18 = &at.key("id");
+                        let at_18 = &at.segment("/id");
                         if !(v_1.is_string()) {
                             errors
                                 .wrong_type(
@@ -327,12 +327,12 @@ pub mod validate {
                         }
                     }
                     "nickname" => {
-                        let at_23 = &at.key("nickname");
+                        let at_23 = &at.segment("/nickname");
                         update_contact_nickname_at(v_1, at_23, errors);
                     }
                     "note" => {
                         seen_1 |= 2u64;
-                        let at_28 = &at.key("note");
+                        let at_28 = &at.segment("/note");
                         if !(v_1.is_string() || v_1.is_null()) {
                             errors
                                 .wrong_type(

@@ -240,7 +240,7 @@ pub mod validate {
                 match key_1.as_str() {
                     "id" => {
                         seen_1 |= 1u64;
-                        let at_2 = &at.key("id");
+                        let at_2 = &at.segment("/id");
                         if !(v_1.is_string()) {
                             errors
                                 .wrong_type(
@@ -293,7 +293,7 @@ pub mod validate {
         }
         if let __rt::Value::Object(map_11) = value {
             if let ::core::option::Option::Some(v_11) = map_11.get("extra") {
-                let at_12 = &at.key("extra");
+                let at_12 = &at.segment("/extra");
                 if !(v_11.is_string()) {
                     errors
                         .wrong_type(
@@ -330,11 +330,11 @@ pub mod validate {
             for (key_20, v_20) in map_20 {
                 match key_20.as_str() {
                     "closed" => {
-                        let at_21 = &at.key("closed");
+                        let at_21 = &at.segment("/closed");
                         closed_at(v_20, at_21, errors);
                     }
                     "inner" => {
-                        let at_26 = &at.key("inner");
+                        let at_26 = &at.segment("/inner");
                         if !(v_20.is_object()) {
                             errors
                                 .wrong_type(
@@ -348,7 +348,7 @@ pub mod validate {
                             if let ::core::option::Option::Some(v_27) = map_27
                                 .get("level")
                             {
-                                let at_28 = &at_26.key("level");
+                                let at_28 = &at_26.segment("/level");
                                 if !(matches!(
                                     v_27, __rt::Value::Number(n) if __rt::is_integer(n)
                                 )) {
@@ -365,7 +365,7 @@ pub mod validate {
                     }
                     "name" => {
                         seen_20 |= 1u64;
-                        let at_36 = &at.key("name");
+                        let at_36 = &at.segment("/name");
                         if !(v_20.is_string()) {
                             errors
                                 .wrong_type(
@@ -407,7 +407,7 @@ pub mod validate {
             for (key_44, v_44) in map_44 {
                 match key_44.as_str() {
                     "label" => {
-                        let at_45 = &at.key("label");
+                        let at_45 = &at.segment("/label");
                         if !(v_44.is_string()) {
                             errors
                                 .wrong_type(

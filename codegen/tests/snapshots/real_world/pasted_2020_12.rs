@@ -280,7 +280,7 @@ pub mod validate {
                 match key_1.as_str() {
                     "entries" => {
                         seen_1 |= 1u64;
-                        let at_2 = &at.key("entries");
+                        let at_2 = &at.segment("/entries");
                         if !(v_1.is_array()) {
                             errors
                                 .wrong_type(
@@ -298,11 +298,11 @@ pub mod validate {
                         }
                     }
                     "mode" => {
-                        let at_11 = &at.key("mode");
+                        let at_11 = &at.segment("/mode");
                         mode_at(v_1, at_11, errors);
                     }
                     "range" => {
-                        let at_16 = &at.key("range");
+                        let at_16 = &at.segment("/range");
                         if !(v_1.is_array()) {
                             errors
                                 .wrong_type(
@@ -411,7 +411,7 @@ pub mod validate {
                 match key_35.as_str() {
                     "path" => {
                         seen_35 |= 1u64;
-                        let at_36 = &at.key("path");
+                        let at_36 = &at.segment("/path");
                         if !(v_35.is_string()) {
                             errors
                                 .wrong_type(
@@ -423,7 +423,7 @@ pub mod validate {
                         }
                     }
                     "size" => {
-                        let at_41 = &at.key("size");
+                        let at_41 = &at.segment("/size");
                         entry_size_at(v_35, at_41, errors);
                     }
                     _ => {

@@ -150,7 +150,7 @@ pub mod validate {
             for (key_1, v_1) in map_1 {
                 match key_1.as_str() {
                     "color" => {
-                        let at_2 = &at.key("color");
+                        let at_2 = &at.segment("/color");
                         if !(v_1.is_string()) {
                             errors
                                 .wrong_type(
@@ -162,7 +162,7 @@ pub mod validate {
                         }
                     }
                     "label" => {
-                        let at_7 = &at.key("label");
+                        let at_7 = &at.segment("/label");
                         if !(v_1.is_string()) {
                             errors
                                 .wrong_type(
@@ -174,7 +174,7 @@ pub mod validate {
                         }
                     }
                     "pair" => {
-                        let at_12 = &at.key("pair");
+                        let at_12 = &at.segment("/pair");
                         if !(v_1.is_array()) {
                             errors
                                 .wrong_type(
@@ -235,7 +235,7 @@ pub mod validate {
                         }
                     }
                     "path" => {
-                        let at_27 = &at.key("path");
+                        let at_27 = &at.segment("/path");
                         if !(v_1.is_array()) {
                             errors
                                 .wrong_type(
@@ -253,7 +253,7 @@ pub mod validate {
                         }
                     }
                     "scale" => {
-                        let at_36 = &at.key("scale");
+                        let at_36 = &at.segment("/scale");
                         if !(v_1.is_number()) {
                             errors
                                 .wrong_type(
@@ -265,7 +265,7 @@ pub mod validate {
                         }
                     }
                     "speed" => {
-                        let at_41 = &at.key("speed");
+                        let at_41 = &at.segment("/speed");
                         if !(v_1.is_number()) {
                             errors
                                 .wrong_type(
@@ -310,11 +310,11 @@ pub mod validate {
                     }
                     "target" => {
                         seen_1 |= 1u64;
-                        let at_46 = &at.key("target");
+                        let at_46 = &at.segment("/target");
                         point_at(v_1, at_46, errors);
                     }
                     "unit" => {
-                        let at_51 = &at.key("unit");
+                        let at_51 = &at.segment("/unit");
                         if !(v_1.is_string()) {
                             errors
                                 .wrong_type(
@@ -392,7 +392,7 @@ pub mod validate {
                 match key_64.as_str() {
                     "x" => {
                         seen_64 |= 1u64;
-                        let at_65 = &at.key("x");
+                        let at_65 = &at.segment("/x");
                         if !(v_64.is_number()) {
                             errors
                                 .wrong_type(
@@ -405,7 +405,7 @@ pub mod validate {
                     }
                     "y" => {
                         seen_64 |= 2u64;
-                        let at_70 = &at.key("y");
+                        let at_70 = &at.segment("/y");
                         if !(v_64.is_number()) {
                             errors
                                 .wrong_type(

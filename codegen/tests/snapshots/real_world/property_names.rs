@@ -252,12 +252,12 @@ pub mod validate {
             for (key_15, v_15) in map_15 {
                 match key_15.as_str() {
                     "headers" => {
-                        let at_16 = &at.key("headers");
+                        let at_16 = &at.segment("/headers");
                         headers_at(v_15, at_16, errors);
                     }
                     "url" => {
                         seen_15 |= 1u64;
-                        let at_21 = &at.key("url");
+                        let at_21 = &at.segment("/url");
                         if !(v_15.is_string()) {
                             errors
                                 .wrong_type(

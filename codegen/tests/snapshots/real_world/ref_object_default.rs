@@ -140,7 +140,7 @@ pub mod validate {
                 match key_1.as_str() {
                     "folder" => {
                         seen_1 |= 1u64;
-                        let at_2 = &at.key("folder");
+                        let at_2 = &at.segment("/folder");
                         if !(v_1.is_string()) {
                             errors
                                 .wrong_type(
@@ -152,7 +152,7 @@ pub mod validate {
                         }
                     }
                     "page" => {
-                        let at_7 = &at.key("page");
+                        let at_7 = &at.segment("/page");
                         page_at(v_1, at_7, errors);
                     }
                     _ => {
@@ -199,7 +199,7 @@ pub mod validate {
             for (key_16, v_16) in map_16 {
                 match key_16.as_str() {
                     "cursor" => {
-                        let at_17 = &at.key("cursor");
+                        let at_17 = &at.segment("/cursor");
                         if !(v_16.is_string()) {
                             errors
                                 .wrong_type(
@@ -211,7 +211,7 @@ pub mod validate {
                         }
                     }
                     "size" => {
-                        let at_22 = &at.key("size");
+                        let at_22 = &at.segment("/size");
                         if !(matches!(
                             v_16, __rt::Value::Number(n) if __rt::is_integer(n)
                         )) {

@@ -114,7 +114,7 @@ pub mod validate {
             for (key_1, v_1) in map_1 {
                 match key_1.as_str() {
                     "contact" => {
-                        let at_2 = &at.key("contact");
+                        let at_2 = &at.segment("/contact");
                         if !(v_1.is_string()) {
                             errors
                                 .wrong_type(
@@ -142,7 +142,7 @@ pub mod validate {
                     }
                     "day" => {
                         seen_1 |= 1u64;
-                        let at_7 = &at.key("day");
+                        let at_7 = &at.segment("/day");
                         if !(v_1.is_string()) {
                             errors
                                 .wrong_type(
@@ -170,7 +170,7 @@ pub mod validate {
                     }
                     "id" => {
                         seen_1 |= 2u64;
-                        let at_12 = &at.key("id");
+                        let at_12 = &at.segment("/id");
                         if !(v_1.is_string()) {
                             errors
                                 .wrong_type(
@@ -197,7 +197,7 @@ pub mod validate {
                         }
                     }
                     "notes" => {
-                        let at_17 = &at.key("notes");
+                        let at_17 = &at.segment("/notes");
                         if !(v_1.is_string()) {
                             errors
                                 .wrong_type(
@@ -209,7 +209,7 @@ pub mod validate {
                         }
                     }
                     "price" => {
-                        let at_22 = &at.key("price");
+                        let at_22 = &at.segment("/price");
                         if !(v_1.is_number()) {
                             errors
                                 .wrong_type(
@@ -221,7 +221,7 @@ pub mod validate {
                         }
                     }
                     "seats" => {
-                        let at_27 = &at.key("seats");
+                        let at_27 = &at.segment("/seats");
                         if !(matches!(
                             v_1, __rt::Value::Number(n) if __rt::is_integer(n)
                         )) {
