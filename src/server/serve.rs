@@ -64,7 +64,9 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
     H: Handler,
 {
-    let mut signals = Signals::new(options.stop_on_signals)?;
+    // What the reading loop waits on to stop: the caller's stop, a signal, a closed output.
+    let stop_reading = options.stop.child_token();
+    let mut signals = Signals::new(options.stop_on_signals, stop_reading.clone())?;
     let mut reader = FrameReader::new(input).with_max_line_bytes(options.max_line_bytes);
     // Before any answer is known, the in-flight and queue bounds alone decide.
     let budget = Arc::new(OutputBudget::new(
@@ -80,7 +82,7 @@ where
         writer,
         shutdown_cancel: CancellationToken::new(),
         output_closed: CancellationToken::new(),
-        stop_reading: options.stop.child_token(),
+        stop_reading,
     });
     let mut state = State {
         permits: Arc::new(Semaphore::new(options.max_in_flight)),
@@ -152,11 +154,9 @@ impl<H: Handler> State<H> {
     ) -> (ShutdownReason, Option<FramingError>) {
         let stop = self.options.stop.clone();
         let output_closed = self.shared.output_closed.clone();
-        // The caller's stop and a closed output, as one token: one wait to poll per turn.
+        // The caller's stop, a signal and a closed output, as one token: one wait to poll
+        // per turn, pinned across the whole loop rather than registered anew on every turn.
         let stop_reading = self.shared.stop_reading.clone();
-        // One wait for each across the whole loop, rather than a new one (registered with
-        // its token or listener, then dropped) on every turn.
-        let mut signal = std::pin::pin!(signals.recv());
         let mut stopped = std::pin::pin!(stop_reading.cancelled());
         loop {
             if output_closed.is_cancelled() {
@@ -171,15 +171,17 @@ impl<H: Handler> State<H> {
             tokio::select! {
                 biased;
                 () = &mut stopped => {
-                    // The caller's stop first, as when it had a branch of its own.
+                    // In the order their branches had: the caller's stop, a signal (its
+                    // name is queued before the token fires), a closed output.
                     let reason = if stop.is_cancelled() {
                         ShutdownReason::Requested
+                    } else if let Some(name) = signals.try_recv() {
+                        ShutdownReason::Signal { name }
                     } else {
                         ShutdownReason::OutputFailed
                     };
                     return (reason, None);
                 }
-                name = &mut signal => return (ShutdownReason::Signal { name }, None),
                 // The output budget is spent (or has no room for the bound of the oldest
                 // waiting request): wait for the writer or a reservation's end, then look again.
                 () = self.budget.wait_written(), if !output_admits || held => {

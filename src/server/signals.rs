@@ -1,11 +1,13 @@
 //! Process signals that begin a graceful shutdown.
 //!
-//! A small task listens for the signals and passes their names on through a channel, so the
-//! request loop's wait for a signal, polled on every turn of the loop, is a cheap look at
-//! that channel rather than a poll of every signal listener.
+//! A small task listens for the signals and passes their names on through a channel, then
+//! fires the loop's stop token: the reading loop waits for that token (with the caller's stop
+//! and a closed output) rather than polling the channel on every turn, and takes the name
+//! when it wakes; the drain waits on the channel for a second signal.
 
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 use super::ServerError;
 
@@ -30,8 +32,9 @@ impl Drop for Signals {
 }
 
 impl Signals {
-    /// Installs the handlers (SIGTERM and SIGINT on Unix, Ctrl-C elsewhere) if `enabled`.
-    pub(crate) fn new(enabled: bool) -> Result<Self, ServerError> {
+    /// Installs the handlers (SIGTERM and SIGINT on Unix, Ctrl-C elsewhere) if `enabled`;
+    /// `wake` is fired after each signal's name is queued.
+    pub(crate) fn new(enabled: bool, wake: CancellationToken) -> Result<Self, ServerError> {
         if !enabled {
             return Ok(Self {
                 names: None,
@@ -39,11 +42,16 @@ impl Signals {
             });
         }
         let (sender, names) = mpsc::channel(PENDING_SIGNALS);
-        let listener = tokio::spawn(listen(sender, install()?));
+        let listener = tokio::spawn(listen(sender, wake, install()?));
         Ok(Self {
             names: Some(names),
             listener: Some(listener),
         })
+    }
+
+    /// The name of a signal received and not read yet, if any.
+    pub(crate) fn try_recv(&mut self) -> Option<&'static str> {
+        self.names.as_mut()?.try_recv().ok()
     }
 
     /// Waits for the next signal and returns its name; never completes when disabled.
@@ -79,9 +87,9 @@ fn install() -> Result<Listeners, ServerError> {
     Ok(())
 }
 
-/// Passes each signal's name on until the loop stops reading them.
+/// Passes each signal's name on, and fires `wake`, until the loop stops reading them.
 #[cfg(unix)]
-async fn listen(sender: mpsc::Sender<&'static str>, listeners: Listeners) {
+async fn listen(sender: mpsc::Sender<&'static str>, wake: CancellationToken, listeners: Listeners) {
     let [(mut term, term_name), (mut int, int_name)] = listeners;
     loop {
         let name = tokio::select! {
@@ -92,11 +100,12 @@ async fn listen(sender: mpsc::Sender<&'static str>, listeners: Listeners) {
         if sender.send(name).await.is_err() {
             return;
         }
+        wake.cancel();
     }
 }
 
 #[cfg(not(unix))]
-async fn listen(sender: mpsc::Sender<&'static str>, (): Listeners) {
+async fn listen(sender: mpsc::Sender<&'static str>, wake: CancellationToken, (): Listeners) {
     loop {
         if let Err(error) = tokio::signal::ctrl_c().await {
             tracing::error!(%error, "listening for Ctrl-C failed");
@@ -105,5 +114,6 @@ async fn listen(sender: mpsc::Sender<&'static str>, (): Listeners) {
         if sender.send("Ctrl-C").await.is_err() {
             return;
         }
+        wake.cancel();
     }
 }

@@ -29,8 +29,8 @@ pub(crate) struct Shared<H> {
     /// Fired when an answer could not be queued because the writer stopped: the loop stops.
     pub(crate) output_closed: CancellationToken,
     /// What the reading loop waits on to stop: a child of the caller's stop token, also fired
-    /// with `output_closed` ([`Shared::close_output`]), so the loop polls one wait per turn
-    /// for both.
+    /// by the signal listener and with `output_closed` ([`Shared::close_output`]), so the
+    /// loop polls one wait per turn for all three.
     pub(crate) stop_reading: CancellationToken,
 }
 
