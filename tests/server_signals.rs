@@ -24,7 +24,10 @@ impl Handler for Pong {
     ) -> HandlerResult {
         match method {
             "ping" => Ok(RawValue::from_string("{}".to_owned()).expect("valid JSON")),
-            _ => Err(ErrorObject::new(ErrorCode::METHOD_NOT_FOUND, "method not found")),
+            _ => Err(ErrorObject::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "method not found",
+            )),
         }
     }
 }
@@ -41,7 +44,11 @@ async fn a_signal_stops_the_loop_and_is_reported_by_name() {
         .await
         .unwrap();
     let mut answers = BufReader::new(client_output).lines();
-    let answer = answers.next_line().await.unwrap().expect("the ping's answer");
+    let answer = answers
+        .next_line()
+        .await
+        .unwrap()
+        .expect("the ping's answer");
     assert!(answer.contains("\"result\":{}"), "{answer}");
     let status = std::process::Command::new("kill")
         .args(["-TERM", &std::process::id().to_string()])
