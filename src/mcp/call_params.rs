@@ -12,7 +12,7 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::params::{decode_owned, validate, Validator};
+use super::params::{decode_owned, decode_validated, validate, Validator};
 use crate::generated::protocol::{
     CallToolRequestParams, LegacyCallToolRequestParams, LegacyRequestMeta, RequestMeta,
 };
@@ -96,14 +96,15 @@ pub(crate) fn decode_call<T: CallParams>(
         return decode_owned(method, None, validator);
     };
     validate(method, &value, validator)?;
+    // Any other shape (the validator has run: not decoded twice) takes the generic decode.
     let Value::Object(mut members) = value else {
-        return decode_owned(method, Some(value), validator);
+        return decode_validated(method, value);
     };
     let shaped = matches!(members.get("name"), Some(Value::String(_)))
         && matches!(members.get("arguments"), None | Some(Value::Object(_)));
     let meta = if shaped { T::meta(&members) } else { None };
     let Some(meta) = meta else {
-        return decode_owned(method, Some(Value::Object(members)), validator);
+        return decode_validated(method, Value::Object(members));
     };
     let name = match members.remove("name") {
         Some(Value::String(name)) => name,
@@ -112,7 +113,7 @@ pub(crate) fn decode_call<T: CallParams>(
             if let Some(other) = other {
                 let _absent = members.insert("name".to_owned(), other);
             }
-            return decode_owned(method, Some(Value::Object(members)), validator);
+            return decode_validated(method, Value::Object(members));
         }
     };
     let arguments = match members.remove("arguments") {

@@ -57,6 +57,15 @@ pub(crate) fn decode_owned<T: DeserializeOwned>(
         return decode(method, None, validator, false);
     };
     validate(method, &value, validator)?;
+    decode_validated(method, value)
+}
+
+/// Decodes params that already passed their validator, taking their strings, maps and
+/// arrays.
+pub(crate) fn decode_validated<T: DeserializeOwned>(
+    method: &str,
+    value: Value,
+) -> Result<T, ErrorObject<'static>> {
     T::deserialize(value).map_err(|error| decode_failed(method, &error))
 }
 
