@@ -74,6 +74,28 @@ pub(crate) fn write_json_string(out: &mut impl JsonText, text: &str) {
     out.put("\"");
 }
 
+/// The length of `text` as a JSON string literal, quotes included: the length of what
+/// [`write_json_string`] writes, counted without writing it (clean runs skipped a block at a
+/// time, as there).
+pub(crate) fn json_string_len(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let mut len = bytes.len() + 2;
+    let mut at = 0;
+    while at < bytes.len() {
+        at = clean_until(bytes, at);
+        let Some(&byte) = bytes.get(at) else {
+            break;
+        };
+        len += match byte {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
+            0x00..=0x1f => 5,
+            _ => 0,
+        };
+        at += 1;
+    }
+    len
+}
+
 /// The first index from `from` on whose 16-byte (then 8-byte) block holds a byte to escape,
 /// or the start of the last partial block: everything before it needs no escape.
 fn clean_until(bytes: &[u8], from: usize) -> usize {
@@ -133,6 +155,7 @@ mod tests {
         for c in chars {
             let alone = c.to_string();
             assert_eq!(json_string(&alone), serde(&alone), "{:#x}", u32::from(c));
+            assert_eq!(json_string_len(&alone), serde(&alone).len());
             // At every offset of a word, with clean bytes around it.
             for before in 0..9 {
                 let text = format!("{}{c}{}", "a".repeat(before), "é".repeat(5));
@@ -142,6 +165,7 @@ mod tests {
                     "{:#x} at {before}",
                     u32::from(c)
                 );
+                assert_eq!(json_string_len(&text), serde(&text).len());
             }
         }
     }
@@ -161,6 +185,7 @@ mod tests {
             text.push_str(pieces[index]);
             if text.len() % 97 == 0 {
                 assert_eq!(json_string(&text), serde(&text));
+                assert_eq!(json_string_len(&text), serde(&text).len());
             }
         }
         assert_eq!(json_string(&text), serde(&text));

@@ -18,11 +18,15 @@
 //! Structured output, and the output of a tool with a published `outputSchema`, is never cut: when it does not fit even with its text copy shortened, the
 //! answer is a `RESPONSE_TOO_LARGE` error. An error report that does not fit keeps as many
 //! violations as fit, then falls back to a minimal error.
+//!
+//! A success's text is written by hand (`envelope_text`), the rest through the `Serialize`
+//! types below, which also stand as the reference the hand-written text is tested against.
 
 use serde::Serialize;
-use serde_json::value::{to_raw_value, RawValue};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::envelope_text::{Output, SuccessText};
 use super::envelope_writer;
 use crate::generated::errors::{ResultMeta, ToolError, ToolErrorCode, ToolFailure};
 use crate::validation::reused_value::{self, ReusedValue};
@@ -102,8 +106,6 @@ struct SuccessOut<'a> {
 enum DataOut<'a> {
     Value(&'a Value),
     Text(&'a str),
-    /// The output, already written as JSON.
-    Raw(&'a RawValue),
 }
 
 /// A well-formed `INTERNAL` result, used should serializing a result ever fail.
@@ -128,14 +130,6 @@ fn to_raw<T: Serialize>(value: &T) -> Box<RawValue> {
     })
 }
 
-/// Compact JSON text of `value` (used for the text copy of structured output).
-fn to_json_text(value: &Value) -> String {
-    serde_json::to_string(value).unwrap_or_else(|error| {
-        tracing::error!(%error, "serializing a tool output failed");
-        String::new()
-    })
-}
-
 fn render<E: Serialize, T: Serialize + ?Sized>(
     text: &T,
     envelope: &E,
@@ -144,18 +138,6 @@ fn render<E: Serialize, T: Serialize + ?Sized>(
     shape: Shape,
 ) -> Box<RawValue> {
     to_raw(&result_out(text, envelope, is_error, meta, shape))
-}
-
-/// [`render`] of a result whose long parts are pasted: written once into a buffer of its
-/// size (see [`to_raw_exact`](crate::jsonrpc::raw::to_raw_exact)).
-fn render_pasted<E: Serialize>(
-    text: &RawValue,
-    envelope: &E,
-    meta: &ResultMeta,
-    shape: Shape,
-) -> Box<RawValue> {
-    let result = result_out(text, envelope, false, meta, shape);
-    crate::jsonrpc::raw::to_raw_exact(&result).unwrap_or_else(|_| to_raw(&result))
 }
 
 /// What [`render`] writes, as a JSON value built from the same `Serialize` value (no text
@@ -241,41 +223,45 @@ pub(crate) fn render_success(
     max_response_bytes: usize,
     cut_text: bool,
 ) -> ToolCallResult {
-    // The text copy of a structured output is its JSON, written once here. A long output
-    // is then pasted as written rather than written again (see `render_written`).
-    let data_raw = match data {
-        Value::String(text) if text.len() < WRITE_ONCE_FROM => None,
-        Value::String(text) => Some(raw_string(text).or_else(|_| to_raw_value(data))),
-        _ => Some(to_raw_value(data)),
+    // The text copy of a structured output is its JSON, written once here.
+    let written = match data {
+        Value::String(_) => None,
+        _ => Some(serde_json::to_string(data)),
     };
-    let text = match (data, &data_raw) {
-        (Value::String(text), _) => text.as_str(),
-        (_, Some(Ok(raw))) => raw.get(),
+    let output = match (data, &written) {
+        (Value::String(text), _) => Some(Output::Text(text)),
+        (_, Some(Ok(json))) => Some(Output::Json(json)),
         (_, Some(Err(error))) => {
             tracing::error!(%error, "serializing a tool output failed");
-            ""
+            None
         }
-        // Only short strings are not written first.
-        (_, None) => "",
+        (_, None) => None,
     };
     let envelope = SuccessOut {
         ok: true,
         data: DataOut::Value(data),
         meta: &meta,
     };
-    let json = match &data_raw {
-        Some(Ok(data_raw)) if text.len() >= WRITE_ONCE_FROM => {
-            render_written(data, data_raw, text, &meta, shape)
-        }
-        _ => render(text, &envelope, false, &meta, shape),
+    let Some(output) = output else {
+        // Only a failed serialization: rendered (and failing) through `serde_json`.
+        return success(render("", &envelope, false, &meta, shape), meta);
     };
-    if json.get().len() <= budget {
+    let text = match output {
+        Output::Text(text) | Output::Json(text) => text,
+    };
+    let measured = SuccessText::measure(output, &meta, shape);
+    if measured.len() <= budget {
         let value = envelope_writer::success_value(text, data, &meta, shape)
             .ok()
             .or_else(|| render_value(text, &envelope, false, &meta, shape));
-        return with_value(success(json, meta), value);
+        return with_value(success(measured.write(), meta), value);
     }
-    let original = output_size(data);
+    // The output's size as compact JSON (`originalSizeBytes`), known from the measure.
+    let original = u64::try_from(match output {
+        Output::Text(text) => crate::jsonrpc::escape::json_string_len(text),
+        Output::Json(json) => json.len(),
+    })
+    .unwrap_or(u64::MAX);
     if let (Value::String(text), true) = (data, cut_text) {
         return truncate_text(text, meta, (budget, shape), max_response_bytes, original);
     }
@@ -289,45 +275,6 @@ pub(crate) fn render_success(
         return success(json, meta);
     }
     too_large(meta, (budget, shape), max_response_bytes, original)
-}
-
-/// Outputs whose text is at least this long are written once and pasted (see
-/// [`render_written`]); below it, writing a second copy costs less than pasting.
-const WRITE_ONCE_FROM: usize = 256;
-
-/// [`render`] of a success whose output is already written as `data_raw`: the output and its
-/// text copy (for a string output, the same JSON string; otherwise `text` escaped once) are
-/// pasted as they are, so a long text is escaped once rather than twice. Same bytes.
-fn render_written(
-    data: &Value,
-    data_raw: &RawValue,
-    text: &str,
-    meta: &ResultMeta,
-    shape: Shape,
-) -> Box<RawValue> {
-    let envelope = SuccessOut {
-        ok: true,
-        data: DataOut::Raw(data_raw),
-        meta,
-    };
-    if data.is_string() {
-        return render_pasted(data_raw, &envelope, meta, shape);
-    }
-    match raw_string(text) {
-        Ok(text_raw) => render_pasted(&text_raw, &envelope, meta, shape),
-        Err(_) => render(text, &envelope, false, meta, shape),
-    }
-}
-
-/// `text` as a JSON string, escaped by [`crate::jsonrpc::escape::json_string`] (what `serde_json`
-/// writes, faster on long texts) and checked as JSON by `RawValue::from_string`.
-fn raw_string(text: &str) -> Result<Box<RawValue>, serde_json::Error> {
-    RawValue::from_string(crate::jsonrpc::escape::json_string(text))
-}
-
-/// Size of the tool's output as compact JSON, in bytes (`originalSizeBytes`).
-fn output_size(data: &Value) -> u64 {
-    u64::try_from(to_json_text(data).len()).unwrap_or(u64::MAX)
 }
 
 /// `result` with the value its text was written from (see [`ToolCallResult::value`]).

@@ -50,6 +50,7 @@ mod client;
 mod content;
 pub(crate) mod elicitation;
 mod envelope;
+mod envelope_text;
 mod envelope_writer;
 pub(crate) use envelope::RESULT_TYPE_MEMBER;
 mod error;
