@@ -93,6 +93,7 @@ where
         waiting: VecDeque::new(),
         options,
         budget,
+        last_method: None,
     };
     tracing::info!(
         max_in_flight = state.options.max_in_flight,
@@ -143,6 +144,10 @@ struct State<H> {
     options: ServeOptions,
     /// Bytes of answers waiting for the writer: reading pauses while they are too many.
     budget: Arc<OutputBudget>,
+    /// The method of the last request accepted: the next request with the same method (a
+    /// client's usual run of `tools/call`) shares it instead of copying it (an allocation
+    /// here, freed on the worker that answers).
+    last_method: Option<Arc<str>>,
 }
 
 impl<H: Handler> State<H> {
@@ -432,6 +437,10 @@ impl<H: Handler> State<H> {
 
     /// Registers a request, or builds the answer rejecting its duplicate id.
     fn accept(&mut self, request: Request<'_>) -> Result<PendingRequest, Response<'static>> {
+        let method = match &self.last_method {
+            Some(last) if **last == *request.method => Arc::clone(last),
+            _ => Arc::clone(self.last_method.insert(Arc::from(&*request.method))),
+        };
         let shared = &self.shared;
         match shared
             .in_flight
@@ -442,7 +451,7 @@ impl<H: Handler> State<H> {
                     .handler
                     .max_answer_bytes(&request.method, request.params.as_deref()),
                 ticket,
-                method: request.method.into(),
+                method,
                 params: request.params.map(std::borrow::Cow::into_owned),
             }),
             Err(_duplicate) => {

@@ -46,7 +46,7 @@ impl<H> Shared<H> {
 #[derive(Debug)]
 pub(crate) struct PendingRequest {
     pub(crate) ticket: Ticket,
-    pub(crate) method: Box<str>,
+    pub(crate) method: Arc<str>,
     pub(crate) params: Option<Box<RawValue>>,
     /// The largest answer the handler declared for it ([`Handler::max_answer_bytes`]).
     pub(crate) answer_bound: Option<usize>,
