@@ -17,8 +17,61 @@ use super::{ShutdownReason, ShutdownReport};
 /// response goes out) or cancelled first (nothing goes out), never both.
 #[derive(Debug, Default)]
 pub(crate) struct InFlight {
-    entries: Mutex<FastMap<Box<str>, Entry>>,
+    entries: Mutex<FastMap<IdKey, Entry>>,
     next_seq: AtomicU64,
+}
+
+/// An id's JSON text, as the table's key: inline up to [`IdKey::INLINE`] bytes (every
+/// integer id and most string ids), so that registering a request copies it without an
+/// allocation (one made by the reading loop and freed by the worker that answers); longer
+/// ids on the heap. Looked up by the text's bytes.
+#[derive(Debug, Clone)]
+enum IdKey {
+    Inline { len: u8, bytes: [u8; IdKey::INLINE] },
+    Heap(Box<[u8]>),
+}
+
+impl IdKey {
+    const INLINE: usize = 30;
+
+    fn new(text: &str) -> Self {
+        let mut bytes = [0; Self::INLINE];
+        match (bytes.get_mut(..text.len()), u8::try_from(text.len())) {
+            (Some(room), Ok(len)) => {
+                room.copy_from_slice(text.as_bytes());
+                Self::Inline { len, bytes }
+            }
+            _ => Self::Heap(text.as_bytes().into()),
+        }
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        match self {
+            Self::Inline { len, bytes } => bytes.get(..usize::from(*len)).unwrap_or_default(),
+            Self::Heap(bytes) => bytes,
+        }
+    }
+}
+
+// Hashed and compared as its bytes, as `Borrow<[u8]>` requires.
+impl std::hash::Hash for IdKey {
+    fn hash<S: std::hash::Hasher>(&self, state: &mut S) {
+        self.as_bytes().hash(state);
+    }
+}
+
+impl PartialEq for IdKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for IdKey {}
+
+impl std::borrow::Borrow<[u8]> for IdKey {
+    fn borrow(&self) -> &[u8] {
+        self.as_bytes()
+    }
 }
 
 #[derive(Debug)]
@@ -41,7 +94,7 @@ pub(crate) struct Ticket {
 pub(crate) struct DuplicateId;
 
 impl InFlight {
-    fn lock(&self) -> MutexGuard<'_, FastMap<Box<str>, Entry>> {
+    fn lock(&self) -> MutexGuard<'_, FastMap<IdKey, Entry>> {
         // The map stays consistent even if a holder panicked: every update is one call.
         self.entries.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -55,7 +108,8 @@ impl InFlight {
     ) -> Result<Ticket, DuplicateId> {
         let mut entries = self.lock();
         // One lookup: the key is needed to insert it anyway.
-        let std::collections::hash_map::Entry::Vacant(vacant) = entries.entry(id.as_json().into())
+        let std::collections::hash_map::Entry::Vacant(vacant) =
+            entries.entry(IdKey::new(id.as_json()))
         else {
             return Err(DuplicateId);
         };
@@ -75,7 +129,7 @@ impl InFlight {
     /// Cancels an in-flight request at the client's wish: it is removed (so it will get no
     /// response) and its token fires. Returns whether the id was in flight.
     pub(crate) fn cancel(&self, id: &Id<'_>) -> bool {
-        let removed = self.lock().remove(id.as_json());
+        let removed = self.lock().remove(id.as_json().as_bytes());
         match removed {
             Some(entry) => {
                 entry.token.cancel();
@@ -92,7 +146,7 @@ impl InFlight {
         let mut entries = self.lock();
         // One lookup on the common path (the entry is this request's); a later request
         // reusing the id after a cancel is put back.
-        match entries.remove_entry(ticket.id.as_json()) {
+        match entries.remove_entry(ticket.id.as_json().as_bytes()) {
             Some((_, entry)) if entry.seq == ticket.seq => true,
             Some((key, entry)) => {
                 let _previous = entries.insert(key, entry);
@@ -146,5 +200,59 @@ impl Counters {
             responses_received: get(&self.responses_received),
             unanswered_at_output_failure: get(&self.unanswered_at_output_failure),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ids on both sides of the inline bound, and ids whose texts share a prefix.
+    fn ids() -> Vec<Id<'static>> {
+        let mut ids = vec![Id::from_u64(0), Id::from_u64(u64::MAX)];
+        for len in [0, 1, 27, 28, 29, 30, 31, 60] {
+            ids.push(Id::from_string(&"x".repeat(len)));
+        }
+        ids
+    }
+
+    #[test]
+    fn ids_short_and_long_are_registered_cancelled_and_finished_by_their_text() {
+        let table = InFlight::default();
+        let parent = CancellationToken::new();
+        let tickets: Vec<Ticket> = ids()
+            .iter()
+            .map(|id| table.register(id, &parent).expect("a new id"))
+            .collect();
+        assert_eq!(table.len(), tickets.len());
+        for id in ids() {
+            assert!(table.register(&id, &parent).is_err(), "{id} is in flight");
+        }
+        let (cancelled, finished) = tickets.split_at(tickets.len() / 2);
+        for ticket in cancelled {
+            assert!(table.cancel(&ticket.id));
+            assert!(ticket.token.is_cancelled());
+            assert!(!table.finish(ticket), "a cancelled request is not answered");
+        }
+        for ticket in finished {
+            assert!(!ticket.token.is_cancelled());
+            assert!(table.finish(ticket), "{} is answered", ticket.id);
+            assert!(!table.cancel(&ticket.id), "nothing left to cancel");
+        }
+        assert_eq!(table.len(), 0);
+    }
+
+    #[test]
+    fn an_id_reused_after_a_cancel_keeps_its_new_request() {
+        let table = InFlight::default();
+        let parent = CancellationToken::new();
+        for id in ids() {
+            let first = table.register(&id, &parent).unwrap();
+            assert!(table.cancel(&id));
+            let second = table.register(&id, &parent).unwrap();
+            assert!(!table.finish(&first), "the cancelled one is not answered");
+            assert!(table.finish(&second), "the new one still is");
+        }
+        assert_eq!(table.len(), 0);
     }
 }
