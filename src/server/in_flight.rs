@@ -1,6 +1,6 @@
 //! The table of requests read and not yet answered, and the loop's event counters.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use tokio_util::sync::CancellationToken;
@@ -19,6 +19,9 @@ use super::{ShutdownReason, ShutdownReport};
 pub(crate) struct InFlight {
     entries: Mutex<FastMap<IdKey, Entry>>,
     next_seq: AtomicU64,
+    /// Set by [`InFlight::cancel_all`] (under the entries' lock, and read under it): a
+    /// request registered after it gets a token already fired.
+    closed: AtomicBool,
 }
 
 /// An id's JSON text, as the table's key: inline up to [`IdKey::INLINE`] bytes (every
@@ -124,6 +127,44 @@ impl InFlight {
             seq,
             token,
         })
+    }
+
+    /// Registers a request with a token of its own (no parent): fired by the client's
+    /// cancel ([`InFlight::cancel`]) or by [`InFlight::cancel_all`], which reaches every
+    /// request in the table, so no parent token (an allocation in its list of children and a
+    /// lock on it at each end) is needed.
+    pub(crate) fn register_own(&self, id: &Id<'_>) -> Result<Ticket, DuplicateId> {
+        let mut entries = self.lock();
+        let std::collections::hash_map::Entry::Vacant(vacant) =
+            entries.entry(IdKey::new(id.as_json()))
+        else {
+            return Err(DuplicateId);
+        };
+        let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
+        let token = CancellationToken::new();
+        if self.closed.load(Ordering::Relaxed) {
+            token.cancel();
+        }
+        let _entry = vacant.insert(Entry {
+            seq,
+            token: token.clone(),
+        });
+        Ok(Ticket {
+            id: id.clone().into_owned(),
+            seq,
+            token,
+        })
+    }
+
+    /// Fires the token of every request in the table, and of every request registered
+    /// with [`InFlight::register_own`] from now on. The requests stay in the table: each
+    /// is still answered (or not) through [`InFlight::finish`].
+    pub(crate) fn cancel_all(&self) {
+        let entries = self.lock();
+        self.closed.store(true, Ordering::Relaxed);
+        for entry in entries.values() {
+            entry.token.cancel();
+        }
     }
 
     /// Cancels an in-flight request at the client's wish: it is removed (so it will get no
@@ -240,6 +281,32 @@ mod tests {
             assert!(!table.cancel(&ticket.id), "nothing left to cancel");
         }
         assert_eq!(table.len(), 0);
+    }
+
+    #[test]
+    fn cancel_all_fires_every_request_in_the_table_and_every_later_one() {
+        let table = InFlight::default();
+        let tickets: Vec<Ticket> = ids()
+            .iter()
+            .map(|id| table.register_own(id).expect("a new id"))
+            .collect();
+        let answered = &tickets[0];
+        assert!(table.finish(answered));
+        assert!(tickets.iter().all(|ticket| !ticket.token.is_cancelled()));
+        table.cancel_all();
+        assert!(
+            !answered.token.is_cancelled(),
+            "an answered request is left alone"
+        );
+        for ticket in &tickets[1..] {
+            assert!(ticket.token.is_cancelled(), "{} fired", ticket.id);
+            assert!(table.finish(ticket), "{} is still answered", ticket.id);
+        }
+        let later = table.register_own(&Id::from_u64(7)).unwrap();
+        assert!(
+            later.token.is_cancelled(),
+            "registered after: fired at once"
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{AcquireError, OwnedSemaphorePermit, Semaphore, TryAcquireError};
 use tokio::time::Instant;
-use tokio_util::sync::{CancellationToken, DropGuard};
+use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::framing::{
@@ -80,13 +80,11 @@ where
         in_flight: InFlight::default(),
         counters: Counters::default(),
         writer,
-        shutdown_cancel: CancellationToken::new(),
         output_closed: CancellationToken::new(),
         stop_reading,
     });
     let mut state = State {
         permits: Arc::new(Semaphore::new(options.max_in_flight)),
-        _cancel_on_drop: shared.shutdown_cancel.clone().drop_guard(),
         shared,
         tasks: TaskTracker::new(),
         queue: VecDeque::new(),
@@ -132,9 +130,6 @@ struct State<H> {
     /// The tasks of the requests and batches started; each answers its own request, a
     /// panicking handler's included, so the loop only waits for them at shutdown.
     tasks: TaskTracker,
-    /// Fires every request's token if the loop's future is dropped before its end (the
-    /// tasks then end at once, as if the grace period were over).
-    _cancel_on_drop: DropGuard,
     /// Work read while every slot was busy, oldest first, with the reservation of its
     /// declared answer bound (if any).
     queue: VecDeque<(Job, Option<Reservation>)>,
@@ -148,6 +143,15 @@ struct State<H> {
     /// client's usual run of `tools/call`) shares it instead of copying it (an allocation
     /// here, freed on the worker that answers).
     last_method: Option<Arc<str>>,
+}
+
+/// Fires every request's token if the loop's future is dropped before its end (the tasks
+/// then end at once, as if the grace period were over); at the loop's own end, every
+/// request has been answered and this changes nothing.
+impl<H> Drop for State<H> {
+    fn drop(&mut self) {
+        self.shared.in_flight.cancel_all();
+    }
 }
 
 impl<H: Handler> State<H> {
@@ -271,7 +275,7 @@ impl<H: Handler> State<H> {
     /// Fires every request's token and starts every queued and waiting job (they end at
     /// once; a waiting job's bound is not reserved).
     fn cancel_all(&mut self) {
-        self.shared.shutdown_cancel.cancel();
+        self.shared.in_flight.cancel_all();
         while let Some(job) = self.waiting.pop_front() {
             self.queue.push_back((job, None));
         }
@@ -442,10 +446,7 @@ impl<H: Handler> State<H> {
             _ => Arc::clone(self.last_method.insert(Arc::from(&*request.method))),
         };
         let shared = &self.shared;
-        match shared
-            .in_flight
-            .register(&request.id, &shared.shutdown_cancel)
-        {
+        match shared.in_flight.register_own(&request.id) {
             Ok(ticket) => Ok(PendingRequest {
                 answer_bound: shared
                     .handler

@@ -24,8 +24,6 @@ pub(crate) struct Shared<H> {
     pub(crate) in_flight: InFlight,
     pub(crate) counters: Counters,
     pub(crate) writer: WriterHandle,
-    /// Parent of every request's token; cancelled when the shutdown grace period ends.
-    pub(crate) shutdown_cancel: CancellationToken,
     /// Fired when an answer could not be queued because the writer stopped: the loop stops.
     pub(crate) output_closed: CancellationToken,
     /// What the reading loop waits on to stop: a child of the caller's stop token, also fired
