@@ -44,6 +44,11 @@ impl<'a> Id<'a> {
         classify(raw.get()).ok().map(|_| Self(Cow::Borrowed(raw)))
     }
 
+    /// `raw` as an id, already found valid by [`classify`] (not checked again).
+    pub(crate) fn classified(raw: &'a RawValue) -> Self {
+        Self(Cow::Borrowed(raw))
+    }
+
     /// The id exactly as received (or as built), as JSON text.
     #[must_use]
     pub fn as_json(&self) -> &str {
@@ -145,6 +150,13 @@ pub(crate) fn classify(raw: &str) -> Result<IdKind, IdRejection> {
 /// text (no floating point): `1.0`, `-0`, `1e3`, `1.50e1` are integers; `1.5`, `1e-1` are not.
 fn is_integral_number(literal: &str) -> bool {
     let unsigned = literal.strip_prefix('-').unwrap_or(literal);
+    // The usual id, digits only: an integer, decided without taking the literal apart.
+    unsigned.bytes().all(|byte| byte.is_ascii_digit()) || is_integral_by_parts(unsigned)
+}
+
+/// [`is_integral_number`] of an unsigned literal with a fraction or an exponent (any literal,
+/// in fact: the digits-only case is decided the same way).
+fn is_integral_by_parts(unsigned: &str) -> bool {
     let (mantissa, exponent) = match unsigned.find(['e', 'E']) {
         Some(at) => (&unsigned[..at], parse_exponent(&unsigned[at + 1..])),
         None => (unsigned, 0),
@@ -197,6 +209,17 @@ mod tests {
         }
         for bad in ["1.5", "1e-1", "0.001", "-2.25", "15e-1", "1e-400"] {
             assert!(!is_integral_number(bad), "{bad}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The digits-only shortcut gives the verdict of the literal taken apart.
+        #[test]
+        fn digits_only_literals_are_integers_taken_apart_too(digits in "[0-9]{1,30}") {
+            proptest::prop_assert!(is_integral_by_parts(&digits));
+            proptest::prop_assert!(is_integral_number(&digits));
+            let negative = format!("-{digits}");
+            proptest::prop_assert!(is_integral_number(&negative));
         }
     }
 }

@@ -111,7 +111,7 @@ impl<'a> Envelope<'a> {
         }
         let id_class = self.id.map(|raw| classify(raw.get()));
         let readable_id = match (self.id, id_class) {
-            (Some(raw), Some(Ok(_))) => Id::from_raw(raw),
+            (Some(raw), Some(Ok(_))) => Some(Id::classified(raw)),
             _ => None,
         };
         let fail = |kind: ParseErrorKind| Err(ParseError::new(kind).with_id(readable_id.clone()));
