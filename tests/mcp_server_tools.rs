@@ -324,3 +324,61 @@ async fn an_unknown_tool_is_invalid_params() {
         "no echo of input"
     );
 }
+
+/// Notifies when dropped: the tool's future holds one, so the test sees it stopped.
+struct DropSignal(Arc<Notify>);
+
+impl Drop for DropSignal {
+    fn drop(&mut self) {
+        self.0.notify_one();
+    }
+}
+
+#[tokio::test]
+async fn a_cancelled_call_stops_its_handler_while_it_waits() {
+    let started = Arc::new(Notify::new());
+    let dropped = Arc::new(Notify::new());
+    let (s, d) = (Arc::clone(&started), Arc::clone(&dropped));
+    let tool = ToolDefinition::from_async(
+        "forever",
+        "Waits until stopped.",
+        ArgumentSchema::from_defs(TOOLS_SCHEMA, "EchoArguments").unwrap(),
+        move |_ctx: ToolContext, _args: EchoArguments| {
+            let signal = DropSignal(Arc::clone(&d));
+            let s = Arc::clone(&s);
+            async move {
+                let _signal = signal;
+                s.notify_one();
+                std::future::pending::<()>().await;
+                Ok(Value::Null)
+            }
+        },
+    )
+    .unwrap();
+    let server = McpServer::builder("forever", "1")
+        .tool(tool)
+        .build()
+        .unwrap();
+    let mut client = legacy_client(server, "2025-11-25").await;
+    client
+        .send(&json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                      "params": call("forever", json!({"text": "x"}))}))
+        .await;
+    started.notified().await;
+    client
+        .notify(
+            "notifications/cancelled",
+            Some(json!({"requestId": 5, "reason": "test"})),
+        )
+        .await;
+    // A hang guard, not a timing check: the handler's future is dropped once the cancel is
+    // read, long before this.
+    tokio::time::timeout(std::time::Duration::from_secs(30), dropped.notified())
+        .await
+        .expect("the cancelled handler's future is dropped");
+    let pong = client.request(json!(6), "ping", None).await;
+    assert_eq!(pong["result"], json!({}));
+    let (rest, report) = client.close().await;
+    assert!(rest.is_empty(), "{rest:?}");
+    assert_eq!(report.cancelled_by_client, 1);
+}

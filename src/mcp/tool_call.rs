@@ -151,7 +151,9 @@ impl ToolSet {
                     Box::pin(self.call_cached(cache, policy, entry, prepared, options, request.ctx))
                         .await
                 }
-                None => self.runner.execute(entry, prepared, options).await,
+                // Polled right here, in the request's handler future, which the transport
+                // polls under its own wait on the request's token (`RequestContext::new`).
+                None => self.runner.execute_watched(entry, prepared, options).await,
             };
             // Rendered before the forwarder finishes (the loop sends the answer once this
             // returns, so after every report): the 56-byte answer is kept across that wait,

@@ -157,6 +157,9 @@ pub struct RequestContext {
 }
 
 impl RequestContext {
+    /// A request's context. The caller polls the handler's future under its own wait on
+    /// `cancellation` (`tokio::select!` with `cancelled()`), so the task is woken when it
+    /// fires: the MCP layer relies on it (`ToolRunner::execute_watched`).
     pub(crate) fn new(id: Id<'static>, cancellation: CancellationToken, peer: Peer) -> Self {
         Self {
             id,

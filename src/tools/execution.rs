@@ -44,7 +44,7 @@ pub(super) fn run_async(
     future: ToolFuture,
     deadline: Instant,
     timeout: ResolvedTimeout,
-    client_cancel: &CancellationToken,
+    (client_cancel, watch): (&CancellationToken, CancelWatch),
     token: CancellationToken,
 ) -> impl std::future::Future<Output = Ended> + Send + '_ {
     async move {
@@ -54,7 +54,7 @@ pub(super) fn run_async(
         };
         tokio::select! {
             biased;
-            () = client_cancel.cancelled() => Ended::Cancelled,
+            () = cancelled(client_cancel, watch) => Ended::Cancelled,
             joined = &mut guard.task => match joined {
                 Ok(result) => Ended::Finished(result),
                 Err(error) => {
@@ -65,6 +65,35 @@ pub(super) fn run_async(
             () = sleep_until(deadline) => Ended::TimedOut(timeout),
         }
         // Dropping `guard` fires the token and aborts the task unless it finished.
+    }
+}
+
+/// Who wakes a call's task when the client's cancel token fires.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CancelWatch {
+    /// The runner: it registers a waiter on the token.
+    Own,
+    /// The caller, which polls the call under its own wait on the same token (the server's
+    /// request task): the runner only checks the token at each poll.
+    Caller,
+}
+
+/// Resolves once `token` has fired; under [`CancelWatch::Caller`] by a check at each poll,
+/// without a waiter of its own (one lock, against a waiter added to and removed from the
+/// token's list: about 600 instructions a call).
+async fn cancelled(token: &CancellationToken, watch: CancelWatch) {
+    match watch {
+        CancelWatch::Own => token.cancelled().await,
+        CancelWatch::Caller => {
+            std::future::poll_fn(|_| {
+                if token.is_cancelled() {
+                    std::task::Poll::Ready(())
+                } else {
+                    std::task::Poll::Pending
+                }
+            })
+            .await;
+        }
     }
 }
 

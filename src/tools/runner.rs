@@ -14,7 +14,7 @@ use super::envelope::{
     base_meta, render_failure, render_success, tool_error, Shape, ToolCallResult,
 };
 use super::error::ToolCallError;
-use super::execution::{run_async, BlockingRun, Ended};
+use super::execution::{run_async, BlockingRun, CancelWatch, Ended};
 use super::handler::{ToolContext, ToolEntry, ToolHandler};
 use super::policy::{arguments_depth_limit, array_limit, resolve_timeout, ResolvedTimeout};
 use super::progress::ProgressReporter;
@@ -249,12 +249,34 @@ impl ToolRunner {
     /// `TOOL_TIMEOUT` result is returned at once, even if a blocking handler's thread is still
     /// busy (its eventual result is discarded). On the client's cancel the same happens and
     /// the outcome is [`CallOutcome::Cancelled`]. Progress reports stop before this returns.
-    #[allow(clippy::manual_async_fn)] // an `async fn` would keep its arguments twice
     pub fn execute<'a>(
         &'a self,
         entry: &'a ToolEntry,
         call: PreparedCall,
         options: CallOptions,
+    ) -> impl std::future::Future<Output = CallOutcome> + Send + 'a {
+        self.run(entry, call, options, CancelWatch::Own)
+    }
+
+    /// [`ToolRunner::execute`] polled by a caller that itself waits on `options.cancel` and
+    /// is woken when it fires (the server's request task: see `RequestContext::new`): the
+    /// runner then checks the token at each poll instead of registering a second waiter on it.
+    pub(crate) fn execute_watched<'a>(
+        &'a self,
+        entry: &'a ToolEntry,
+        call: PreparedCall,
+        options: CallOptions,
+    ) -> impl std::future::Future<Output = CallOutcome> + Send + 'a {
+        self.run(entry, call, options, CancelWatch::Caller)
+    }
+
+    #[allow(clippy::manual_async_fn)] // an `async fn` would keep its arguments twice
+    fn run<'a>(
+        &'a self,
+        entry: &'a ToolEntry,
+        call: PreparedCall,
+        options: CallOptions,
+        watch: CancelWatch,
     ) -> impl std::future::Future<Output = CallOutcome> + Send + 'a {
         // An `async` block, not an `async fn`: an `async fn`'s future keeps its arguments
         // twice (as passed, and moved into its body); every call in flight holds this one.
@@ -289,7 +311,8 @@ impl ToolRunner {
                     // The handler's synchronous part (before its future) may panic too.
                     match catch_unwind(AssertUnwindSafe(|| handler(context, call.arguments))) {
                         Ok(future) => {
-                            run_async(future, deadline, timeout, &options.cancel, token).await
+                            let cancel = (&options.cancel, watch);
+                            run_async(future, deadline, timeout, cancel, token).await
                         }
                         Err(_panic) => Ended::Panicked,
                     }
