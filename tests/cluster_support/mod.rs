@@ -76,10 +76,22 @@ fn build_demo_server() -> PathBuf {
     example_support::build_example("demo_server")
 }
 
-/// A port that was free a moment ago (nginx's, the one fixed port of the cluster).
+/// A port that was free a moment ago (nginx's, the one fixed port of the cluster), taken
+/// from 10000–19999: below Linux's ephemeral range (32768–60999), where the instances' own
+/// ports (bound to port 0) come from, and below the range the script tries for redis
+/// (20000–59999). A port from the ephemeral range could be handed to an instance before
+/// nginx binds it (seen once: "nginx did not start").
 fn free_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
-    listener.local_addr().expect("bound").port()
+    use std::hash::{BuildHasher, Hasher};
+    for _ in 0..200 {
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u32(std::process::id());
+        let port = 10_000 + u16::try_from(hasher.finish() % 10_000).expect("below 10000");
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free port in 10000-19999 after 200 tries");
 }
 
 /// One demo-server instance of the cluster.
