@@ -324,14 +324,30 @@ impl McpServer {
     /// `Runtime::shutdown_background` rather than waiting for that read (see
     /// `examples/demo_server.rs`).
     ///
+    /// The reading loop runs as a task of its own (aborted if this future is dropped; a
+    /// panic in it is resumed here), so on a worker of a multi-thread runtime, next to the
+    /// tasks of the requests it starts, rather than on the caller's thread (`block_on`'s):
+    /// a request's task then starts on the same worker, without waking another thread, and
+    /// what the loop allocates for it is freed where it was allocated.
+    ///
     /// # Errors
     ///
-    /// As [`McpServer::serve`].
+    /// As [`McpServer::serve`]; [`McpError::LoopCancelled`] if the runtime shuts down first.
     pub async fn serve_stdio(&self) -> Result<ShutdownReport, McpError> {
         let options = self.serve_options.clone().stop_on_signals(true);
         let (input, output, kind) = crate::framing::stdio();
         tracing::debug!(?kind, "serving stdio");
-        self.serve_with(input, output, options).await
+        let server = self.clone();
+        let serving = tokio_util::task::AbortOnDropHandle::new(tokio::spawn(async move {
+            server.serve_with(input, output, options).await
+        }));
+        match serving.await {
+            Ok(served) => served,
+            Err(error) => match error.try_into_panic() {
+                Ok(panic) => std::panic::resume_unwind(panic),
+                Err(_cancelled) => Err(McpError::LoopCancelled),
+            },
+        }
     }
 
     /// The HTTP options derived from the server's limits (loopback only): the starting

@@ -141,4 +141,8 @@ pub enum McpError {
     /// Serving the connection failed.
     #[error("serving failed")]
     Serve(#[source] crate::server::ServerError),
+    /// The task serving stdio ([`McpServer::serve_stdio`]) was cancelled before its end:
+    /// the runtime is shutting down.
+    #[error("the stdio loop's task was cancelled (the runtime is shutting down)")]
+    LoopCancelled,
 }
