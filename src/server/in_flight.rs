@@ -109,6 +109,24 @@ impl InFlight {
         id: &Id<'_>,
         parent: &CancellationToken,
     ) -> Result<Ticket, DuplicateId> {
+        self.insert(id, || parent.child_token())
+    }
+
+    /// Registers a request with a token of its own (no parent): fired by the client's
+    /// cancel ([`InFlight::cancel`]) or by [`InFlight::cancel_all`], which reaches every
+    /// request in the table, so no parent token (an allocation in its list of children and a
+    /// lock on it at each end) is needed.
+    pub(crate) fn register_own(&self, id: &Id<'_>) -> Result<Ticket, DuplicateId> {
+        self.insert(id, CancellationToken::new)
+    }
+
+    /// Enters `id` with the token `token` makes (only once the id is known to be new),
+    /// fired at once if [`InFlight::cancel_all`] has run.
+    fn insert(
+        &self,
+        id: &Id<'_>,
+        token: impl FnOnce() -> CancellationToken,
+    ) -> Result<Ticket, DuplicateId> {
         let mut entries = self.lock();
         // One lookup: the key is needed to insert it anyway.
         let std::collections::hash_map::Entry::Vacant(vacant) =
@@ -117,31 +135,7 @@ impl InFlight {
             return Err(DuplicateId);
         };
         let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
-        let token = parent.child_token();
-        let _entry = vacant.insert(Entry {
-            seq,
-            token: token.clone(),
-        });
-        Ok(Ticket {
-            id: id.clone().into_owned(),
-            seq,
-            token,
-        })
-    }
-
-    /// Registers a request with a token of its own (no parent): fired by the client's
-    /// cancel ([`InFlight::cancel`]) or by [`InFlight::cancel_all`], which reaches every
-    /// request in the table, so no parent token (an allocation in its list of children and a
-    /// lock on it at each end) is needed.
-    pub(crate) fn register_own(&self, id: &Id<'_>) -> Result<Ticket, DuplicateId> {
-        let mut entries = self.lock();
-        let std::collections::hash_map::Entry::Vacant(vacant) =
-            entries.entry(IdKey::new(id.as_json()))
-        else {
-            return Err(DuplicateId);
-        };
-        let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
-        let token = CancellationToken::new();
+        let token = token();
         if self.closed.load(Ordering::Relaxed) {
             token.cancel();
         }
@@ -157,7 +151,7 @@ impl InFlight {
     }
 
     /// Fires the token of every request in the table, and of every request registered
-    /// with [`InFlight::register_own`] from now on. The requests stay in the table: each
+    /// from now on. The requests stay in the table: each
     /// is still answered (or not) through [`InFlight::finish`].
     pub(crate) fn cancel_all(&self) {
         let entries = self.lock();
