@@ -10,8 +10,10 @@
 use serde_json::value::RawValue;
 
 use super::envelope::{Shape, RESULT_TYPE_MEMBER};
+use super::envelope_writer::meta_members;
 use crate::generated::errors::ResultMeta;
 use crate::jsonrpc::escape::{json_string_len, write_json_string};
+use crate::validation::reused_value::Scalar;
 
 /// From the opening brace (after `resultType`, when written) to the text copy.
 const BEFORE_TEXT: &str = r#""content":[{"type":"text","text":"#;
@@ -142,35 +144,23 @@ impl MetaText {
     const CAPACITY: usize = 128;
 
     fn new(meta: &ResultMeta) -> Self {
-        // Every field named: a field added to the schema does not compile until written here.
-        let ResultMeta {
-            cached,
-            duration_ms,
-            original_size_bytes,
-            truncated,
-        } = meta;
         let mut text = Self {
             bytes: [0; Self::CAPACITY],
             len: 0,
         };
         let mut numbers = itoa::Buffer::new();
-        let mut first = true;
-        let mut member = |text: &mut Self, key: &str, value: &str| {
-            text.put(if first { "{\"" } else { ",\"" });
-            first = false;
+        let mut separator = "{\"";
+        for (key, value) in meta_members(meta) {
+            let value = match value {
+                None => continue,
+                Some(Scalar::Bool(value)) => bool_text(value),
+                Some(Scalar::U64(value)) => numbers.format(value),
+            };
+            text.put(separator);
+            separator = ",\"";
             text.put(key);
             text.put("\":");
             text.put(value);
-        };
-        if let Some(cached) = cached {
-            member(&mut text, "cached", bool_text(*cached));
-        }
-        member(&mut text, "durationMs", numbers.format(*duration_ms));
-        if let Some(size) = original_size_bytes {
-            member(&mut text, "originalSizeBytes", numbers.format(*size));
-        }
-        if let Some(truncated) = truncated {
-            member(&mut text, "truncated", bool_text(*truncated));
         }
         text.put("}");
         text

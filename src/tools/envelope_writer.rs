@@ -72,9 +72,10 @@ pub(super) fn success_value(
     })
 }
 
-/// Writes the value of `meta` over `slot`: its members as the generated `ResultMeta`
-/// serializes them, absent ones left out; returns roughly how many bytes it holds.
-fn meta_value(slot: &mut Value, meta: &ResultMeta) -> usize {
+/// The members of `meta` in the order its derived `Serialize` writes them, each `None` when
+/// absent (left out). The one list of them: the value here and the text
+/// (`envelope_text`) are both written from it.
+pub(super) fn meta_members(meta: &ResultMeta) -> [(&'static str, Option<Scalar>); 4] {
     // Every field named: a field added to the schema does not compile until written here.
     let ResultMeta {
         cached,
@@ -82,15 +83,20 @@ fn meta_value(slot: &mut Value, meta: &ResultMeta) -> usize {
         original_size_bytes,
         truncated,
     } = meta;
-    let mut present = [("", Scalar::Bool(false)); 4];
-    let mut len = 0;
-    let members = [
+    [
         ("cached", cached.map(Scalar::Bool)),
         ("durationMs", Some(Scalar::U64(*duration_ms))),
         ("originalSizeBytes", original_size_bytes.map(Scalar::U64)),
         ("truncated", truncated.map(Scalar::Bool)),
-    ];
-    for (key, value) in members {
+    ]
+}
+
+/// Writes the value of `meta` over `slot`: its members as the generated `ResultMeta`
+/// serializes them, absent ones left out; returns roughly how many bytes it holds.
+fn meta_value(slot: &mut Value, meta: &ResultMeta) -> usize {
+    let mut present = [("", Scalar::Bool(false)); 4];
+    let mut len = 0;
+    for (key, value) in meta_members(meta) {
         if let (Some(value), Some(place)) = (value, present.get_mut(len)) {
             *place = (key, value);
             len += 1;
