@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio::io::AsyncWrite;
 use typed_mcp::framing::{spawn_writer, FramingError, Outbound};
-use typed_mcp::jsonrpc::{ErrorCode, ErrorObject, Id, Notification, Response};
+use typed_mcp::jsonrpc::{ErrorCode, ErrorObject, Id, Message, Notification, Response};
 
 /// An output that records bytes, write calls and flushes; can be made to fail or to stall.
 #[derive(Default)]
@@ -205,4 +205,107 @@ async fn a_full_queue_holds_senders_back() {
         third.poll().is_pending(),
         "a send beyond the queue capacity must wait"
     );
+}
+
+/// An output that takes at most `per_call` bytes per write, from one slice or (when
+/// `vectored`) from as many slices as fit.
+struct Trickle {
+    data: Vec<u8>,
+    per_call: usize,
+    vectored: bool,
+}
+
+impl AsyncWrite for Trickle {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        bytes: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let taken = bytes.len().min(self.per_call);
+        self.data.extend_from_slice(&bytes[..taken]);
+        Poll::Ready(Ok(taken))
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        slices: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        if !self.vectored {
+            let first = slices.iter().find(|slice| !slice.is_empty());
+            return self.poll_write(cx, first.map_or(&[][..], |slice| &slice[..]));
+        }
+        let mut taken = 0;
+        for slice in slices {
+            let part = slice.len().min(self.per_call - taken);
+            self.data.extend_from_slice(&slice[..part]);
+            taken += part;
+            if taken == self.per_call {
+                break;
+            }
+        }
+        Poll::Ready(Ok(taken))
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.vectored
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// Large results are written from their own allocation rather than copied into the encode
+/// buffer: whatever the output takes per write, vectored or not, the bytes are exactly the
+/// lines each message encodes to, in order, pretty-printed results compacted.
+#[tokio::test]
+async fn large_results_reach_the_output_whole_and_in_order_however_it_takes_them() {
+    let long = "x".repeat(40_000);
+    let messages = vec![
+        result(Id::from_u64(1), "{}"),
+        result(Id::from_u64(2), &format!(r#"{{"text":"{long}"}}"#)),
+        result(Id::from_u64(3), &format!("{{ \"text\" : \"{long}\" }}")),
+        result(Id::from_u64(4), r#"{"small":true}"#),
+        result(
+            Id::from_u64(5),
+            &format!(r#"{{"a":"{long}","b":"{long}"}}"#),
+        ),
+        Response::error(
+            Some(Id::from_u64(6)),
+            ErrorObject::new(ErrorCode::INTERNAL_ERROR, "failed"),
+        ),
+        result(
+            Id::from_u64(7),
+            &format!(r#"["{}"]"#, "y".repeat(16 * 1024)),
+        ),
+    ];
+    let mut expected = Vec::new();
+    for message in &messages {
+        expected.extend_from_slice(&Message::Response(message.clone()).to_line());
+    }
+    for per_call in [1, 7, 4096, 65_536, 1 << 20] {
+        for vectored in [false, true] {
+            let output = Trickle {
+                data: Vec::new(),
+                per_call,
+                vectored,
+            };
+            let (handle, task) = spawn_writer(output, 64);
+            for message in &messages {
+                handle.send(message.clone()).await.unwrap();
+            }
+            let output = task.shutdown().await.unwrap();
+            assert!(
+                output.data == expected,
+                "per_call {per_call}, vectored {vectored}: {} bytes written, {} expected",
+                output.data.len(),
+                expected.len()
+            );
+        }
+    }
 }

@@ -1,12 +1,15 @@
 //! The single task that owns the output stream.
 
+use std::io::IoSlice;
 use std::sync::Arc;
 
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::jsonrpc::{encode_batch_line, Message, Notification, Request, Response};
+use crate::jsonrpc::{
+    encode_batch_line, Message, Notification, Request, Response, RESULT_LINE_END,
+};
 
 use super::budget::OutputBudget;
 use super::FramingError;
@@ -24,6 +27,10 @@ const WRITE_THRESHOLD_BYTES: usize = 64 * 1024;
 /// The encode buffer's capacity: the threshold plus room for the message that crosses it, so
 /// a small message crossing the threshold does not double the buffer (to 128 KiB, kept).
 const BUFFER_CAPACITY_BYTES: usize = WRITE_THRESHOLD_BYTES + 16 * 1024;
+
+/// A response's result at least this long is not copied into the encode buffer: it is
+/// written straight from its own allocation, after the buffer, in one vectored write.
+const UNCOPIED_RESULT_BYTES: usize = 16 * 1024;
 
 /// The reused encode buffer is given back to the allocator when it grew beyond this size.
 const RETAINED_BUFFER_BYTES: usize = 1024 * 1024;
@@ -342,6 +349,16 @@ where
         let mut next = Some(first);
         while let Some(command) = next {
             match command {
+                Command::Write(Outbound::Message(Message::Response(response)), counted) => {
+                    writer.counted += counted;
+                    if let Some(result) =
+                        response.encode_line_around_result(&mut buffer, UNCOPIED_RESULT_BYTES)
+                    {
+                        write_parts(&mut writer.output, [&buffer, result, RESULT_LINE_END]).await?;
+                        buffer.clear();
+                        writer.release();
+                    }
+                }
                 Command::Write(Outbound::Message(message), counted) => {
                     message.encode_line(&mut buffer);
                     writer.counted += counted;
@@ -385,6 +402,43 @@ async fn write<W: AsyncWrite + Unpin>(output: &mut W, bytes: &[u8]) -> Result<()
         tracing::error!(%error, "writing output failed");
         FramingError::Io(error)
     })
+}
+
+/// Writes `parts` one after the other, in as few vectored writes as the output takes.
+async fn write_parts<W: AsyncWrite + Unpin>(
+    output: &mut W,
+    mut parts: [&[u8]; 3],
+) -> Result<(), FramingError> {
+    tracing::trace!(
+        bytes = parts.iter().map(|part| part.len()).sum::<usize>(),
+        "writing output"
+    );
+    let mut first = 0;
+    loop {
+        while parts.get(first).is_some_and(|part| part.is_empty()) {
+            first += 1;
+        }
+        if first == parts.len() {
+            return Ok(());
+        }
+        let slices = parts.map(IoSlice::new);
+        let mut written = match output.write_vectored(&slices[first..]).await {
+            Ok(0) => Err(std::io::Error::from(std::io::ErrorKind::WriteZero)),
+            written => written,
+        }
+        .map_err(|error| {
+            tracing::error!(%error, "writing output failed");
+            FramingError::Io(error)
+        })?;
+        while written > 0 && first < parts.len() {
+            let taken = written.min(parts[first].len());
+            parts[first] = &parts[first][taken..];
+            written -= taken;
+            if parts[first].is_empty() {
+                first += 1;
+            }
+        }
+    }
 }
 
 async fn flush<W: AsyncWrite + Unpin>(output: &mut W) -> Result<(), FramingError> {

@@ -59,6 +59,28 @@ impl Response<'_> {
         buf.push(b'\n');
     }
 
+    /// Appends the response as [`encode_line`](Self::encode_line) does, except when it is a
+    /// result of at least `min_result_bytes` bytes that is compact already: then only what
+    /// comes before the result is appended, and the result's bytes are returned, for the
+    /// caller to put on the wire after `buf` and before [`RESULT_LINE_END`], without copying.
+    pub(crate) fn encode_line_around_result(
+        &self,
+        buf: &mut Vec<u8>,
+        min_result_bytes: usize,
+    ) -> Option<&[u8]> {
+        if let ResponsePayload::Result(result) = &self.payload {
+            let bytes = result.get().as_bytes();
+            if bytes.len() >= min_result_bytes && is_compact(bytes) {
+                buf.extend_from_slice(HEADER);
+                write_id(buf, self.id.as_ref());
+                buf.extend_from_slice(br#","result":"#);
+                return Some(bytes);
+            }
+        }
+        self.encode_line(buf);
+        None
+    }
+
     fn write_object(&self, buf: &mut Vec<u8>) {
         buf.extend_from_slice(HEADER);
         write_id(buf, self.id.as_ref());
@@ -75,6 +97,10 @@ impl Response<'_> {
         buf.push(b'}');
     }
 }
+
+/// What ends the line of a response whose result
+/// [`Response::encode_line_around_result`] left out of the buffer.
+pub(crate) const RESULT_LINE_END: &[u8] = b"}\n";
 
 /// Appends the answer to a batch: a JSON array of `responses` on one line ending in `\n`.
 ///
@@ -133,11 +159,7 @@ fn write_error_object(buf: &mut Vec<u8>, error: &ErrorObject<'_>) {
 /// only the bytes between strings are looked at one by one.
 fn write_raw(buf: &mut Vec<u8>, raw: &RawValue) {
     let bytes = raw.get().as_bytes();
-    // Compact JSON (all this crate writes) has no whitespace byte at all: one vectorised
-    // look, then a plain copy.
-    if memchr::memchr3(b' ', b'\n', b'\r', bytes).is_none()
-        && memchr::memchr(b'\t', bytes).is_none()
-    {
+    if is_compact(bytes) {
         buf.extend_from_slice(bytes);
         return;
     }
@@ -158,6 +180,12 @@ fn write_raw(buf: &mut Vec<u8>, raw: &RawValue) {
         }
     }
     buf.extend_from_slice(&bytes[run_start..]);
+}
+
+/// Whether raw JSON has no whitespace byte at all, so it can be copied as it is. Compact
+/// JSON (all this crate writes) never has: one vectorised look.
+fn is_compact(bytes: &[u8]) -> bool {
+    memchr::memchr3(b' ', b'\n', b'\r', bytes).is_none() && memchr::memchr(b'\t', bytes).is_none()
 }
 
 /// The index just past the closing quote of the string whose contents start at `from`
