@@ -75,7 +75,8 @@ pub(crate) fn build(limits: Limits) -> Result<McpServer, McpError> {
         "Sends the text back unchanged.",
         schema("EchoArguments")?,
         |_ctx: ToolContext, args: EchoArguments| async move { Ok(Value::String(args.text)) },
-    )?;
+    )?
+    .in_place();
     let add = ToolDefinition::from_async(
         "add",
         "Adds two numbers; answers {sum}.",
@@ -83,7 +84,8 @@ pub(crate) fn build(limits: Limits) -> Result<McpServer, McpError> {
         |_ctx: ToolContext, args: AddArguments| async move {
             Ok(json!({ "sum": number(as_f64(&args.a) + as_f64(&args.b))? }))
         },
-    )?;
+    )?
+    .in_place();
     let sleep = ToolDefinition::from_async(
         "sleep",
         "Waits for ms milliseconds without holding a thread (category slow).",

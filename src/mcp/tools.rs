@@ -370,6 +370,16 @@ impl<S> ToolDefinition<S> {
         self
     }
 
+    /// Declares that the async handler never blocks its thread: its first poll runs on the
+    /// request's own task, and a call that finishes in it costs no task of its own (see
+    /// [`ToolEntry::in_place`](crate::tools::ToolEntry::in_place), and what a handler that
+    /// breaks the declaration gives up). No effect on a [`blocking`](Self::blocking) tool.
+    #[must_use]
+    pub fn in_place(mut self) -> Self {
+        self.entry.in_place = true;
+        self
+    }
+
     /// Sets the category selecting the tool's timeout (`toolTimeouts[category]`).
     #[must_use]
     pub fn category(mut self, category: impl Into<String>) -> Self {

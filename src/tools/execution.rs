@@ -1,9 +1,11 @@
 //! Running a handler until it finishes, times out or is cancelled: async handlers as
-//! aborted-on-drop tasks, blocking handlers on the blocking pool with a claim on their result.
+//! aborted-on-drop tasks (those declared never to block polled once in place first),
+//! blocking handlers on the blocking pool with a claim on their result.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
+use std::task::Poll;
 
 use serde_json::Value;
 use tokio::task::JoinHandle;
@@ -38,16 +40,51 @@ impl<T> Drop for AbortOnDrop<T> {
     }
 }
 
+/// Runs an async handler's future to its end, in its own aborted-on-drop task watched for
+/// the client's cancel and the deadline.
+///
+/// With `in_place` (its tool declared never to block: [`ToolEntry::in_place`]), the first
+/// poll happens here, on the caller's own task, and a handler that finishes in it needs no
+/// task of its own. A panic in that poll is caught and reported as one in the task would be;
+/// a handler that finished after its deadline has timed out (its token fired), as when the
+/// deadline passes while its task runs; a handler still pending moves to its task.
+///
 /// An `async` block, not an `async fn`, whose future would keep its arguments twice.
+///
+/// [`ToolEntry::in_place`]: super::ToolEntry::in_place
 #[allow(clippy::manual_async_fn)] // an `async fn` would keep its arguments twice
 pub(super) fn run_async(
-    future: ToolFuture,
+    mut future: ToolFuture,
     deadline: Instant,
     timeout: ResolvedTimeout,
     (client_cancel, watch): (&CancellationToken, CancelWatch),
     token: CancellationToken,
+    in_place: bool,
 ) -> impl std::future::Future<Output = Ended> + Send + '_ {
     async move {
+        if in_place {
+            if client_cancel.is_cancelled() {
+                // What dropping an unfinished task's guard does.
+                token.cancel();
+                return Ended::Cancelled;
+            }
+            let first = std::future::poll_fn(|cx| {
+                Poll::Ready(catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))))
+            })
+            .await;
+            match first {
+                Ok(Poll::Ready(_)) if Instant::now() > deadline => {
+                    token.cancel();
+                    return Ended::TimedOut(timeout);
+                }
+                Ok(Poll::Ready(result)) => return Ended::Finished(result),
+                Err(_panic) => {
+                    tracing::error!("async tool handler panicked");
+                    return Ended::Panicked;
+                }
+                Ok(Poll::Pending) => {}
+            }
+        }
         let mut guard = AbortOnDrop {
             task: tokio::spawn(future),
             token,

@@ -79,6 +79,9 @@ pub struct ToolEntry {
     /// The largest response line a call may produce, in bytes, when the tool declares one
     /// (see [`ToolEntry::with_max_answer_bytes`]).
     pub max_answer_bytes: Option<usize>,
+    /// Whether the tool declared that its async handler never blocks its thread, so its
+    /// first poll may run on the caller's task (see [`ToolEntry::in_place`]).
+    pub in_place: bool,
 }
 
 impl ToolEntry {
@@ -90,7 +93,24 @@ impl ToolEntry {
             category: None,
             cache: crate::cache::CachePolicy::Uncacheable,
             max_answer_bytes: None,
+            in_place: false,
         }
+    }
+
+    /// Declares that the async handler never blocks its thread (no blocking lock, sleep or
+    /// long computation between two awaits): its first poll then runs on the calling task
+    /// (the server's request task) instead of a task of its own, and a handler that finishes
+    /// in that poll, as most short tools do, costs no task at all. One still pending gets
+    /// its own task then, watched for cancel and deadline as any other.
+    ///
+    /// The one thing the declaration gives up is for a handler that breaks it: a first poll
+    /// that blocks past the deadline is answered `TOOL_TIMEOUT` when it returns, not at the
+    /// deadline. Work that may block belongs in [`ToolHandler::blocking`], answered at the
+    /// deadline whatever the thread does. No effect on a blocking handler.
+    #[must_use]
+    pub fn in_place(mut self) -> Self {
+        self.in_place = true;
+        self
     }
 
     /// Declares the largest answer a call produces: its whole response line, in bytes, as

@@ -312,7 +312,8 @@ impl ToolRunner {
                     match catch_unwind(AssertUnwindSafe(|| handler(context, call.arguments))) {
                         Ok(future) => {
                             let cancel = (&options.cancel, watch);
-                            run_async(future, deadline, timeout, cancel, token).await
+                            let in_place = entry.in_place;
+                            run_async(future, deadline, timeout, cancel, token, in_place).await
                         }
                         Err(_panic) => Ended::Panicked,
                     }
