@@ -49,6 +49,9 @@ pub(crate) struct Catalog {
     /// Whether a tool of the current snapshot declares an answer bound: when none does, the
     /// request loop's question costs one load.
     answer_bounds: AtomicBool,
+    /// Whether a tool of the current snapshot may be called on the reading task: when none
+    /// may, the request loop's question costs one load.
+    in_place_tools: AtomicBool,
     /// The definitions of the current snapshot; held while an edit builds the next one,
     /// so edits apply one at a time.
     definitions: Mutex<Definitions>,
@@ -73,6 +76,7 @@ impl Catalog {
         let catalog = Self {
             current: RwLock::new(Arc::new(Sets::empty(runner.clone()))),
             answer_bounds: AtomicBool::new(false),
+            in_place_tools: AtomicBool::new(false),
             definitions: Mutex::new(Definitions::default()),
             runner,
             cache: OnceLock::new(),
@@ -132,8 +136,15 @@ impl Catalog {
     /// Makes `sets` the current snapshot.
     fn swap(&self, sets: Sets) {
         let bounds = sets.tools.has_answer_bounds();
+        let in_place = sets.tools.has_in_place_tools();
         *self.current.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(sets);
         self.answer_bounds.store(bounds, Ordering::Release);
+        self.in_place_tools.store(in_place, Ordering::Release);
+    }
+
+    /// Whether a tool of the current snapshot may be called on the reading task (one load).
+    pub(crate) fn has_in_place_tools(&self) -> bool {
+        self.in_place_tools.load(Ordering::Acquire)
     }
 
     /// Whether a tool of the current snapshot declares an answer bound (one load).

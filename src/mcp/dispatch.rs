@@ -570,6 +570,10 @@ impl Handler for Connection {
         super::answer_bound::of_request(&self.state.catalog, method, params)
     }
 
+    fn runs_in_place(&self, method: &str, params: Option<&RawValue>) -> bool {
+        super::in_place::of_request(&self.state.catalog, method, params)
+    }
+
     async fn on_stop_reading(&self) {
         self.closing.cancel();
     }

@@ -68,6 +68,7 @@ mod dynamic;
 pub mod era;
 #[cfg(test)]
 mod future_size;
+mod in_place;
 mod input_required;
 mod listen;
 mod outbound;

@@ -80,6 +80,20 @@ pub trait Handler: Send + Sync + 'static {
         None
     }
 
+    /// Whether this request may start on the reading task itself rather than on a task of
+    /// its own: the handler promises that its future for it never blocks its thread and
+    /// does little before it first waits. A request that is answered in that first poll,
+    /// as a quick one is, then costs no task and no hand-off between threads; one still
+    /// pending after it moves to a task of its own and goes on there like any other. `false`
+    /// (the default) gives every request its own task from the start, so that a handler
+    /// that blocks never holds up the reading of the next request.
+    ///
+    /// The loop calls this on the reading task for every request it reads (batch members
+    /// excepted: a batch always runs on its own task), so it must be quick.
+    fn runs_in_place(&self, _method: &str, _params: Option<&RawValue>) -> bool {
+        false
+    }
+
     /// Receives one notification (never answered). `notifications/cancelled` is handled by
     /// the loop itself and not passed on. The default ignores the notification.
     fn handle_notification(
@@ -124,6 +138,10 @@ impl<H: Handler> Handler for Arc<H> {
 
     fn max_answer_bytes(&self, method: &str, params: Option<&RawValue>) -> Option<usize> {
         (**self).max_answer_bytes(method, params)
+    }
+
+    fn runs_in_place(&self, method: &str, params: Option<&RawValue>) -> bool {
+        (**self).runs_in_place(method, params)
     }
 
     fn handle_notification(

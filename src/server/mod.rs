@@ -47,6 +47,7 @@
 
 mod handler;
 mod in_flight;
+mod in_place;
 mod options;
 mod serve;
 mod signals;

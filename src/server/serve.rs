@@ -23,6 +23,7 @@ use crate::jsonrpc::{
 
 use super::handler::{Handler, NotificationContext, Peer};
 use super::in_flight::{bump, Counters, InFlight};
+use super::in_place::{first_poll_in_place, in_place, in_place_task, FirstPoll, InPlace};
 use super::options::{ServeOptions, SharedBatchPolicy};
 use super::signals::Signals;
 use super::task::{batch_task, single_task, Job, PendingRequest, Shared, Slot};
@@ -31,7 +32,10 @@ use super::{ServerError, ShutdownReason, ShutdownReport, CANCELLED_NOTIFICATION}
 /// Serves JSON-RPC over a pair of byte streams until the input ends, a signal or the stop
 /// token asks for shutdown, or the output fails; then shuts down gracefully.
 ///
-/// - Every request runs on its own task, so a slow request never delays another. At most
+/// - Every request runs on its own task, so a slow request never delays another; but a
+///   request the handler lets start in place ([`Handler::runs_in_place`], for work that
+///   never blocks) starts on the reading task, is answered from there when it finishes in
+///   that first poll, and moves to a task of its own otherwise. At most
 ///   `max_in_flight` run at once; requests read beyond that wait in a queue of at most
 ///   `max_queued`, and when that is full the loop stops reading until a request finishes, so
 ///   a client writing faster than the server answers cannot grow its memory.
@@ -91,6 +95,7 @@ where
         waiting: VecDeque::new(),
         options,
         budget,
+        answered: VecDeque::new(),
         last_method: None,
     };
     tracing::info!(
@@ -139,6 +144,9 @@ struct State<H> {
     options: ServeOptions,
     /// Bytes of answers waiting for the writer: reading pauses while they are too many.
     budget: Arc<OutputBudget>,
+    /// Answers of requests that ran on this task ([`Handler::runs_in_place`]), each with the
+    /// reservation of its declared bound: queued for the writer at the loop's next turn.
+    answered: VecDeque<(Response<'static>, Option<Reservation>)>,
     /// The method of the last request accepted: the next request with the same method (a
     /// client's usual run of `tools/call`) shares it instead of copying it (an allocation
     /// here, freed on the worker that answers).
@@ -171,6 +179,7 @@ impl<H: Handler> State<H> {
             if output_closed.is_cancelled() {
                 return (ShutdownReason::OutputFailed, None);
             }
+            self.send_answered().await;
             self.start_waiting();
             let needed = self.permits_needed();
             let output_admits = self.budget.admits(self.shared.in_flight.len());
@@ -234,6 +243,7 @@ impl<H: Handler> State<H> {
         // Tasks may still be started (from the queue): `wait` ends once none is running.
         self.tasks.close();
         while !(self.tasks.is_empty() && self.queue.is_empty() && self.waiting.is_empty()) {
+            self.send_answered().await;
             self.start_waiting();
             let needed = self.permits_needed();
             let held = !self.waiting.is_empty();
@@ -270,6 +280,7 @@ impl<H: Handler> State<H> {
                 cancelled = true;
             }
         }
+        self.send_answered().await;
     }
 
     /// Fires every request's token and starts every queued and waiting job (they end at
@@ -368,13 +379,43 @@ impl<H: Handler> State<H> {
         let shared = Arc::clone(&self.shared);
         // Boxed: the task's cell then holds a pointer instead of the 1.4 KB future, which
         // tokio moves several times while spawning and overwrites at its end (about 1.4k
-        // instructions of copying per request, against one allocation).
+        // instructions of copying per request, against one allocation). A request that runs
+        // in place is boxed too, so that it can still move to a task after its first poll.
         let work: Pin<Box<dyn Future<Output = ()> + Send>> = match job {
+            Job::Single(request) if request.in_place => {
+                let mut work: InPlace = Box::pin(in_place(Arc::clone(&shared), request));
+                match first_poll_in_place(work.as_mut()) {
+                    FirstPoll::Ready(answer) => {
+                        drop(permit);
+                        if let Some(response) = answer {
+                            self.answered.push_back((response, reservation));
+                        }
+                    }
+                    FirstPoll::Panicked => {
+                        tracing::error!("a request panicked outside its handler; not answered");
+                        bump(&self.shared.counters.handler_panics);
+                    }
+                    FirstPoll::Pending => {
+                        let rest = in_place_task(shared, work, permit, reservation);
+                        let _handle = self.tasks.spawn(rest);
+                    }
+                }
+                return;
+            }
             Job::Single(request) => Box::pin(single_task(shared, request, permit, reservation)),
             Job::Batch(slots) => Box::pin(batch_task(shared, slots, permit, reservation)),
         };
         // Detached: a task answers its own request (see `tasks`).
         let _handle = self.tasks.spawn(work);
+    }
+
+    /// Queues the answers of the requests that ran on this task, each releasing its
+    /// reservation once queued.
+    async fn send_answered(&mut self) {
+        while let Some((response, reservation)) = self.answered.pop_front() {
+            self.send(response).await;
+            drop(reservation);
+        }
     }
 
     /// Queues a message the loop itself answers with.
@@ -451,6 +492,9 @@ impl<H: Handler> State<H> {
                 answer_bound: shared
                     .handler
                     .max_answer_bytes(&request.method, request.params.as_deref()),
+                in_place: shared
+                    .handler
+                    .runs_in_place(&request.method, request.params.as_deref()),
                 ticket,
                 method,
                 params: request.params.map(std::borrow::Cow::into_owned),

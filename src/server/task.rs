@@ -48,6 +48,8 @@ pub(crate) struct PendingRequest {
     pub(crate) params: Option<Box<RawValue>>,
     /// The largest answer the handler declared for it ([`Handler::max_answer_bytes`]).
     pub(crate) answer_bound: Option<usize>,
+    /// Whether it may start on the reading task ([`Handler::runs_in_place`]).
+    pub(crate) in_place: bool,
 }
 
 /// One member of a batch answer, in input order.
@@ -149,7 +151,7 @@ fn run_handler<'a, H: Handler>(
 /// Runs a request and returns its response, or `None` if the client cancelled it. A panic of
 /// the handler is caught here, on the request's own task, and answered with `-32603`.
 #[allow(clippy::manual_async_fn)] // an `async fn` would keep its arguments twice
-fn run_request<H: Handler>(
+pub(super) fn run_request<H: Handler>(
     shared: &Shared<H>,
     request: PendingRequest,
 ) -> impl std::future::Future<Output = Option<Response<'static>>> + '_ {
@@ -222,7 +224,7 @@ pub(crate) fn panic_response(id: Id<'static>) -> Response<'static> {
 }
 
 /// Sends an answer; a closed output fires [`Shared::output_closed`], which stops the loop.
-async fn send(shared: &Shared<impl Handler>, outbound: Option<Outbound>) {
+pub(super) async fn send(shared: &Shared<impl Handler>, outbound: Option<Outbound>) {
     let Some(outbound) = outbound else {
         return;
     };

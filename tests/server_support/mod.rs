@@ -45,7 +45,9 @@ pub enum Event {
 /// then answers `{}`; `sleep` with `{"ms": n}` sleeps (tokio time); `big` with
 /// `{"bytes": n}` answers a string of `n` bytes (counted in `bigs`); `bounded` with
 /// `{"bytes": n, "bound": b}` does the same and declares `b` as its answer bound
-/// ([`Handler::max_answer_bytes`]); anything else `-32601`.
+/// ([`Handler::max_answer_bytes`]); `task` answers the id of the task it runs on; anything
+/// else `-32601`. Each method prefixed `in-place/` does the same and may start on the
+/// loop's reading task ([`Handler::runs_in_place`]).
 pub struct Probe {
     pub gate: Semaphore,
     pub events: Mutex<Vec<Event>>,
@@ -115,6 +117,9 @@ impl Drop for DropGuard<'_> {
     }
 }
 
+/// The prefix of the methods that may start on the reading task.
+pub const IN_PLACE: &str = "in-place/";
+
 fn raw(json: &str) -> Box<RawValue> {
     RawValue::from_string(json.to_owned()).unwrap()
 }
@@ -126,8 +131,13 @@ impl Handler for Probe {
         method: &str,
         params: Option<&RawValue>,
     ) -> HandlerResult {
+        let method = method.strip_prefix(IN_PLACE).unwrap_or(method);
         match method {
             "ping" => Ok(raw("{}")),
+            "task" => {
+                let task = tokio::task::try_id().map(|id| id.to_string());
+                Ok(raw(&serde_json::to_string(&task).unwrap()))
+            }
             "block" => {
                 let id = ctx.id().as_json().to_owned();
                 let _replaced: Option<CancellationToken> = self
@@ -178,6 +188,10 @@ impl Handler for Probe {
                 "method not found",
             )),
         }
+    }
+
+    fn runs_in_place(&self, method: &str, _params: Option<&RawValue>) -> bool {
+        method.starts_with(IN_PLACE)
     }
 
     fn max_answer_bytes(&self, method: &str, params: Option<&RawValue>) -> Option<usize> {
