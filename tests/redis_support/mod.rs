@@ -43,15 +43,23 @@ impl RedisServer {
     /// test should skip.
     pub fn start(maxmemory: u64) -> Option<Self> {
         let binary = redis_binary()?;
-        let mut server = Self {
-            port: free_port(),
-            child: None,
-        };
-        server.spawn(&binary, maxmemory);
-        Some(server)
+        // A port found free may be taken again before the server binds it (by another
+        // test's server): this one then exits, and another port is tried.
+        for _ in 0..10 {
+            let mut server = Self {
+                port: free_port(),
+                child: None,
+            };
+            if server.spawn(&binary, maxmemory) {
+                return Some(server);
+            }
+        }
+        panic!("redis-server found no free port in 10 tries");
     }
 
-    fn spawn(&mut self, binary: &str, maxmemory: u64) {
+    /// Starts the server on `self.port`; `false` when it exited before answering (the port
+    /// was taken).
+    fn spawn(&mut self, binary: &str, maxmemory: u64) -> bool {
         let child = Command::new(binary)
             .args(["--bind", "127.0.0.1", "--port"])
             .arg(self.port.to_string())
@@ -63,18 +71,45 @@ impl RedisServer {
             .spawn()
             .expect("redis-server starts");
         self.child = Some(child);
-        self.wait_ready();
+        self.wait_ready()
     }
 
-    /// Waits until the server answers PING (a hang guard of about 10 s, not a measurement).
-    fn wait_ready(&self) {
+    /// Waits until this very server answers on its port (a hang guard of about 10 s, not a
+    /// measurement): another test's server on the same port does not count. `false` when
+    /// this one exited first.
+    fn wait_ready(&mut self) -> bool {
         for _ in 0..200 {
-            if self.ping() {
-                return;
+            let Some(child) = self.child.as_mut() else {
+                return false;
+            };
+            if child.try_wait().ok().flatten().is_some() {
+                self.child = None;
+                return false;
+            }
+            let pid = child.id();
+            if self.answering_pid() == Some(pid) {
+                return true;
             }
             std::thread::sleep(Duration::from_millis(50));
         }
         panic!("redis-server on port {} never answered", self.port);
+    }
+
+    /// The process id of the server answering on this port (from `INFO server`).
+    fn answering_pid(&self) -> Option<u32> {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).ok()?;
+        stream.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
+        stream.write_all(b"INFO server\r\n").ok()?;
+        let mut reader = BufReader::new(stream);
+        let mut header = String::new();
+        reader.read_line(&mut header).ok()?;
+        let length: usize = header.strip_prefix('$')?.trim().parse().ok()?;
+        let mut body = vec![0; length];
+        std::io::Read::read_exact(&mut reader, &mut body).ok()?;
+        String::from_utf8_lossy(&body)
+            .lines()
+            .find_map(|line| line.strip_prefix("process_id:"))
+            .and_then(|pid| pid.trim().parse().ok())
     }
 
     /// Whether the server answers `PING` right now.
@@ -107,7 +142,11 @@ impl RedisServer {
     pub fn restart(&mut self, maxmemory: u64) {
         self.kill();
         let binary = redis_binary().expect("redis-server was there a moment ago");
-        self.spawn(&binary, maxmemory);
+        assert!(
+            self.spawn(&binary, maxmemory),
+            "port {} was taken while the server was down",
+            self.port
+        );
     }
 }
 
