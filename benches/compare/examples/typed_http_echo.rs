@@ -29,7 +29,8 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
         "Sends the text back unchanged.",
         ArgumentSchema::from_defs(SCHEMA, "EchoArguments")?,
         |_ctx: ToolContext, args: EchoArguments| async move { Ok(Value::String(args.text)) },
-    )?;
+    )?
+    .in_place();
     let server = McpServer::builder("typed-http-echo", env!("CARGO_PKG_VERSION"))
         .tool(echo)
         .build()?;
