@@ -10,13 +10,14 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 use serde_json::Value;
-use server_support::{start, Probe};
+use server_support::{start, Probe, IN_PLACE};
 use typed_mcp::server::ServeOptions;
 
 #[derive(Clone, Debug)]
 enum Step {
-    /// A request with a small id (so ids repeat), sleeping `ms` (0 = ping).
-    Request { id: u8, ms: u16 },
+    /// A request with a small id (so ids repeat), sleeping `ms` (0 = ping), started on the
+    /// reading task when `in_place` (`Handler::runs_in_place`).
+    Request { id: u8, ms: u16, in_place: bool },
     /// `notifications/cancelled` for an id.
     Cancel { id: u8 },
     /// Any other notification.
@@ -27,7 +28,8 @@ enum Step {
 
 fn step() -> impl Strategy<Value = Step> {
     prop_oneof![
-        6 => (0u8..6, prop_oneof![Just(0u16), 1u16..50]).prop_map(|(id, ms)| Step::Request { id, ms }),
+        6 => (0u8..6, prop_oneof![Just(0u16), 1u16..50], any::<bool>())
+            .prop_map(|(id, ms, in_place)| Step::Request { id, ms, in_place }),
         2 => (0u8..6).prop_map(|id| Step::Cancel { id }),
         1 => Just(Step::Notify),
         1 => Just(Step::Garbage),
@@ -36,11 +38,15 @@ fn step() -> impl Strategy<Value = Step> {
 
 fn line(step: &Step) -> String {
     match step {
-        Step::Request { id, ms: 0 } => {
-            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#)
-        }
-        Step::Request { id, ms } => {
-            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"sleep","params":{{"ms":{ms}}}}}"#)
+        Step::Request { id, ms, in_place } => {
+            let prefix = if *in_place { IN_PLACE } else { "" };
+            if *ms == 0 {
+                format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{prefix}ping"}}"#)
+            } else {
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"method":"{prefix}sleep","params":{{"ms":{ms}}}}}"#
+                )
+            }
         }
         Step::Cancel { id } => format!(
             r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id}}}}}"#
