@@ -283,6 +283,10 @@ async fn large_results_reach_the_output_whole_and_in_order_however_it_takes_them
             Id::from_u64(7),
             &format!(r#"["{}"]"#, "y".repeat(16 * 1024)),
         ),
+        result(
+            Id::from_u64(8),
+            &format!(r#"{{"text":"{}","n":1}}"#, "a b\\t".repeat(10_000)),
+        ),
     ];
     let mut expected = Vec::new();
     for message in &messages {

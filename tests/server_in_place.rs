@@ -128,3 +128,73 @@ async fn cancellation_and_notifications_work_in_place() {
     assert_eq!(report.cancelled_by_client, 1);
     assert_eq!(report.requests_answered, 1);
 }
+
+/// Requests in place with a declared answer bound, against a budget with room for three:
+/// the rest wait for room, and each one the loop starts when room frees up is answered at
+/// once, while the client keeps its input open and sends nothing more.
+#[tokio::test(start_paused = true)]
+async fn requests_in_place_waiting_for_the_budget_are_answered_as_room_frees_up() {
+    const ANSWER: usize = 256 * 1024;
+    const BOUND: usize = ANSWER + 64;
+    const TOTAL: u64 = 8;
+    let probe = Arc::new(Probe::default());
+    let options = ServeOptions::default().max_queued_bytes(3 * BOUND + 100);
+    let mut client = start(Arc::clone(&probe), options);
+    let method = in_place("bounded");
+    for id in 0..TOTAL {
+        client
+            .send(&format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"bytes":{ANSWER},"bound":{BOUND}}}}}"#
+            ))
+            .await;
+    }
+    settle().await;
+    assert_eq!(probe.bigs.load(std::sync::atomic::Ordering::SeqCst), 3);
+    for id in 0..TOTAL {
+        let answer = client.next().await.expect("an answer");
+        assert_eq!(answer["id"], id);
+        assert_eq!(answer["result"].as_str().map(str::len), Some(ANSWER));
+    }
+    let (rest, report) = client.finish().await;
+    assert!(rest.is_empty());
+    assert_eq!(report.requests_answered, TOTAL);
+}
+
+/// A request in place that waited for room in the output budget, started by the loop once
+/// the client read what filled it, is answered at once, although nothing else is left for
+/// the loop to wait on (no other request, the input open and silent).
+#[tokio::test(start_paused = true)]
+async fn the_last_waiting_request_in_place_is_answered_without_more_input() {
+    const BIG: usize = 300_000;
+    const BOUND: usize = 1_000_000;
+    let probe = Arc::new(Probe::default());
+    let options = ServeOptions::default().max_queued_bytes(1_200_000);
+    let mut client = start(Arc::clone(&probe), options);
+    client
+        .send(&format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"big","params":{{"bytes":{BIG}}}}}"#
+        ))
+        .await;
+    settle().await;
+    let method = in_place("bounded");
+    client
+        .send(&format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"{method}","params":{{"bytes":10,"bound":{BOUND}}}}}"#
+        ))
+        .await;
+    settle().await;
+    assert_eq!(
+        probe.bigs.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "the bounded request waits while the big answer fills the budget"
+    );
+    assert_eq!(client.next().await.unwrap()["id"], 1);
+    let answer = client.next().await.expect("answered without more input");
+    assert_eq!(
+        answer,
+        json!({"jsonrpc": "2.0", "id": 2, "result": "xxxxxxxxxx"})
+    );
+    let (rest, report) = client.finish().await;
+    assert!(rest.is_empty());
+    assert_eq!(report.requests_answered, 2);
+}

@@ -351,8 +351,14 @@ where
             match command {
                 Command::Write(Outbound::Message(Message::Response(response)), counted) => {
                     writer.counted += counted;
-                    if let Some(result) =
-                        response.encode_line_around_result(&mut buffer, UNCOPIED_RESULT_BYTES)
+                    // An output without vectored writes would take the pieces one call
+                    // each: a copy costs less than two more writes.
+                    let uncopied = if writer.output.is_write_vectored() {
+                        UNCOPIED_RESULT_BYTES
+                    } else {
+                        usize::MAX
+                    };
+                    if let Some(result) = response.encode_line_around_result(&mut buffer, uncopied)
                     {
                         write_parts(&mut writer.output, [&buffer, result, RESULT_LINE_END]).await?;
                         buffer.clear();

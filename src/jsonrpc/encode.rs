@@ -70,7 +70,7 @@ impl Response<'_> {
     ) -> Option<&[u8]> {
         if let ResponsePayload::Result(result) = &self.payload {
             let bytes = result.get().as_bytes();
-            if bytes.len() >= min_result_bytes && is_compact(bytes) {
+            if bytes.len() >= min_result_bytes && !has_whitespace_outside_strings(bytes) {
                 buf.extend_from_slice(HEADER);
                 write_id(buf, self.id.as_ref());
                 buf.extend_from_slice(br#","result":"#);
@@ -188,6 +188,24 @@ fn is_compact(bytes: &[u8]) -> bool {
     memchr::memchr3(b' ', b'\n', b'\r', bytes).is_none() && memchr::memchr(b'\t', bytes).is_none()
 }
 
+/// Whether raw JSON has whitespace between its tokens, which copying it drops. Whitespace
+/// inside strings is their content (a text with spaces), and raw JSON never has a line break
+/// there; strings are skipped with `memchr`, so a long text costs about one look at it.
+fn has_whitespace_outside_strings(bytes: &[u8]) -> bool {
+    if is_compact(bytes) {
+        return false;
+    }
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'"' => at = string_end(bytes, at + 1),
+            b' ' | b'\n' | b'\r' | b'\t' => return true,
+            _ => at += 1,
+        }
+    }
+    false
+}
+
 /// The index just past the closing quote of the string whose contents start at `from`
 /// (`bytes.len()` when it is not closed); a backslash escapes the byte after it.
 ///
@@ -262,6 +280,28 @@ mod tests {
                 format!("{{\"k\":\"{inner}\",\"n\":1}}"),
                 "{at}"
             );
+        }
+    }
+
+    #[test]
+    fn whitespace_counts_only_between_tokens() {
+        for (text, outside) in [
+            (r#"{"a":"x y","b":["\t "]}"#, false),
+            (r#"{"a":"x\" y","b":1}"#, false),
+            (r#"{"a": "x"}"#, true),
+            ("{\"a\":\"x\"}\n", true),
+            (r#"{"a":"x\\" ,"b":1}"#, true),
+            (r#"["ends in a backslash \\"]"#, false),
+        ] {
+            assert_eq!(
+                has_whitespace_outside_strings(text.as_bytes()),
+                outside,
+                "{text}"
+            );
+            let raw = RawValue::from_string(text.to_owned()).unwrap();
+            let mut copied = Vec::new();
+            write_raw(&mut copied, &raw);
+            assert_eq!(copied != text.as_bytes(), outside, "{text}");
         }
     }
 

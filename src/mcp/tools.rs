@@ -371,9 +371,10 @@ impl<S> ToolDefinition<S> {
     }
 
     /// Declares that the async handler never blocks its thread: its first poll runs on the
-    /// request's own task, and a call that finishes in it costs no task of its own (see
+    /// calling task (over stdio, the connection's reading task, unless the tool is
+    /// cacheable), and a call that finishes in it costs no task of its own (see
     /// [`ToolEntry::in_place`](crate::tools::ToolEntry::in_place), and what a handler that
-    /// breaks the declaration gives up). No effect on a [`blocking`](Self::blocking) tool.
+    /// breaks the declaration costs). No effect on a [`blocking`](Self::blocking) tool.
     #[must_use]
     pub fn in_place(mut self) -> Self {
         self.entry.in_place = true;

@@ -88,8 +88,13 @@ pub trait Handler: Send + Sync + 'static {
     /// (the default) gives every request its own task from the start, so that a handler
     /// that blocks never holds up the reading of the next request.
     ///
-    /// The loop calls this on the reading task for every request it reads (batch members
-    /// excepted: a batch always runs on its own task), so it must be quick.
+    /// A handler that says yes and then blocks holds up everything the loop does meanwhile:
+    /// reading, cancellations, signals. Its future must also keep the future contract of
+    /// registering its waker again at every poll: the first poll gets a waker that does
+    /// nothing, and the task it moves to polls it again at once.
+    ///
+    /// The loop calls this on the reading task for every request it reads, so it must be
+    /// quick (a batch's members run on the batch's task whatever it says).
     fn runs_in_place(&self, _method: &str, _params: Option<&RawValue>) -> bool {
         false
     }

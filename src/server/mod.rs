@@ -2,7 +2,8 @@
 //! shutdown.
 //!
 //! [`serve`] reads newline-delimited JSON-RPC from any [`AsyncRead`](tokio::io::AsyncRead),
-//! hands requests to a [`Handler`] (each on its own task, at most
+//! hands requests to a [`Handler`] (each on its own task, or first on the reading task when
+//! the handler says it may ([`Handler::runs_in_place`]); at most
 //! [`ServeOptions::max_in_flight`] at once) and writes the answers through the single writer
 //! task of [`crate::framing`]. It knows nothing of MCP beyond `notifications/cancelled`: the
 //! MCP server implements [`Handler`] and sits on top.

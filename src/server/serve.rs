@@ -48,7 +48,8 @@ use super::{ServerError, ShutdownReason, ShutdownReport, CANCELLED_NOTIFICATION}
 /// - Shutdown: reading stops; queued and running requests get the grace period to finish;
 ///   then the rest are cancelled and answered with an error (`-32603`, `data.reason:
 ///   "shutdown"`); [`Handler::on_shutdown`] runs; every answer is flushed.
-/// - A handler that panics is answered `-32603` by its request's own task; the loop goes on.
+/// - A handler that panics is answered `-32603` (by its request's own task, or by the loop
+///   for a request that ran in place); the loop goes on.
 ///   Dropping the returned future before it ends fires the token of every request it
 ///   started, so no handler is left running.
 ///
@@ -132,8 +133,9 @@ struct State<H> {
     shared: Arc<Shared<H>>,
     /// One permit per request allowed to run.
     permits: Arc<Semaphore>,
-    /// The tasks of the requests and batches started; each answers its own request, a
-    /// panicking handler's included, so the loop only waits for them at shutdown.
+    /// The tasks of the requests and batches started (a request in place only once its
+    /// first poll left it pending); each answers its own request, a panicking handler's
+    /// included, so the loop only waits for them at shutdown.
     tasks: TaskTracker,
     /// Work read while every slot was busy, oldest first, with the reservation of its
     /// declared answer bound (if any).
@@ -179,8 +181,7 @@ impl<H: Handler> State<H> {
             if output_closed.is_cancelled() {
                 return (ShutdownReason::OutputFailed, None);
             }
-            self.send_answered().await;
-            self.start_waiting();
+            self.start_ready().await;
             let needed = self.permits_needed();
             let output_admits = self.budget.admits(self.shared.in_flight.len());
             let held = !self.waiting.is_empty();
@@ -243,8 +244,7 @@ impl<H: Handler> State<H> {
         // Tasks may still be started (from the queue): `wait` ends once none is running.
         self.tasks.close();
         while !(self.tasks.is_empty() && self.queue.is_empty() && self.waiting.is_empty()) {
-            self.send_answered().await;
-            self.start_waiting();
+            self.start_ready().await;
             let needed = self.permits_needed();
             let held = !self.waiting.is_empty();
             let running = !self.tasks.is_empty();
@@ -280,7 +280,20 @@ impl<H: Handler> State<H> {
                 cancelled = true;
             }
         }
-        self.send_answered().await;
+        self.start_ready().await;
+    }
+
+    /// Starts the waiting jobs the output budget has room for, and queues the answers of
+    /// the requests that ran in place, until neither is left: queueing an answer releases
+    /// its reservation, which may make room for a waiting job, which may run in place.
+    async fn start_ready(&mut self) {
+        loop {
+            self.start_waiting();
+            if self.answered.is_empty() {
+                return;
+            }
+            self.send_answered().await;
+        }
     }
 
     /// Fires every request's token and starts every queued and waiting job (they end at

@@ -149,7 +149,8 @@ fn run_handler<'a, H: Handler>(
 }
 
 /// Runs a request and returns its response, or `None` if the client cancelled it. A panic of
-/// the handler is caught here, on the request's own task, and answered with `-32603`.
+/// the handler is caught here (on the request's own task, or on the reading task for a
+/// request in place) and answered with `-32603`.
 #[allow(clippy::manual_async_fn)] // an `async fn` would keep its arguments twice
 pub(super) fn run_request<H: Handler>(
     shared: &Shared<H>,

@@ -46,8 +46,9 @@ impl<T> Drop for AbortOnDrop<T> {
 /// With `in_place` (its tool declared never to block: [`ToolEntry::in_place`]), the first
 /// poll happens here, on the caller's own task, and a handler that finishes in it needs no
 /// task of its own. A panic in that poll is caught and reported as one in the task would be;
-/// a handler that finished after its deadline has timed out (its token fired), as when the
-/// deadline passes while its task runs; a handler still pending moves to its task.
+/// a first poll that returns after the deadline (a handler that broke its promise and
+/// blocked) is answered as timed out, its result discarded and its token fired; a handler
+/// still pending moves to its task.
 ///
 /// An `async` block, not an `async fn`, whose future would keep its arguments twice.
 ///

@@ -99,14 +99,20 @@ impl ToolEntry {
 
     /// Declares that the async handler never blocks its thread (no blocking lock, sleep or
     /// long computation between two awaits): its first poll then runs on the calling task
-    /// (the server's request task) instead of a task of its own, and a handler that finishes
-    /// in that poll, as most short tools do, costs no task at all. One still pending gets
-    /// its own task then, watched for cancel and deadline as any other.
+    /// instead of a task of its own, and a handler that finishes in that poll, as most short
+    /// tools do, costs no task at all. One still pending gets its own task then, watched for
+    /// cancel and deadline as any other. The MCP server's calling task is the request's
+    /// task, or, over stdio and other byte streams, the connection's reading task itself
+    /// for a tool that is not cacheable (see [`Handler::runs_in_place`]): the call's
+    /// argument checks and result rendering then run there too, one call at a time.
     ///
-    /// The one thing the declaration gives up is for a handler that breaks it: a first poll
-    /// that blocks past the deadline is answered `TOOL_TIMEOUT` when it returns, not at the
-    /// deadline. Work that may block belongs in [`ToolHandler::blocking`], answered at the
-    /// deadline whatever the thread does. No effect on a blocking handler.
+    /// What a handler that breaks the declaration costs: a first poll that blocks past the
+    /// deadline is answered `TOOL_TIMEOUT` when it returns, not at the deadline, and on the
+    /// reading task it holds up the connection meanwhile. Work that may block belongs in
+    /// [`ToolHandler::blocking`], answered at the deadline whatever the thread does. No
+    /// effect on a blocking handler.
+    ///
+    /// [`Handler::runs_in_place`]: crate::server::Handler::runs_in_place
     #[must_use]
     pub fn in_place(mut self) -> Self {
         self.in_place = true;

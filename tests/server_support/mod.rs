@@ -195,7 +195,7 @@ impl Handler for Probe {
     }
 
     fn max_answer_bytes(&self, method: &str, params: Option<&RawValue>) -> Option<usize> {
-        if method != "bounded" {
+        if method.strip_prefix(IN_PLACE).unwrap_or(method) != "bounded" {
             return None;
         }
         let args: Value = serde_json::from_str(params?.get()).ok()?;
