@@ -12,8 +12,9 @@
 //! integers, booleans and nulls. Everything else (floats, enum variants other than unit
 //! ones, raw values, maps with non-string keys) is built by `serde_json`'s own value
 //! serializer, so the result never differs from `serde_json::to_value`'s. A value is kept for
-//! reuse only while it is small (see [`KEEP_BYTES_MAX`]), so a large result never stays
-//! resident after its call.
+//! reuse only up to [`KEEP_BYTES_MAX`], so a large result (a megabyte) never stays resident
+//! after its call, while the buffer of a 64 KiB text is written over by the next call on the
+//! thread instead of going back to the allocator.
 
 use std::cell::RefCell;
 
@@ -21,8 +22,12 @@ use serde::ser::{self, Serialize};
 use serde_json::{Error, Map, Value};
 
 /// The most bytes (strings, keys and nodes, counted roughly) a value may hold to be kept for
-/// reuse; a larger one is dropped when recycled.
-const KEEP_BYTES_MAX: usize = 16 * 1024;
+/// reuse; a larger one is dropped when recycled. At most [`KEEP_VALUES_MAX`] of them per
+/// thread: 1 MiB at worst. With 16 KiB (before issue 12's stop 24), the 64 KiB text of a
+/// call was allocated and freed on every call, and glibc, trimming a worker's arena, gave
+/// its pages back and faulted them in again: 44 page faults per sequential 64 KiB call in
+/// half the runs, against 1.7 now (BENCHMARKS.md, "Sequential 64 KiB").
+const KEEP_BYTES_MAX: usize = 256 * 1024;
 
 /// The most values kept per thread.
 const KEEP_VALUES_MAX: usize = 4;

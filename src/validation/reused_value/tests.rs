@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
-use super::{to_value, KEEP_VALUES_MAX, KEPT};
+use super::{to_value, KEEP_BYTES_MAX, KEEP_VALUES_MAX, KEPT};
 
 /// Empties this thread's keep.
 fn forget_kept() {
@@ -198,8 +198,11 @@ fn a_recycled_value_lends_its_strings_to_the_next_one_of_its_shape() {
 #[test]
 fn only_small_values_are_kept_and_only_a_few() {
     forget_kept();
-    to_value(&"x".repeat(64 * 1024)).unwrap().recycle();
+    to_value(&"x".repeat(KEEP_BYTES_MAX + 1)).unwrap().recycle();
     assert_eq!(kept_count(), 0, "a large value is dropped");
+    to_value(&"x".repeat(64 * 1024)).unwrap().recycle();
+    assert_eq!(kept_count(), 1, "a 64 KiB text is kept");
+    forget_kept();
     for _ in 0..KEEP_VALUES_MAX + 2 {
         let values: Vec<_> = (0..KEEP_VALUES_MAX + 2)
             .map(|n| to_value(&json!({ "n": n })).unwrap())
