@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
-use tools_support::{checked, error_of, limits, respond};
+use tools_support::{checked, error_of, limits, respond, DropSignal};
 use typed_mcp::tools::{
     CallOptions, CallOutcome, ToolArguments, ToolContext, ToolEntry, ToolHandler, ToolRunner,
 };
@@ -32,19 +32,6 @@ where
     let entry = ToolEntry::new(ToolHandler::from_async(handler)).in_place();
     assert!(entry.in_place);
     entry
-}
-
-/// Sends on its channel when dropped: proves a handler's future was dropped.
-struct DropSignal(Option<oneshot::Sender<()>>);
-
-impl Drop for DropSignal {
-    fn drop(&mut self) {
-        if let Some(sender) = self.0.take() {
-            if sender.send(()).is_err() {
-                eprintln!("drop signal not awaited");
-            }
-        }
-    }
 }
 
 /// An in-place handler that never finishes; it hands out its token and signals when its

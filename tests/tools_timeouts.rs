@@ -16,26 +16,12 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
-use tools_support::{checked, error_of, limits, respond};
+use tools_support::{checked, error_of, limits, respond, DropSignal};
 use typed_mcp::generated::limits::TimeoutLimits;
 use typed_mcp::tools::{
     resolve_timeout, CallOptions, CallOutcome, ProgressUpdate, TimeoutSource, ToolArguments,
     ToolCallError, ToolContext, ToolEntry, ToolHandler, ToolRunner,
 };
-
-/// Sends on its channel when dropped: proves a handler's future was dropped.
-struct DropSignal(Option<oneshot::Sender<()>>);
-
-impl Drop for DropSignal {
-    fn drop(&mut self) {
-        if let Some(sender) = self.0.take() {
-            // The receiver may be gone when the test no longer waits; nothing to report then.
-            if sender.send(()).is_err() {
-                eprintln!("drop signal not awaited");
-            }
-        }
-    }
-}
 
 /// An async handler that never returns; it hands out its token and signals when dropped.
 fn never_returning(

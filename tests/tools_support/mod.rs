@@ -162,3 +162,17 @@ pub(crate) fn options_for(id_json: &str) -> typed_mcp::tools::CallOptions {
 pub(crate) fn error_of(json: &Value) -> &Value {
     &json["structuredContent"]["error"]
 }
+
+/// Sends on its channel when dropped: proves a handler's future was dropped.
+pub(crate) struct DropSignal(pub(crate) Option<tokio::sync::oneshot::Sender<()>>);
+
+impl Drop for DropSignal {
+    fn drop(&mut self) {
+        if let Some(sender) = self.0.take() {
+            // The receiver may be gone when the test no longer waits; nothing to report then.
+            if sender.send(()).is_err() {
+                eprintln!("drop signal not awaited");
+            }
+        }
+    }
+}
