@@ -9,6 +9,7 @@ use tokio::task::JoinHandle;
 
 use crate::jsonrpc::{
     encode_batch_line, Message, Notification, Request, Response, RESULT_LINE_END,
+    UNCOPIED_RESULT_BYTES,
 };
 
 use super::budget::OutputBudget;
@@ -27,10 +28,6 @@ const WRITE_THRESHOLD_BYTES: usize = 64 * 1024;
 /// The encode buffer's capacity: the threshold plus room for the message that crosses it, so
 /// a small message crossing the threshold does not double the buffer (to 128 KiB, kept).
 const BUFFER_CAPACITY_BYTES: usize = WRITE_THRESHOLD_BYTES + 16 * 1024;
-
-/// A response's result at least this long is not copied into the encode buffer: it is
-/// written straight from its own allocation, after the buffer, in one vectored write.
-const UNCOPIED_RESULT_BYTES: usize = 16 * 1024;
 
 /// The reused encode buffer is given back to the allocator when it grew beyond this size.
 const RETAINED_BUFFER_BYTES: usize = 1024 * 1024;

@@ -1,12 +1,19 @@
 //! HTTP responses: JSON bodies, JSON-RPC errors with their status, 202, 405.
 
 use std::borrow::Cow;
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use axum::body::Body;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::Response as HttpResponse;
+use bytes::Bytes;
+use http_body::{Frame, SizeHint};
 
-use crate::jsonrpc::{ErrorCode, ErrorObject, Id, Response, ResponsePayload};
+use crate::jsonrpc::{
+    ErrorCode, ErrorObject, Id, Response, ResponsePayload, RESULT_LINE_END, UNCOPIED_RESULT_BYTES,
+};
 
 /// `application/json`.
 pub(crate) const JSON: HeaderValue = HeaderValue::from_static("application/json");
@@ -24,6 +31,81 @@ pub(crate) fn message(status: StatusCode, response: &Response<'_>) -> HttpRespon
     let mut body = Vec::with_capacity(body_capacity(response));
     response.encode_line(&mut body);
     json(status, body)
+}
+
+/// One JSON-RPC response as a JSON body, the same bytes as [`message`]; a large compact
+/// result (an owned one: a tool's rendered answer) is not copied: the body is the bytes before
+/// it, the result's own allocation, then the end of the line, with an exact length
+/// (`Content-Length`), which hyper writes as they are.
+pub(crate) fn owned_message(status: StatusCode, response: Response<'static>) -> HttpResponse {
+    let result_len = match &response.payload {
+        ResponsePayload::Result(Cow::Owned(result)) => result.get().len(),
+        _ => 0,
+    };
+    if result_len < UNCOPIED_RESULT_BYTES {
+        return message(status, &response);
+    }
+    let mut head = Vec::with_capacity(body_capacity(&response) - result_len);
+    if response
+        .encode_line_around_result(&mut head, UNCOPIED_RESULT_BYTES)
+        .is_none()
+    {
+        // Not compact (the line holds it compacted): copied after all.
+        return json(status, head);
+    }
+    let ResponsePayload::Result(Cow::Owned(result)) = response.payload else {
+        unreachable!("checked above: an owned result")
+    };
+    let result = Bytes::from(Box::<str>::from(result).into_boxed_bytes());
+    let body = ResultBody::new([
+        Bytes::from(head),
+        result,
+        Bytes::from_static(RESULT_LINE_END),
+    ]);
+    let mut answer = HttpResponse::new(Body::new(body));
+    *answer.status_mut() = status;
+    let _previous = answer.headers_mut().insert(header::CONTENT_TYPE, JSON);
+    answer
+}
+
+/// A body sent as a few pieces in turn, its whole length known from the start.
+struct ResultBody {
+    pieces: std::array::IntoIter<Bytes, 3>,
+    remaining: u64,
+}
+
+impl ResultBody {
+    fn new(pieces: [Bytes; 3]) -> Self {
+        let remaining = pieces.iter().map(|piece| piece.len() as u64).sum();
+        Self {
+            pieces: pieces.into_iter(),
+            remaining,
+        }
+    }
+}
+
+impl http_body::Body for ResultBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        _context: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        let this = self.get_mut();
+        Poll::Ready(this.pieces.next().map(|piece| {
+            this.remaining -= piece.len() as u64;
+            Ok(Frame::data(piece))
+        }))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.remaining == 0
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::with_exact(self.remaining)
+    }
 }
 
 /// Room for a response's line, so that writing it does not grow the buffer: the result's
@@ -107,5 +189,56 @@ pub(crate) fn modern_response_status(response: &Response<'_>) -> StatusCode {
     match &response.payload {
         crate::jsonrpc::ResponsePayload::Result(_) => StatusCode::OK,
         crate::jsonrpc::ResponsePayload::Error(error) => modern_status(error.code),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use http_body_util::BodyExt as _;
+    use serde_json::value::RawValue;
+
+    use super::*;
+
+    fn result_of(len: usize) -> Box<RawValue> {
+        let text = serde_json::json!({"content": [{"type": "text", "text": "y".repeat(len)}]});
+        RawValue::from_string(text.to_string()).unwrap()
+    }
+
+    async fn body_of(answer: HttpResponse) -> (Option<u64>, Vec<u8>) {
+        let body = answer.into_body();
+        let exact = http_body::Body::size_hint(&body).exact();
+        (exact, body.collect().await.unwrap().to_bytes().to_vec())
+    }
+
+    #[tokio::test]
+    async fn an_owned_message_is_the_encoded_line_whatever_its_size_and_origin() {
+        let id = Id::from_string("call-7");
+        for len in [
+            0,
+            100,
+            UNCOPIED_RESULT_BYTES - 40,
+            UNCOPIED_RESULT_BYTES,
+            200_000,
+        ] {
+            let owned = result_of(len);
+            let spaced = RawValue::from_string(format!("{{ \"a\": {} }}", owned.get())).unwrap();
+            let borrowed = result_of(len);
+            let responses = [
+                Response::result(id.clone(), owned),
+                Response::result(id.clone(), spaced),
+                Response::result(Id::from_u64(3), &*Box::leak(borrowed)),
+                Response::error(
+                    Some(id.clone()),
+                    ErrorObject::new(ErrorCode::INVALID_PARAMS, "no"),
+                ),
+            ];
+            for response in responses {
+                let mut expected = Vec::new();
+                response.encode_line(&mut expected);
+                let (exact, body) = body_of(owned_message(StatusCode::OK, response)).await;
+                assert_eq!(exact, Some(expected.len() as u64), "length at {len}");
+                assert!(body == expected, "bytes at {len}");
+            }
+        }
     }
 }

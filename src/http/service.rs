@@ -537,7 +537,7 @@ fn respond(answer: Answer, modern: bool, permit: OwnedSemaphorePermit) -> HttpRe
             } else {
                 StatusCode::OK
             };
-            reply::message(status, &response)
+            reply::owned_message(status, response)
         }
         Answer::Stream(streaming) => {
             use futures_util::StreamExt as _;

@@ -102,6 +102,11 @@ impl Response<'_> {
 /// [`Response::encode_line_around_result`] left out of the buffer.
 pub(crate) const RESULT_LINE_END: &[u8] = b"}\n";
 
+/// A response's result at least this long is worth sending from its own allocation, after
+/// the bytes before it, instead of copying it into one buffer with them (stdio's writer, an
+/// HTTP body); below it a copy costs less than one more piece to write.
+pub(crate) const UNCOPIED_RESULT_BYTES: usize = 16 * 1024;
+
 /// Appends the answer to a batch: a JSON array of `responses` on one line ending in `\n`.
 ///
 /// Writes nothing and returns `false` when `responses` is empty (a batch of notifications
