@@ -34,7 +34,8 @@ pub(crate) async fn read(
     let reading = async move {
         let mut stream = body.into_data_stream();
         let too_long = declared_length.is_some_and(|length| length > limit as u64);
-        let mut collected = Vec::new();
+        let declared = declared_length.map_or(0, |length| usize::try_from(length).unwrap_or(0));
+        let mut collected = Collected::Nothing;
         let mut seen = 0_usize;
         while let Some(chunk) = stream.next().await {
             let chunk = chunk.map_err(|error| {
@@ -46,19 +47,54 @@ pub(crate) async fn read(
                 if seen > DRAIN_LIMIT_BYTES {
                     break;
                 }
-                collected = Vec::new();
+                collected = Collected::Nothing;
                 continue;
             }
-            collected.extend_from_slice(&chunk);
+            collected = collected.with(chunk, declared);
         }
         if too_long || seen > limit {
             return Err(BodyError::TooLarge { limit });
         }
-        Ok(Bytes::from(collected))
+        Ok(collected.into_bytes())
     };
     match tokio::time::timeout(timeout, reading).await {
         Ok(result) => result,
         Err(_elapsed) => Err(BodyError::Timeout),
+    }
+}
+
+/// The body read so far: a body that arrives as one chunk is kept as it came, not copied.
+enum Collected {
+    Nothing,
+    One(Bytes),
+    Many(Vec<u8>),
+}
+
+impl Collected {
+    /// Adds `chunk`; `declared` (the `Content-Length`, within the limit) sizes the buffer of a
+    /// body in several chunks, so it is not grown as they come.
+    fn with(self, chunk: Bytes, declared: usize) -> Self {
+        match self {
+            Self::Nothing => Self::One(chunk),
+            Self::One(first) => {
+                let mut all = Vec::with_capacity(declared.max(first.len() + chunk.len()));
+                all.extend_from_slice(&first);
+                all.extend_from_slice(&chunk);
+                Self::Many(all)
+            }
+            Self::Many(mut all) => {
+                all.extend_from_slice(&chunk);
+                Self::Many(all)
+            }
+        }
+    }
+
+    fn into_bytes(self) -> Bytes {
+        match self {
+            Self::Nothing => Bytes::new(),
+            Self::One(bytes) => bytes,
+            Self::Many(all) => Bytes::from(all),
+        }
     }
 }
 
@@ -68,4 +104,35 @@ pub(crate) fn declared_length(headers: &axum::http::HeaderMap) -> Option<u64> {
         .get(axum::http::header::CONTENT_LENGTH)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.trim().parse().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn body_of(chunks: &[&'static [u8]]) -> Body {
+        let chunks: Vec<Result<Bytes, std::io::Error>> = chunks
+            .iter()
+            .map(|chunk| Ok(Bytes::from_static(chunk)))
+            .collect();
+        Body::from_stream(futures_util::stream::iter(chunks))
+    }
+
+    #[tokio::test]
+    async fn a_body_is_read_whole_in_one_chunk_or_many() {
+        const TIME: Duration = Duration::from_secs(60);
+        let one: &'static [u8] = b"{\"jsonrpc\":\"2.0\"}";
+        let read_one = read(body_of(&[one]), Some(17), 100, TIME).await.unwrap();
+        assert_eq!(read_one, one);
+        assert_eq!(read_one.as_ptr(), one.as_ptr(), "one chunk is not copied");
+        for declared in [None, Some(3), Some(12), Some(40)] {
+            let many = read(body_of(&[b"ab", b"", b"cdef", b"g"]), declared, 100, TIME);
+            assert_eq!(many.await.unwrap(), &b"abcdefg"[..], "{declared:?}");
+        }
+        assert_eq!(read(body_of(&[]), None, 100, TIME).await.unwrap(), &b""[..]);
+        let over = read(body_of(&[b"abc", b"def"]), None, 5, TIME).await;
+        assert_eq!(over, Err(BodyError::TooLarge { limit: 5 }));
+    }
 }
