@@ -6,6 +6,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use crate::jsonrpc::members::find_members;
 use crate::jsonrpc::{ErrorCode, ErrorObject};
 use crate::mcp::era::LEGACY_VERSIONS;
 
@@ -25,14 +26,6 @@ pub(crate) struct ParamsProbe {
 }
 
 #[derive(Deserialize)]
-struct Shape {
-    #[serde(rename = "_meta")]
-    meta: Option<MetaShape>,
-    name: Option<Value>,
-    uri: Option<Value>,
-}
-
-#[derive(Deserialize)]
 struct MetaShape {
     #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
     version: Option<Value>,
@@ -42,25 +35,41 @@ struct MetaShape {
 
 impl ParamsProbe {
     /// Reads the few members the transport looks at; anything unreadable is left to the
-    /// params validator (`-32602`).
+    /// params validator (`-32602`). Only `_meta`, `name` and `uri` are parsed: the rest (a
+    /// tool's arguments, however long) is walked over, not read.
     pub(crate) fn read(params: Option<&RawValue>) -> Self {
-        let Some(shape) = params.and_then(|raw| serde_json::from_str::<Shape>(raw.get()).ok())
+        let Some([meta, name, uri]) =
+            params.and_then(|raw| find_members(raw.get(), ["_meta", "name", "uri"]))
         else {
+            return Self::default();
+        };
+        let parse = |raw: Option<&str>| match raw {
+            Some(raw) => serde_json::from_str::<Option<Value>>(raw).ok(),
+            None => Some(None),
+        };
+        let meta = match meta {
+            Some(raw) => match serde_json::from_str::<Option<MetaShape>>(raw) {
+                Ok(meta) => meta,
+                Err(_) => return Self::default(),
+            },
+            None => None,
+        };
+        let (Some(name), Some(uri)) = (parse(name), parse(uri)) else {
             return Self::default();
         };
         let as_string = |value: Option<Value>| match value {
             Some(Value::String(text)) => Some(text),
             _ => None,
         };
-        let (version, wants_progress) = match shape.meta {
+        let (version, wants_progress) = match meta {
             Some(meta) => (as_string(meta.version), meta.progress_token.is_some()),
             None => (None, false),
         };
         Self {
             version,
             wants_progress,
-            name: as_string(shape.name),
-            uri: as_string(shape.uri),
+            name: as_string(name),
+            uri: as_string(uri),
         }
     }
 }

@@ -1,0 +1,238 @@
+//! A few named members of a JSON object, found by walking its structure instead of parsing
+//! it: strings are skipped with `memchr` past their first bytes ([`string_end`]), so a long
+//! member the caller does not want (a tool's 64 KiB argument) costs a look, not a parse.
+//!
+//! The input must be well-formed JSON (a parsed message's raw `params`): the walk does not
+//! validate what it skips.
+
+use std::borrow::Cow;
+
+use super::encode::string_end;
+
+/// The raw JSON of the top-level members of `object` named in `names` (in that order; `None`
+/// for an absent one), or `None` when `object` is not a JSON object or one of the named
+/// members occurs twice (as a `serde` derive refuses a repeated field). Member names are
+/// compared after decoding their escapes (a name that cannot be decoded, a lone surrogate
+/// escape, gives `None`, as it fails `serde`). Other members, repeated or not, are skipped.
+pub(crate) fn find_members<'a, const N: usize>(
+    object: &'a str,
+    names: [&str; N],
+) -> Option<[Option<&'a str>; N]> {
+    let bytes = object.as_bytes();
+    let mut found = [None; N];
+    let mut at = skip_whitespace(bytes, 0);
+    if bytes.get(at) != Some(&b'{') {
+        return None;
+    }
+    at = skip_whitespace(bytes, at + 1);
+    if bytes.get(at) == Some(&b'}') {
+        return Some(found);
+    }
+    loop {
+        if bytes.get(at) != Some(&b'"') {
+            return None;
+        }
+        let name_end = string_end(bytes, at + 1);
+        let name = object.get(at..name_end)?;
+        at = skip_whitespace(bytes, name_end);
+        if bytes.get(at) != Some(&b':') {
+            return None;
+        }
+        let value_start = skip_whitespace(bytes, at + 1);
+        let value_end = value_end(bytes, value_start)?;
+        let decoded = decode_name(name)?;
+        if let Some(slot) = names.iter().position(|wanted| decoded == *wanted) {
+            if found[slot]
+                .replace(object.get(value_start..value_end)?)
+                .is_some()
+            {
+                return None;
+            }
+        }
+        at = skip_whitespace(bytes, value_end);
+        match bytes.get(at) {
+            Some(b',') => at = skip_whitespace(bytes, at + 1),
+            Some(b'}') => return Some(found),
+            _ => return None,
+        }
+    }
+}
+
+/// The raw member name `raw` (quotes included), decoded; borrowed when it has no escapes.
+fn decode_name(raw: &str) -> Option<Cow<'_, str>> {
+    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    if inner.contains('\\') {
+        serde_json::from_str::<String>(raw).ok().map(Cow::Owned)
+    } else {
+        Some(Cow::Borrowed(inner))
+    }
+}
+
+/// Where the value starting at `at` ends (one past its last byte).
+fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
+    match bytes.get(at)? {
+        b'"' => Some(string_end(bytes, at + 1)),
+        b'{' | b'[' => {
+            let mut depth = 0_usize;
+            let mut at = at;
+            while let Some(&byte) = bytes.get(at) {
+                at += 1;
+                match byte {
+                    b'"' => at = string_end(bytes, at),
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(at);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            None
+        }
+        _ => {
+            let rest = bytes.get(at..)?;
+            let length = rest
+                .iter()
+                .position(|byte| matches!(byte, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
+                .unwrap_or(rest.len());
+            Some(at + length)
+        }
+    }
+}
+
+fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
+    while matches!(bytes.get(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        at += 1;
+    }
+    at
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::value::RawValue;
+
+    use super::*;
+
+    /// What a `serde` derive with these three optional fields reads (the reference).
+    fn by_serde(object: &str) -> Option<[Option<String>; 3]> {
+        /// A present member, `null` included (a plain `Option` reads `null` as absent).
+        fn present<'de, D: serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> Result<Option<&'de RawValue>, D::Error> {
+            <&RawValue as serde::Deserialize>::deserialize(deserializer).map(Some)
+        }
+        #[derive(serde::Deserialize)]
+        struct Shape<'a> {
+            #[serde(borrow, default, deserialize_with = "present")]
+            a: Option<&'a RawValue>,
+            #[serde(borrow, default, deserialize_with = "present", rename = "_meta")]
+            meta: Option<&'a RawValue>,
+            #[serde(borrow, default, deserialize_with = "present", rename = "n\"m")]
+            quoted: Option<&'a RawValue>,
+        }
+        let shape: Shape<'_> = serde_json::from_str(object).ok()?;
+        let get = |raw: Option<&RawValue>| raw.map(|raw| raw.get().to_owned());
+        Some([get(shape.a), get(shape.meta), get(shape.quoted)])
+    }
+
+    fn by_walk(object: &str) -> Option<[Option<String>; 3]> {
+        let found = find_members(object, ["a", "_meta", "n\"m"])?;
+        Some(found.map(|raw| raw.map(str::to_owned)))
+    }
+
+    #[test]
+    fn named_members_are_found_past_anything_else() {
+        let object = r#" { "x" : "}\"]" , "a" : [1, {"b": "]"}] , "_meta":{"p":1},"n\"m":null } "#;
+        assert_eq!(
+            by_walk(object),
+            Some([
+                Some(r#"[1, {"b": "]"}]"#.to_owned()),
+                Some(r#"{"p":1}"#.to_owned()),
+                Some("null".to_owned())
+            ])
+        );
+        let long = format!(
+            r#"{{"arguments":{{"text":"{}"}},"a":-1.5e3}}"#,
+            "x".repeat(70_000)
+        );
+        assert_eq!(
+            by_walk(&long),
+            Some([Some("-1.5e3".to_owned()), None, None])
+        );
+        assert_eq!(by_walk("{}"), Some([None, None, None]));
+        assert_eq!(
+            by_walk(r#"{"\u0061":true}"#),
+            Some([Some("true".to_owned()), None, None])
+        );
+        assert_eq!(by_walk(r#"{"a":1,"a":2}"#), None, "a named member twice");
+        assert_eq!(by_walk(r#"{"x":1,"x":2}"#), Some([None, None, None]));
+        assert_eq!(by_walk(r#"{"\ud800":1,"a":2}"#), None, "as serde");
+        assert_eq!(by_serde(r#"{"\ud800":1,"a":2}"#), None);
+        assert_eq!(by_walk("[1]"), None);
+        assert_eq!(by_walk(r#""a""#), None);
+    }
+
+    /// JSON values of a few levels, with the names the walk looks for among others.
+    fn value() -> impl Strategy<Value = serde_json::Value> {
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<bool>().prop_map(serde_json::Value::from),
+            any::<i64>().prop_map(serde_json::Value::from),
+            any::<f64>()
+                .prop_filter("finite", |number| number.is_finite())
+                .prop_map(serde_json::Value::from),
+            "[a-z\"\\\\{}\\[\\],:\u{1} é]{0,12}".prop_map(serde_json::Value::from),
+        ];
+        leaf.prop_recursive(4, 32, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(serde_json::Value::from),
+                prop::collection::btree_map(name(), inner, 0..5).prop_map(|members| {
+                    serde_json::Value::Object(members.into_iter().collect())
+                }),
+            ]
+        })
+    }
+
+    fn name() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("a".to_owned()),
+            Just("_meta".to_owned()),
+            Just("n\"m".to_owned()),
+            "[a-z_\"\\\\]{0,6}",
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn the_walk_reads_what_serde_reads(
+            members in prop::collection::vec((name(), value()), 0..6),
+            pretty in any::<bool>(),
+            escape_names in any::<bool>(),
+        ) {
+            // Written by hand so that names may repeat; pretty or compact; names with a
+            // letter escaped or not.
+            let separator = if pretty { " ,\n " } else { "," };
+            let colon = if pretty { " : " } else { ":" };
+            let body: Vec<String> = members
+                .iter()
+                .map(|(name, value)| {
+                    let mut name = serde_json::to_string(name).unwrap();
+                    if escape_names {
+                        name = name.replacen('a', "\\u0061", 1);
+                    }
+                    let value = if pretty {
+                        serde_json::to_string_pretty(value).unwrap()
+                    } else {
+                        value.to_string()
+                    };
+                    format!("{name}{colon}{value}")
+                })
+                .collect();
+            let object = format!("{{{}}}", body.join(separator));
+            prop_assert_eq!(by_walk(&object), by_serde(&object), "{}", object);
+        }
+    }
+}
