@@ -20,7 +20,8 @@
 //! `--servers floor,typed-mcp,baseline` limits it to those rows (row labels; `baseline` is
 //! the `TYPED_MCP_BENCH_BASELINE` row, `validators` the validator rows).
 //! The stdio matrix also has a `baseline` row when that variable is set, and `--servers`
-//! limits it the same way.
+//! limits it the same way. The HTTP matrix has one when `TYPED_MCP_BENCH_HTTP_BASELINE`
+//! names another build of `typed_http_echo`.
 //! The server binaries are built first (see [`servers::build`]).
 
 mod callgrind;

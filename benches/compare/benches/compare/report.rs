@@ -9,7 +9,7 @@ use typed_mcp_bench::Range;
 
 use crate::driver::{self, Launcher, Measured, Mode, Workload};
 use crate::http::{self, HttpWorkload};
-use crate::servers::{HttpServer, Server};
+use crate::servers::{self, HttpServer, Server};
 use crate::validators::{Row, Skipped};
 
 /// One repetition of the stdio matrix: `[workload][server]`, in the order of the servers
@@ -378,9 +378,9 @@ pub(crate) fn http_repetition(workloads: &[HttpWorkload]) -> Repetition {
     workloads
         .iter()
         .map(|&workload| {
-            HttpServer::ALL
-                .iter()
-                .map(|&server| http::run(server, workload))
+            servers::http()
+                .into_iter()
+                .map(|server| http::run(server, workload))
                 .collect()
         })
         .collect()
@@ -401,7 +401,7 @@ fn http_title(workload: &HttpWorkload) -> String {
 }
 
 fn http_index(server: HttpServer) -> usize {
-    HttpServer::ALL
+    servers::http()
         .iter()
         .position(|&s| s == server)
         .unwrap_or_default()
@@ -417,7 +417,9 @@ pub(crate) fn http(workloads: &[HttpWorkload], runs: &[Repetition]) -> bool {
     println!(
         "Figures: median (min–max) over repetitions. Ratios: the row's figure ÷ rmcp's \
          (sessions, its default configuration), within each repetition, as min–max. \
-         rmcp-stateless-json is rmcp without sessions answering plain JSON, for reference.\n"
+         rmcp-stateless-json is rmcp without sessions answering plain JSON, for reference; \
+         typed-mcp (baseline), when present, is the build named by \
+         `TYPED_MCP_BENCH_HTTP_BASELINE`.\n"
     );
     let per_second: fn(&Measured) -> f64 = |m| m.per_second;
     let cpu: fn(&Measured) -> f64 = |m| m.cpu_ns_per_request;
@@ -429,7 +431,7 @@ pub(crate) fn http(workloads: &[HttpWorkload], runs: &[Repetition]) -> bool {
              CPU / req ÷ rmcp |"
         );
         println!("|---|---|---|---|---|---|---|---|");
-        for (s, server) in HttpServer::ALL.iter().enumerate() {
+        for (s, server) in servers::http().iter().enumerate() {
             let ok: Vec<&Measured> = runs
                 .iter()
                 .filter_map(|run| run[w][s].as_ref().ok())
@@ -476,6 +478,11 @@ pub(crate) fn http(workloads: &[HttpWorkload], runs: &[Repetition]) -> bool {
             "| CPU / req < rmcp's, {label} | {} | {} |",
             ratio_range(&r),
             met(&r, |v| v < 1.0)
+        );
+        println!(
+            "| CPU / req ≤ 0.5× rmcp's (issue 12), {label} | {} | {} |",
+            ratio_range(&r),
+            met(&r, |v| v <= 0.5)
         );
     }
     println!();

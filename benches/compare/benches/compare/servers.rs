@@ -103,6 +103,10 @@ pub(crate) enum HttpServer {
     Rmcp,
     /// rmcp 3.9's `StreamableHttpService` without sessions, JSON answers (reference only).
     RmcpStateless,
+    /// Another build of `typed_http_echo`, for before/after figures side by side: the binary
+    /// named by `TYPED_MCP_BENCH_HTTP_BASELINE` (e.g. built from an older commit), run only
+    /// when the variable is set.
+    Baseline,
 }
 
 impl HttpServer {
@@ -119,6 +123,7 @@ impl HttpServer {
             HttpServer::Typed => "typed-mcp",
             HttpServer::Rmcp => "rmcp",
             HttpServer::RmcpStateless => "rmcp-stateless-json",
+            HttpServer::Baseline => "typed-mcp (baseline)",
         }
     }
 
@@ -129,9 +134,28 @@ impl HttpServer {
             HttpServer::Typed => (examples.join("typed_http_echo"), &[]),
             HttpServer::Rmcp => (examples.join("rmcp_http_echo"), &["session"]),
             HttpServer::RmcpStateless => (examples.join("rmcp_http_echo"), &["stateless"]),
+            HttpServer::Baseline => (
+                std::env::var_os(HTTP_BASELINE_VAR)
+                    .map(PathBuf::from)
+                    .ok_or_else(|| format!("{HTTP_BASELINE_VAR} is not set"))?,
+                &[],
+            ),
         })
     }
 }
+
+/// The rows of the HTTP matrix: every HTTP server, with the baseline after typed-mcp when
+/// `TYPED_MCP_BENCH_HTTP_BASELINE` is set.
+pub(crate) fn http() -> Vec<HttpServer> {
+    let mut servers = HttpServer::ALL.to_vec();
+    if std::env::var_os(HTTP_BASELINE_VAR).is_some() {
+        servers.insert(1, HttpServer::Baseline);
+    }
+    servers
+}
+
+/// The environment variable naming the baseline `typed_http_echo` binary.
+const HTTP_BASELINE_VAR: &str = "TYPED_MCP_BENCH_HTTP_BASELINE";
 
 /// The environment variable naming the cargo profile the servers are built in.
 const PROFILE_VAR: &str = "TYPED_MCP_BENCH_PROFILE";
