@@ -75,6 +75,7 @@ pub(crate) fn run(wanted: Option<&[String]>) -> Result<(), String> {
         let mut rows = Vec::new();
         let servers = [
             Some(Server::Floor),
+            Some(Server::FloorStructured),
             Some(Server::Typed),
             Server::baseline(),
             Some(Server::RmcpPipes),

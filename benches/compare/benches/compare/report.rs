@@ -273,6 +273,30 @@ fn targets(workloads: &[Workload], servers: &[Server], runs: &[Repetition]) {
             );
         }
     }
+    let cpu: fn(&Measured) -> f64 = |m| m.cpu_ns_per_request;
+    for (mode, payload, label) in [
+        (Mode::Pipelined, 16, "pipelined 16 B"),
+        (Mode::Pipelined, 65536, "pipelined 64 KiB"),
+        (Mode::Sequential, 16, "sequential 16 B"),
+        (Mode::Sequential, 65536, "sequential 64 KiB"),
+    ] {
+        if let Some(w) = find(mode, payload) {
+            let r = ratios(runs, w, typed, index(Server::RmcpPipes), cpu);
+            let bound = ratios(
+                runs,
+                w,
+                index(Server::FloorStructured),
+                index(Server::RmcpPipes),
+                cpu,
+            );
+            println!(
+                "| CPU ≤ 0.5× rmcp-pipes (issue 12), {label} | {} (floor-structured: {}) | {} |",
+                ratio_range(&r),
+                ratio_range(&bound),
+                met(&r, |v| v <= 0.5)
+            );
+        }
+    }
     for (payload, label) in [(16, "16 B"), (65536, "64 KiB")] {
         if let Some(w) = find(Mode::Pipelined, payload) {
             let Some(typed) = typed else { continue };

@@ -31,6 +31,9 @@ pub(crate) enum Server {
     RmcpPipes,
     /// Parse into `Value`, write a template.
     Floor,
+    /// The floor writing typed-mcp's answer (the text twice: its block and
+    /// `structuredContent`): what that answer costs with no runtime at all.
+    FloorStructured,
     /// Another build of the demo server, for before/after figures side by side: the binary
     /// named by `TYPED_MCP_BENCH_BASELINE` (e.g. built from an older commit). Only the
     /// callgrind, stdio and memory parts run it, and only when the variable is set.
@@ -39,11 +42,12 @@ pub(crate) enum Server {
 
 impl Server {
     /// Every server, in the order of the tables.
-    pub(crate) const ALL: [Server; 4] = [
+    pub(crate) const ALL: [Server; 5] = [
         Server::Typed,
         Server::RmcpStdio,
         Server::RmcpPipes,
         Server::Floor,
+        Server::FloorStructured,
     ];
 
     /// The row label.
@@ -53,6 +57,7 @@ impl Server {
             Server::RmcpStdio => "rmcp-stdio",
             Server::RmcpPipes => "rmcp-pipes",
             Server::Floor => "floor",
+            Server::FloorStructured => "floor-structured",
             Server::Baseline => "typed-mcp (baseline)",
         }
     }
@@ -65,6 +70,7 @@ impl Server {
             Server::RmcpStdio => (examples.join("rmcp_echo"), &["stdio"]),
             Server::RmcpPipes => (examples.join("rmcp_echo"), &["pipes"]),
             Server::Floor => (examples.join("floor_echo"), &[]),
+            Server::FloorStructured => (examples.join("floor_echo"), &["structured"]),
             Server::Baseline => (
                 std::env::var_os(BASELINE_VAR)
                     .map(PathBuf::from)
