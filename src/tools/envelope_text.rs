@@ -98,6 +98,13 @@ impl<'a> SuccessText<'a> {
         out.push_str(BEFORE_TEXT);
         let text_at = out.len();
         match self.output {
+            // Nothing to escape (the measure found the string two quotes longer than the
+            // text, and each escape adds at least a byte): copied, not scanned again.
+            Output::Text(text) | Output::Json(text) if self.text_len == text.len() + 2 => {
+                out.push('"');
+                out.push_str(text);
+                out.push('"');
+            }
             Output::Text(text) | Output::Json(text) => write_json_string(&mut out, text),
         }
         out.push_str(BEFORE_DATA);
