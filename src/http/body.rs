@@ -10,6 +10,10 @@ use futures_util::StreamExt as _;
 /// the next request; past this the connection is closed after the answer.
 const DRAIN_LIMIT_BYTES: usize = 64 * 1024 * 1024;
 
+/// The largest buffer reserved ahead of a body's chunks, from its `Content-Length`; a longer
+/// body's buffer grows as its chunks come.
+const PRESIZE_LIMIT_BYTES: usize = 1024 * 1024;
+
 /// Why a body was not read.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum BodyError {
@@ -34,7 +38,12 @@ pub(crate) async fn read(
     let reading = async move {
         let mut stream = body.into_data_stream();
         let too_long = declared_length.is_some_and(|length| length > limit as u64);
-        let declared = declared_length.map_or(0, |length| usize::try_from(length).unwrap_or(0));
+        // The buffer of a body in several chunks is sized by what the client declares, up to
+        // PRESIZE_LIMIT_BYTES: a client declaring the limit and sending little does not get
+        // that much reserved.
+        let declared = declared_length.map_or(0, |length| {
+            usize::try_from(length).map_or(0, |length| length.min(PRESIZE_LIMIT_BYTES))
+        });
         let mut collected = Collected::Nothing;
         let mut seen = 0_usize;
         while let Some(chunk) = stream.next().await {
@@ -50,7 +59,9 @@ pub(crate) async fn read(
                 collected = Collected::Nothing;
                 continue;
             }
-            collected = collected.with(chunk, declared);
+            if !chunk.is_empty() {
+                collected = collected.with(chunk, declared);
+            }
         }
         if too_long || seen > limit {
             return Err(BodyError::TooLarge { limit });
@@ -131,6 +142,14 @@ mod tests {
             let many = read(body_of(&[b"ab", b"", b"cdef", b"g"]), declared, 100, TIME);
             assert_eq!(many.await.unwrap(), &b"abcdefg"[..], "{declared:?}");
         }
+        let after_empty = read(body_of(&[b"", one]), Some(17), 100, TIME)
+            .await
+            .unwrap();
+        assert_eq!(
+            after_empty.as_ptr(),
+            one.as_ptr(),
+            "an empty chunk first is not kept"
+        );
         assert_eq!(read(body_of(&[]), None, 100, TIME).await.unwrap(), &b""[..]);
         let over = read(body_of(&[b"abc", b"def"]), None, 5, TIME).await;
         assert_eq!(over, Err(BodyError::TooLarge { limit: 5 }));

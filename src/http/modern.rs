@@ -36,7 +36,8 @@ struct MetaShape {
 impl ParamsProbe {
     /// Reads the few members the transport looks at; anything unreadable is left to the
     /// params validator (`-32602`). Only `_meta`, `name` and `uri` are parsed: the rest (a
-    /// tool's arguments, however long) is walked over, not read.
+    /// tool's arguments, however long) is walked over, not read. Params that are an array
+    /// give nothing (MCP params are objects; a `serde` derive would read them by position).
     pub(crate) fn read(params: Option<&RawValue>) -> Self {
         let Some([meta, name, uri]) =
             params.and_then(|raw| find_members(raw.get(), ["_meta", "name", "uri"]))
@@ -197,6 +198,10 @@ mod tests {
         assert!(!is_modern(&legacy, "initialize", &none));
         let modern = headers(&[("mcp-protocol-version", "2026-07-28")]);
         assert!(is_modern(&modern, "initialize", &none));
+        let by_position = raw(r#"[{"io.modelcontextprotocol/protocolVersion":"v9"},"echo",null]"#);
+        let probe = ParamsProbe::read(Some(&by_position));
+        assert!(probe.version.is_none() && probe.name.is_none());
+        assert!(!is_modern(&legacy, "tools/list", &probe));
         let params = raw(r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"v9"}}"#);
         assert!(is_modern(
             &legacy,

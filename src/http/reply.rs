@@ -222,10 +222,15 @@ mod tests {
         ] {
             let owned = result_of(len);
             let spaced = RawValue::from_string(format!("{{ \"a\": {} }}", owned.get())).unwrap();
+            // Spaces inside strings only: compact, so sent uncopied when large.
+            let text = serde_json::json!({"content": [{"text": "y ".repeat(len / 2)}]});
+            let spaces_inside = RawValue::from_string(text.to_string()).unwrap();
             let borrowed = result_of(len);
             let responses = [
                 Response::result(id.clone(), owned),
                 Response::result(id.clone(), spaced),
+                Response::result(id.clone(), spaces_inside),
+                // A borrowed result must be `'static` here: leaked (five, in a test).
                 Response::result(Id::from_u64(3), &*Box::leak(borrowed)),
                 Response::error(
                     Some(id.clone()),

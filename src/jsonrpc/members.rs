@@ -10,7 +10,8 @@ use std::borrow::Cow;
 use super::encode::string_end;
 
 /// The raw JSON of the top-level members of `object` named in `names` (in that order; `None`
-/// for an absent one), or `None` when `object` is not a JSON object or one of the named
+/// for an absent one), or `None` when `object` is not a JSON object (an array too, which a
+/// `serde` derive would read by position: MCP params are objects) or one of the named
 /// members occurs twice (as a `serde` derive refuses a repeated field). Member names are
 /// compared after decoding their escapes (a name that cannot be decoded, a lone surrogate
 /// escape, gives `None`, as it fails `serde`). Other members, repeated or not, are skipped.
@@ -172,6 +173,11 @@ mod tests {
         assert_eq!(by_walk(r#"{"\ud800":1,"a":2}"#), None, "as serde");
         assert_eq!(by_serde(r#"{"\ud800":1,"a":2}"#), None);
         assert_eq!(by_walk("[1]"), None);
+        assert_eq!(
+            by_walk(r#"[null,"echo",null]"#),
+            None,
+            "no members by position"
+        );
         assert_eq!(by_walk(r#""a""#), None);
     }
 
