@@ -36,6 +36,7 @@ mod encode;
 mod error_code;
 pub(crate) mod escape;
 mod id;
+#[cfg(feature = "http")]
 pub(crate) mod members;
 mod message;
 mod parse;

@@ -103,7 +103,8 @@ impl InFlight {
     }
 
     /// Registers a request; its token is a child of `parent` (cancelled at the end of the
-    /// shutdown grace period).
+    /// shutdown grace period). Used by HTTP sessions.
+    #[cfg(any(test, feature = "http"))]
     pub(crate) fn register(
         &self,
         id: &Id<'_>,
