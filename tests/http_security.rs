@@ -298,3 +298,47 @@ async fn one_server_serves_stdio_and_http_at_once_with_one_cache() {
         .unwrap()
         .unwrap();
 }
+
+#[tokio::test]
+async fn only_the_mcp_path_is_served_and_other_paths_get_404() {
+    let h = start(Limits::default()).await;
+    let body = modern_body(1, "server/discover", json!({})).to_string();
+    let modern = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "server/discover"),
+    ];
+    let root = h.url.trim_end_matches("/mcp").to_owned();
+    for (path, expected) in [
+        ("/mcp", StatusCode::OK),
+        ("/mcp?trace=1", StatusCode::OK),
+        ("/", StatusCode::NOT_FOUND),
+        ("/mcp/", StatusCode::NOT_FOUND),
+        ("/mcpx", StatusCode::NOT_FOUND),
+        ("/MCP", StatusCode::NOT_FOUND),
+        ("/other/mcp", StatusCode::NOT_FOUND),
+    ] {
+        let mut request = h
+            .client
+            .post(format!("{root}{path}"))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body.clone());
+        for (name, value) in modern {
+            request = request.header(name, value);
+        }
+        let answer = request.send().await.expect("an answer");
+        assert_eq!(answer.status(), expected, "POST {path}");
+        let get = h
+            .client
+            .get(format!("{root}{path}"))
+            .send()
+            .await
+            .expect("an answer");
+        if expected == StatusCode::NOT_FOUND {
+            assert_eq!(get.status(), StatusCode::NOT_FOUND, "GET {path}");
+            assert!(get.bytes().await.expect("a body").is_empty(), "GET {path}");
+        } else {
+            assert_ne!(get.status(), StatusCode::NOT_FOUND, "GET {path}");
+        }
+    }
+}

@@ -16,7 +16,7 @@ use crate::jsonrpc::{ErrorCode, ErrorObject, Request, Response};
 use crate::mcp::Connection;
 use crate::server::{catching_panics, Handler, HandlerResult, Panicked, Peer, RequestContext};
 
-use super::headers::accepts;
+use super::headers::Accepted;
 use super::sessions::SessionTicket;
 use super::sse::{event, outbound_json};
 
@@ -33,8 +33,8 @@ pub(crate) enum Delivery {
 
 impl Delivery {
     /// What a request's `Accept` header allows.
-    pub(crate) fn for_accept(headers: &axum::http::HeaderMap) -> Self {
-        if accepts(headers, "text/event-stream") {
+    pub(crate) fn for_accept(accepted: Accepted) -> Self {
+        if accepted.event_stream {
             Self::Auto
         } else {
             Self::JsonOnly

@@ -32,10 +32,34 @@ pub(crate) fn single<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Result<Op
 /// and leaves the header's other items as they are.
 pub(crate) fn accepts(headers: &HeaderMap, media: &str) -> bool {
     let media = media.as_bytes();
-    let kind = media
-        .iter()
-        .position(|&byte| byte == b'/')
-        .map_or(media, |slash| &media[..slash]);
+    accept_items(headers).any(|item| covers(item, media))
+}
+
+/// Which of the two media types an MCP `POST` may be answered with the `Accept` header
+/// allows, read in one pass over its items (as [`accepts`] reads them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Accepted {
+    /// `application/json`.
+    pub(crate) json: bool,
+    /// `text/event-stream`.
+    pub(crate) event_stream: bool,
+}
+
+/// What the `Accept` header allows of JSON and event streams.
+pub(crate) fn accepted(headers: &HeaderMap) -> Accepted {
+    let mut accepted = Accepted::default();
+    for item in accept_items(headers) {
+        accepted.json |= covers(item, b"application/json");
+        accepted.event_stream |= covers(item, b"text/event-stream");
+        if accepted.json && accepted.event_stream {
+            break;
+        }
+    }
+    accepted
+}
+
+/// The media ranges of every `Accept` header, without their parameters or spaces.
+fn accept_items(headers: &HeaderMap) -> impl Iterator<Item = &[u8]> {
     headers
         .get_all(axum::http::header::ACCEPT)
         .iter()
@@ -47,13 +71,19 @@ pub(crate) fn accepts(headers: &HeaderMap, media: &str) -> bool {
                 .unwrap_or(item.len());
             item[..end].trim_ascii()
         })
-        .any(|item| {
-            item.eq_ignore_ascii_case(media)
-                || item == b"*/*"
-                || item
-                    .strip_suffix(b"/*")
-                    .is_some_and(|prefix| prefix.eq_ignore_ascii_case(kind))
-        })
+}
+
+/// Whether the media range `item` covers `media` (itself, `*/*`, or its type with `/*`).
+fn covers(item: &[u8], media: &[u8]) -> bool {
+    let kind = media
+        .iter()
+        .position(|&byte| byte == b'/')
+        .map_or(media, |slash| &media[..slash]);
+    item.eq_ignore_ascii_case(media)
+        || item == b"*/*"
+        || item
+            .strip_suffix(b"/*")
+            .is_some_and(|prefix| prefix.eq_ignore_ascii_case(kind))
 }
 
 /// Whether `Content-Type` is `application/json` (parameters such as `charset` allowed).
@@ -108,6 +138,42 @@ mod tests {
             accepts(&headers, "text/event-stream"),
             "every Accept header counts"
         );
+    }
+
+    #[test]
+    fn one_pass_agrees_with_asking_for_each_media_type() {
+        let values: [&[u8]; 9] = [
+            b"application/json, text/event-stream",
+            b"text/event-stream",
+            b"application/json;q=0.5",
+            b"*/*",
+            b"text/*, application/xml",
+            b"application/*",
+            b"TEXT/EVENT-STREAM ; q=1 ,APPLICATION/JSON",
+            b"text/html",
+            b"",
+        ];
+        for (index, first) in values.iter().enumerate() {
+            for second in [None, Some(values[(index + 3) % values.len()])] {
+                let mut headers = HeaderMap::new();
+                headers.append(
+                    axum::http::header::ACCEPT,
+                    HeaderValue::from_bytes(first).unwrap(),
+                );
+                if let Some(second) = second {
+                    headers.append(
+                        axum::http::header::ACCEPT,
+                        HeaderValue::from_bytes(second).unwrap(),
+                    );
+                }
+                let expected = Accepted {
+                    json: accepts(&headers, "application/json"),
+                    event_stream: accepts(&headers, "text/event-stream"),
+                };
+                assert_eq!(accepted(&headers), expected, "{first:?} then {second:?}");
+            }
+        }
+        assert_eq!(accepted(&HeaderMap::new()), Accepted::default());
     }
 
     #[test]

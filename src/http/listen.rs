@@ -1,8 +1,14 @@
 //! `serve_http`: a listener that serves an [`McpHttpService`] at [`MCP_PATH`] with hyper,
 //! with header read timeouts and graceful shutdown.
 
+use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::task::{Context, Poll};
 use std::time::Duration;
+
+use axum::http::{Request, StatusCode};
+use axum::response::Response as HttpResponse;
+use futures_util::future::{Either, Ready};
 
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
@@ -116,7 +122,7 @@ pub(crate) async fn start(
         .map_err(|source| HttpError::Bind { addr, source })?;
     let header_timeout = service.options().header_read_timeout();
     let streams = service.clone();
-    let router = axum::Router::new().route_service(MCP_PATH, service);
+    let router = McpRoute(service);
     let stop = CancellationToken::new();
     let task = tokio::spawn(accept_loop(
         listener,
@@ -135,7 +141,7 @@ pub(crate) async fn start(
 
 async fn accept_loop(
     listener: TcpListener,
-    router: axum::Router,
+    router: McpRoute,
     header_timeout: Duration,
     stop: CancellationToken,
     streams: McpHttpService,
@@ -202,4 +208,37 @@ async fn accept_loop(
     while connections.join_next().await.is_some() {}
     tracing::info!("HTTP server stopped");
     Ok(())
+}
+
+/// The one route of [`start`]'s server: requests for [`MCP_PATH`] go to the service, any
+/// other path gets an empty `404`. It stands where an `axum::Router` with that one route
+/// would, without its per-request routing work (path matching, URL parameters, a boxed
+/// clone of the route's service).
+#[derive(Clone)]
+struct McpRoute(McpHttpService);
+
+impl<B> tower::Service<Request<B>> for McpRoute
+where
+    B: http_body::Body<Data = bytes::Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
+{
+    type Response = HttpResponse;
+    type Error = Infallible;
+    type Future = Either<
+        <McpHttpService as tower::Service<Request<B>>>::Future,
+        Ready<Result<HttpResponse, Infallible>>,
+    >;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        tower::Service::<Request<B>>::poll_ready(&mut self.0, cx)
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        if request.uri().path() == MCP_PATH {
+            return Either::Left(self.0.call(request));
+        }
+        let mut response = HttpResponse::new(axum::body::Body::empty());
+        *response.status_mut() = StatusCode::NOT_FOUND;
+        Either::Right(futures_util::future::ready(Ok(response)))
+    }
 }

@@ -25,7 +25,9 @@ use crate::server::SharedBatchPolicy;
 use super::body::{declared_length, read, BodyError};
 use super::exchange::{self, Answer, Delivery};
 use super::guard;
-use super::headers::{accepts, is_json_content, single, MCP_PROTOCOL_VERSION, MCP_SESSION_ID};
+use super::headers::{
+    accepted, accepts, is_json_content, single, MCP_PROTOCOL_VERSION, MCP_SESSION_ID,
+};
 use super::modern::{check_headers, is_modern, ParamsProbe};
 use super::options::HttpOptions;
 use super::params::ParamHeaders;
@@ -185,7 +187,8 @@ impl Inner {
         };
         let (parts, body) = request.into_parts();
         let headers = &parts.headers;
-        if !accepts(headers, "application/json") && !accepts(headers, "text/event-stream") {
+        let accepted = accepted(headers);
+        if !accepted.json && !accepted.event_stream {
             return reply::error(
                 StatusCode::NOT_ACCEPTABLE,
                 None,
@@ -211,7 +214,7 @@ impl Inner {
             Ok(bytes) => bytes,
             Err(error) => return body_error(&error),
         };
-        let delivery = Delivery::for_accept(headers);
+        let delivery = Delivery::for_accept(accepted);
         match session {
             Some(session) => {
                 self.session_post(&session, headers, &bytes, delivery, permit)
