@@ -9,6 +9,12 @@
 //! twice, in its text block and in `structuredContent` (`{"ok":true,"data":TEXT}`; the
 //! `meta` typed-mcp adds is left out). It is the same floor for an answer of that size, the
 //! yardstick of what typed-mcp's wire contract costs by itself at 64 KiB.
+//!
+//! `floor_echo tokio` is the same loop (plain answer) on a tokio multi-thread runtime, reading
+//! and writing stdin/stdout as non-blocking pipes from a task on a worker, as typed-mcp's
+//! `serve_stdio` and rmcp's `stdio_pipes()` do: the least a server on that runtime spends per
+//! request, its wake-ups included (`scripts/sequential_cpu.py`, BENCHMARKS.md "Issue 12,
+//! stop 26"). Not a row of the harness.
 
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::process::ExitCode;
@@ -58,16 +64,70 @@ fn serve(structured: bool) -> std::io::Result<()> {
     output.flush()
 }
 
+/// [`serve`]'s loop on a tokio multi-thread runtime over non-blocking pipes.
+fn serve_on_tokio() -> std::io::Result<()> {
+    use std::os::fd::AsFd;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::unix::pipe;
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let stdin = std::io::stdin().as_fd().try_clone_to_owned()?;
+    let stdout = std::io::stdout().as_fd().try_clone_to_owned()?;
+    runtime.block_on(async move {
+        let task = tokio::spawn(async move {
+            let mut input = pipe::Receiver::from_file(std::fs::File::from(stdin))?;
+            let mut output = pipe::Sender::from_file(std::fs::File::from(stdout))?;
+            let mut buffer = vec![0_u8; 1 << 16];
+            let mut filled = 0;
+            let mut answers = Vec::with_capacity(1 << 16);
+            loop {
+                if filled == buffer.len() {
+                    buffer.resize(buffer.len() * 2, 0);
+                }
+                let read = input.read(&mut buffer[filled..]).await?;
+                if read == 0 {
+                    return Ok(());
+                }
+                filled += read;
+                let mut start = 0;
+                while let Some(end) = buffer[start..filled].iter().position(|&b| b == b'\n') {
+                    let line = &buffer[start..start + end];
+                    if let Ok(request) = serde_json::from_slice::<Value>(line) {
+                        if let Some(id) = request.get("id") {
+                            let text = request
+                                .pointer("/params/arguments/text")
+                                .and_then(Value::as_str)
+                                .unwrap_or("");
+                            write_reply(&mut answers, id, text, false)?;
+                        }
+                    }
+                    start += end + 1;
+                }
+                buffer.copy_within(start..filled, 0);
+                filled -= start;
+                if !answers.is_empty() {
+                    output.write_all(&answers).await?;
+                    answers.clear();
+                }
+            }
+        });
+        task.await.map_err(std::io::Error::other)?
+    })
+}
+
 fn main() -> ExitCode {
-    let structured = match std::env::args().nth(1).as_deref() {
-        None => false,
-        Some("structured") => true,
+    let served = match std::env::args().nth(1).as_deref() {
+        None => serve(false),
+        Some("structured") => serve(true),
+        Some("tokio") => serve_on_tokio(),
         Some(_) => {
-            eprintln!("usage: floor_echo [structured]");
+            eprintln!("usage: floor_echo [structured|tokio]");
             return ExitCode::from(2);
         }
     };
-    match serve(structured) {
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("floor_echo: {error}");
