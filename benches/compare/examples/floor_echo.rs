@@ -14,7 +14,7 @@
 //! and writing stdin/stdout as non-blocking pipes from a task on a worker, as typed-mcp's
 //! `serve_stdio` and rmcp's `stdio_pipes()` do: the least a server on that runtime spends per
 //! request, its wake-ups included (`scripts/sequential_cpu.py`, BENCHMARKS.md "Issue 12,
-//! stop 26"). Not a row of the harness.
+//! stop 26"). Not a row of the harness. Its stdin and stdout must be pipes.
 
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::process::ExitCode;
@@ -39,6 +39,20 @@ fn write_reply(
     output.write_all(b"}]}}\n")
 }
 
+/// Parses one line and writes its reply (none for a notification or a line that is not JSON).
+fn answer(line: &[u8], output: &mut impl Write, structured: bool) -> std::io::Result<()> {
+    if let Ok(request) = serde_json::from_slice::<Value>(line) {
+        if let Some(id) = request.get("id") {
+            let text = request
+                .pointer("/params/arguments/text")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            write_reply(output, id, text, structured)?;
+        }
+    }
+    Ok(())
+}
+
 fn serve(structured: bool) -> std::io::Result<()> {
     let mut input = BufReader::with_capacity(1 << 16, std::io::stdin().lock());
     let mut output = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
@@ -48,15 +62,7 @@ fn serve(structured: bool) -> std::io::Result<()> {
         if input.read_until(b'\n', &mut line)? == 0 {
             break;
         }
-        if let Ok(request) = serde_json::from_slice::<Value>(&line) {
-            if let Some(id) = request.get("id") {
-                let text = request
-                    .pointer("/params/arguments/text")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                write_reply(&mut output, id, text, structured)?;
-            }
-        }
+        answer(&line, &mut output, structured)?;
         if input.buffer().is_empty() {
             output.flush()?;
         }
@@ -93,16 +99,7 @@ fn serve_on_tokio() -> std::io::Result<()> {
                 filled += read;
                 let mut start = 0;
                 while let Some(end) = buffer[start..filled].iter().position(|&b| b == b'\n') {
-                    let line = &buffer[start..start + end];
-                    if let Ok(request) = serde_json::from_slice::<Value>(line) {
-                        if let Some(id) = request.get("id") {
-                            let text = request
-                                .pointer("/params/arguments/text")
-                                .and_then(Value::as_str)
-                                .unwrap_or("");
-                            write_reply(&mut answers, id, text, false)?;
-                        }
-                    }
+                    answer(&buffer[start..start + end], &mut answers, false)?;
                     start += end + 1;
                 }
                 buffer.copy_within(start..filled, 0);
