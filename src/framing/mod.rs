@@ -11,6 +11,7 @@
 mod budget;
 mod buffer;
 mod decoder;
+mod lazy_queue;
 mod reader;
 mod stdio;
 mod writer;

@@ -13,6 +13,7 @@ use crate::jsonrpc::{
 };
 
 use super::budget::OutputBudget;
+use super::lazy_queue::{lazy_channel, LazyReceiver, LazySender};
 use super::FramingError;
 
 /// Default number of messages that may wait for the writer before senders are held back.
@@ -102,7 +103,7 @@ impl Outbound {
     }
 }
 
-enum Command {
+pub(super) enum Command {
     /// A message and the bytes the budget counted for it (0 without a budget).
     Write(Outbound, usize),
     Shutdown,
@@ -112,9 +113,18 @@ enum Command {
 /// lines never interleave and a slow output holds senders back instead of growing memory.
 #[derive(Clone)]
 pub struct WriterHandle {
-    sender: mpsc::Sender<Command>,
+    route: Route,
     /// Counts the bytes waiting to be written (the request loop's writer only).
     budget: Option<Arc<OutputBudget>>,
+}
+
+/// Where a [`WriterHandle`]'s messages go.
+#[derive(Clone)]
+enum Route {
+    /// The queue of a writer task.
+    Queue(mpsc::Sender<Command>),
+    /// The queue of a [`message_channel`], made on its first message.
+    Lazy(LazySender),
 }
 
 impl WriterHandle {
@@ -134,8 +144,15 @@ impl WriterHandle {
             }
             None => 0,
         };
-        let sent = self.sender.send(Command::Write(message, counted)).await;
-        if sent.is_err() {
+        let command = Command::Write(message, counted);
+        let sent = match &self.route {
+            Route::Queue(sender) => sender.send(command).await.is_ok(),
+            Route::Lazy(lazy) => match lazy.sender() {
+                Some(sender) => sender.send(command).await.is_ok(),
+                None => false,
+            },
+        };
+        if !sent {
             if let Some(budget) = &self.budget {
                 budget.written(counted);
             }
@@ -147,14 +164,17 @@ impl WriterHandle {
     /// Whether the writer no longer accepts messages.
     #[must_use]
     pub fn is_closed(&self) -> bool {
-        self.sender.is_closed()
+        match &self.route {
+            Route::Queue(sender) => sender.is_closed(),
+            Route::Lazy(lazy) => lazy.is_closed(),
+        }
     }
 }
 
 /// The receiving end of [`message_channel`]: the messages handlers send, for a transport
 /// that frames them itself (each HTTP response, each event stream).
 pub struct MessageReceiver {
-    receiver: mpsc::Receiver<Command>,
+    receiver: LazyReceiver,
 }
 
 impl std::fmt::Debug for MessageReceiver {
@@ -186,6 +206,9 @@ impl MessageReceiver {
 /// through the [`WriterHandle`] as usual, and the caller takes the messages from the
 /// [`MessageReceiver`] and frames them for its transport. `capacity` is at least 1.
 ///
+/// The queue itself is made when the first message is sent: a channel nothing is sent
+/// through (an HTTP request whose handler sends no notification) costs one small allocation.
+///
 /// ```
 /// use std::borrow::Cow;
 /// use typed_mcp::framing::{message_channel, Outbound};
@@ -201,9 +224,9 @@ impl MessageReceiver {
 /// ```
 #[must_use]
 pub fn message_channel(capacity: usize) -> (WriterHandle, MessageReceiver) {
-    let (sender, receiver) = mpsc::channel(capacity.max(1));
+    let (sender, receiver) = lazy_channel(capacity);
     let handle = WriterHandle {
-        sender,
+        route: Route::Lazy(sender),
         budget: None,
     };
     (handle, MessageReceiver { receiver })
@@ -260,7 +283,7 @@ where
     let (sender, receiver) = mpsc::channel(queue_capacity.max(1));
     let join = tokio::spawn(run(output, receiver, budget.clone()));
     let handle = WriterHandle {
-        sender: sender.clone(),
+        route: Route::Queue(sender.clone()),
         budget,
     };
     (handle, WriterTask { sender, join })
