@@ -118,7 +118,7 @@ impl Drop for LazySender {
 impl LazySender {
     /// The queue's sender, the queue made now if this is the first message; `None` once the
     /// receiver closed.
-    pub(super) fn sender(&self) -> Option<mpsc::Sender<Command>> {
+    fn sender(&self) -> Option<mpsc::Sender<Command>> {
         let mut inner = self.shared.inner();
         match &mut inner.state {
             State::Open { sender, .. } => sender.clone(),
@@ -136,6 +136,14 @@ impl LazySender {
                 }
                 Some(sender)
             }
+        }
+    }
+
+    /// Queues `command`, waiting while the queue is full; `false` once the receiver closed.
+    pub(super) async fn send(&self, command: Command) -> bool {
+        match self.sender() {
+            Some(sender) => sender.send(command).await.is_ok(),
+            None => false,
         }
     }
 

@@ -147,10 +147,9 @@ impl WriterHandle {
         let command = Command::Write(message, counted);
         let sent = match &self.route {
             Route::Queue(sender) => sender.send(command).await.is_ok(),
-            Route::Lazy(lazy) => match lazy.sender() {
-                Some(sender) => sender.send(command).await.is_ok(),
-                None => false,
-            },
+            // Boxed: a writer task's handles (every answer of the request loop) then carry a
+            // future no larger than before the lazy queue, and drop it as cheaply.
+            Route::Lazy(lazy) => Box::pin(lazy.send(command)).await,
         };
         if !sent {
             if let Some(budget) = &self.budget {
