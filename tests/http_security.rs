@@ -317,17 +317,8 @@ async fn only_the_mcp_path_is_served_and_other_paths_get_404() {
         ("/MCP", StatusCode::NOT_FOUND),
         ("/other/mcp", StatusCode::NOT_FOUND),
     ] {
-        let mut request = h
-            .client
-            .post(format!("{root}{path}"))
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .body(body.clone());
-        for (name, value) in modern {
-            request = request.header(name, value);
-        }
-        let answer = request.send().await.expect("an answer");
-        assert_eq!(answer.status(), expected, "POST {path}");
+        let answer = h.post_to(&format!("{root}{path}"), &body, &modern).await;
+        assert_eq!(answer.status, expected, "POST {path}");
         let get = h
             .client
             .get(format!("{root}{path}"))

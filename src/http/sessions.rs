@@ -1,7 +1,6 @@
 //! The sessions of the 2025 protocol versions: unguessable ids, idle expiry, a bound on
 //! their number, and each session's connection, requests in flight and event log.
 
-use crate::fast_map::FastMap;
 use std::fmt::Write as _;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -11,6 +10,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use crate::fast_map::FastMap;
 use crate::framing::message_channel;
 use crate::mcp::Connection;
 use crate::server::{InFlight, Peer, SharedBatchPolicy, Ticket};

@@ -110,9 +110,14 @@ pub fn modern_body(id: u64, method: &str, extra: Value) -> Value {
 impl Harness {
     /// POSTs `body` with the standard headers plus `headers`.
     pub async fn post(&self, body: &str, headers: &[(&str, &str)]) -> Answer {
+        self.post_to(&self.url, body, headers).await
+    }
+
+    /// [`Harness::post`] to another URL of the same server.
+    pub async fn post_to(&self, url: &str, body: &str, headers: &[(&str, &str)]) -> Answer {
         let mut request = self
             .client
-            .post(&self.url)
+            .post(url)
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
             .body(body.to_owned());
