@@ -122,3 +122,49 @@ fn an_invalid_limits_file_is_refused_with_every_violation() {
     assert!(stderr.contains("/response/maxResponseBytes"), "{stderr}");
     assert!(stderr.contains("/timeouts/defaultTimeoutMs"), "{stderr}");
 }
+
+/// The server asks for larger pipes (`typed_mcp::framing::PIPE_BYTES`): the capacity belongs
+/// to the pipe, so the client sees it on its own ends once the server has answered (a
+/// fresh pipe holds 64 KiB).
+#[cfg(target_os = "linux")]
+#[test]
+fn the_server_enlarges_its_stdio_pipes() {
+    use std::io::{BufRead, BufReader};
+    use std::os::fd::AsRawFd;
+    use typed_mcp::framing::PIPE_BYTES;
+
+    let allowed: usize = std::fs::read_to_string("/proc/sys/fs/pipe-max-size")
+        .ok()
+        .and_then(|text| text.trim().parse().ok())
+        .unwrap_or(0);
+    if allowed < PIPE_BYTES {
+        let reason = format!("pipe-max-size is {allowed}, below {PIPE_BYTES}");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must run this: {reason}"
+        );
+        eprintln!("skipped: {reason}");
+        return;
+    }
+    let capacity = |fd: i32| {
+        // SAFETY: `F_GETPIPE_SZ` takes no argument and touches no memory; `fd` is open.
+        let bytes = unsafe { libc::fcntl(fd, libc::F_GETPIPE_SZ) };
+        usize::try_from(bytes).expect("a pipe's capacity")
+    };
+    let mut child = Command::new(demo_server())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the demo server starts");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+    writeln!(stdin, "{DISCOVER}").expect("write stdin");
+    let mut line = String::new();
+    stdout.read_line(&mut line).expect("the answer");
+    assert!(line.contains(r#""id":1"#), "{line}");
+    assert_eq!(capacity(stdin.as_raw_fd()), PIPE_BYTES, "stdin");
+    assert_eq!(capacity(stdout.get_ref().as_raw_fd()), PIPE_BYTES, "stdout");
+    drop(stdin);
+    assert!(child.wait().expect("the server ends").success());
+}

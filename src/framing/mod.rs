@@ -27,7 +27,7 @@ pub(crate) use budget::{OutputBudget, Reservation};
 pub use buffer::LineBuffer;
 pub use decoder::LineDecoder;
 pub use reader::{FrameReader, DEFAULT_READ_CHUNK_BYTES};
-pub use stdio::{stdio, StdinReader, StdioKind, StdoutWriter};
+pub use stdio::{stdio, StdinReader, StdioKind, StdoutWriter, PIPE_BYTES};
 pub(crate) use writer::spawn_budgeted_writer;
 pub use writer::{
     message_channel, spawn_writer, MessageReceiver, Outbound, WriterHandle, WriterTask,
