@@ -77,7 +77,9 @@ impl LineBuffer {
 
     /// Returns at least `wanted` writable bytes after the live ones (fewer only if `cap` is
     /// reached), moving the live bytes to the front and growing the storage up to `cap` as
-    /// needed. Call [`commit`](Self::commit) with the number of bytes written.
+    /// needed: all the storage after the live bytes, which may be more than `wanted` when the
+    /// storage grew for an earlier long line (a 64 KiB request then arrives in one read
+    /// instead of two). Call [`commit`](Self::commit) with the number of bytes written.
     pub(crate) fn make_room(&mut self, wanted: usize, cap: usize) -> &mut [u8] {
         if self.storage.len() - self.end < wanted && self.start > 0 {
             self.storage.copy_within(self.start..self.end, 0);
@@ -91,8 +93,7 @@ impl LineBuffer {
             self.storage.reserve_exact(target - self.storage.len());
             self.storage.resize(target, 0);
         }
-        let room_end = self.storage.len().min(self.end.saturating_add(wanted));
-        &mut self.storage[self.end..room_end]
+        &mut self.storage[self.end..]
     }
 
     /// Room for one read of up to `chunk` bytes. While the live bytes (a partial line left by
@@ -148,7 +149,26 @@ mod tests {
         buffer.commit(1024);
         buffer.consume(200);
         let room = buffer.make_read_room(1024, usize::MAX);
-        assert_eq!(room.len(), 1024, "824 live bytes: a whole chunk after them");
+        assert!(
+            room.len() >= 1024,
+            "824 live bytes: a whole chunk after them"
+        );
         assert!(buffer.allocated() >= 824 + 1024);
+    }
+
+    #[test]
+    fn storage_grown_for_a_long_line_is_read_into_whole() {
+        let mut buffer = LineBuffer::new();
+        buffer.make_read_room(1024, usize::MAX).fill(b'z');
+        buffer.commit(1024);
+        // A partial line of a whole chunk: the storage doubles for the next read.
+        let room = buffer.make_read_room(1024, usize::MAX);
+        assert_eq!(room.len(), 1024);
+        buffer.commit(10);
+        buffer.consume(1034);
+        // Empty again: the next read may fill all 2048 bytes, not only a chunk.
+        let room = buffer.make_read_room(1024, usize::MAX);
+        assert_eq!(room.len(), 2048);
+        assert_eq!(buffer.allocated(), 2048);
     }
 }
