@@ -15,6 +15,10 @@
 //! `serve_stdio` and rmcp's `stdio_pipes()` do: the least a server on that runtime spends per
 //! request, its wake-ups included (`scripts/sequential_cpu.py`, BENCHMARKS.md "Issue 12,
 //! stop 26"). Not a row of the harness. Its stdin and stdout must be pipes.
+//!
+//! In every mode, stdin and stdout are enlarged to 1 MiB first when they are pipes (Linux),
+//! as typed-mcp's `stdio()` does: the kernel's share of a 64 KiB call then stays a floor
+//! for ours (BENCHMARKS.md, "Issue 12, stop 27").
 
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::process::ExitCode;
@@ -114,7 +118,22 @@ fn serve_on_tokio() -> std::io::Result<()> {
     })
 }
 
+/// Asks for 1 MiB pipes on stdin and stdout (nothing happens for files, terminals, or where
+/// the kernel refuses).
+#[cfg(target_os = "linux")]
+fn enlarge_pipes() {
+    use std::os::fd::AsRawFd;
+    for fd in [std::io::stdin().as_raw_fd(), std::io::stdout().as_raw_fd()] {
+        // SAFETY: `F_SETPIPE_SZ` takes an `int` and touches no memory of this process.
+        let _capacity: libc::c_int = unsafe { libc::fcntl(fd, libc::F_SETPIPE_SZ, 1 << 20) };
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn enlarge_pipes() {}
+
 fn main() -> ExitCode {
+    enlarge_pipes();
     let served = match std::env::args().nth(1).as_deref() {
         None => serve(false),
         Some("structured") => serve(true),
