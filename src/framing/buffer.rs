@@ -77,9 +77,7 @@ impl LineBuffer {
 
     /// Returns at least `wanted` writable bytes after the live ones (fewer only if `cap` is
     /// reached), moving the live bytes to the front and growing the storage up to `cap` as
-    /// needed: all the storage after the live bytes, which may be more than `wanted` when the
-    /// storage grew for an earlier long line (a 64 KiB request then arrives in one read
-    /// instead of two). Call [`commit`](Self::commit) with the number of bytes written.
+    /// needed. Call [`commit`](Self::commit) with the number of bytes written.
     pub(crate) fn make_room(&mut self, wanted: usize, cap: usize) -> &mut [u8] {
         if self.storage.len() - self.end < wanted && self.start > 0 {
             self.storage.copy_within(self.start..self.end, 0);
@@ -93,7 +91,8 @@ impl LineBuffer {
             self.storage.reserve_exact(target - self.storage.len());
             self.storage.resize(target, 0);
         }
-        &mut self.storage[self.end..]
+        let room_end = self.storage.len().min(self.end.saturating_add(wanted));
+        &mut self.storage[self.end..room_end]
     }
 
     /// Room for one read of up to `chunk` bytes. While the live bytes (a partial line left by
@@ -102,8 +101,19 @@ impl LineBuffer {
     /// at one chunk, where asking for a full chunk behind every leftover partial line doubled it
     /// (and the doubled storage was kept). A longer partial line gets a full chunk, as from
     /// [`make_room`](Self::make_room), so a long line still arrives in chunk-sized reads.
+    ///
+    /// An empty buffer whose storage grew for an earlier long line is read into whole: a
+    /// 64 KiB request sent alone then arrives in one read instead of two. Only an empty one:
+    /// a read that fills the storage to its end leaves a partial line there, which the next
+    /// read moves to the front, and a pipelined stream of long lines would pay that copy on
+    /// every read.
     pub(crate) fn make_read_room(&mut self, chunk: usize, cap: usize) -> &mut [u8] {
         let live = self.len();
+        if live == 0 && self.storage.len() > chunk {
+            self.start = 0;
+            self.end = 0;
+            return &mut self.storage[..];
+        }
         let wanted = if live < chunk / 2 {
             chunk - live
         } else {
@@ -149,10 +159,7 @@ mod tests {
         buffer.commit(1024);
         buffer.consume(200);
         let room = buffer.make_read_room(1024, usize::MAX);
-        assert!(
-            room.len() >= 1024,
-            "824 live bytes: a whole chunk after them"
-        );
+        assert_eq!(room.len(), 1024, "824 live bytes: a whole chunk after them");
         assert!(buffer.allocated() >= 824 + 1024);
     }
 
@@ -169,6 +176,12 @@ mod tests {
         // Empty again: the next read may fill all 2048 bytes, not only a chunk.
         let room = buffer.make_read_room(1024, usize::MAX);
         assert_eq!(room.len(), 2048);
+        room.fill(b'z');
         assert_eq!(buffer.allocated(), 2048);
+        // With a partial line left, a read gets a chunk, not the rest of the storage.
+        buffer.commit(1500);
+        buffer.consume(900);
+        let room = buffer.make_read_room(1024, usize::MAX);
+        assert_eq!(room.len(), 1024);
     }
 }
