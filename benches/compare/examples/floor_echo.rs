@@ -16,8 +16,8 @@
 //! request, its wake-ups included (`scripts/sequential_cpu.py`, BENCHMARKS.md "Issue 12,
 //! stop 26"). Not a row of the harness. Its stdin and stdout must be pipes.
 //!
-//! In every mode, stdin and stdout are enlarged to 256 KiB first when they are pipes (Linux),
-//! as typed-mcp's `stdio()` does: the kernel's share of a 64 KiB call then stays a floor
+//! In every mode, stdin and stdout are enlarged first when they are pipes (Linux), to the
+//! size typed-mcp's `stdio()` asks for: the kernel's share of a 64 KiB call then stays a floor
 //! for ours (BENCHMARKS.md, "Issue 12, stop 27").
 
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -118,14 +118,15 @@ fn serve_on_tokio() -> std::io::Result<()> {
     })
 }
 
-/// Asks for 256 KiB pipes on stdin and stdout (nothing happens for files, terminals, or where
-/// the kernel refuses).
+/// Asks for pipes of typed-mcp's size (`typed_mcp::framing::PIPE_BYTES`) on stdin and stdout
+/// (nothing happens for files, terminals, or where the kernel refuses).
 #[cfg(target_os = "linux")]
 fn enlarge_pipes() {
     use std::os::fd::AsRawFd;
+    let bytes = libc::c_int::try_from(typed_mcp::framing::PIPE_BYTES).unwrap_or(libc::c_int::MAX);
     for fd in [std::io::stdin().as_raw_fd(), std::io::stdout().as_raw_fd()] {
         // SAFETY: `F_SETPIPE_SZ` takes an `int` and touches no memory of this process.
-        let _capacity: libc::c_int = unsafe { libc::fcntl(fd, libc::F_SETPIPE_SZ, 256 << 10) };
+        let _capacity: libc::c_int = unsafe { libc::fcntl(fd, libc::F_SETPIPE_SZ, bytes) };
     }
 }
 
