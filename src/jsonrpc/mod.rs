@@ -42,6 +42,7 @@ mod message;
 mod parse;
 mod parse_error;
 pub(crate) mod raw;
+mod to_value;
 
 pub use batch::{parse_frame, BatchPolicy, Frame};
 pub use depth::{nests_deeper_than, parse_frame_within, MAX_SUPPORTED_DEPTH};
@@ -54,3 +55,4 @@ pub use message::{
 };
 pub use parse::parse_message;
 pub use parse_error::{ParseError, ParseErrorKind};
+pub(crate) use to_value::to_value;

@@ -525,8 +525,7 @@ impl Handler for Connection {
             if !METHODS.contains(&method) {
                 return Err(method_not_found());
             }
-            let mut params: Option<Value> = match params.map(|raw| serde_json::from_str(raw.get()))
-            {
+            let mut params: Option<Value> = match params.map(crate::jsonrpc::to_value) {
                 None => None,
                 Some(Ok(value)) => Some(value),
                 Some(Err(error)) => {
