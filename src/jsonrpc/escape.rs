@@ -102,7 +102,7 @@ pub(crate) fn json_string_len(text: &str) -> usize {
 /// Clean 64-byte blocks are passed first with a test the compiler turns into vector code
 /// (about twice as fast as the words below on a long clean text); the block that holds the
 /// byte is then narrowed down a word at a time.
-fn clean_until(bytes: &[u8], from: usize) -> usize {
+pub(crate) fn clean_until(bytes: &[u8], from: usize) -> usize {
     let clean_blocks = bytes
         .get(from..)
         .unwrap_or_default()

@@ -18,6 +18,8 @@ use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor}
 use serde_json::value::RawValue;
 
 use super::id::{classify, IdRejection};
+
+mod long_frame;
 use super::{
     ErrorCode, ErrorObject, Id, Message, Notification, ParseError, ParseErrorKind, Request,
     Response, ResponsePayload,
@@ -84,11 +86,20 @@ pub(crate) fn malformed(error: &serde_json::Error) -> ParseError {
 }
 
 fn parse_object(text: &str) -> Result<Message<'_>, ParseError> {
+    if text.len() >= long_frame::LONG_FRAME {
+        if let Some(envelope) = long_frame::envelope(text) {
+            return envelope.classify();
+        }
+    }
+    serde_envelope(text)?.classify()
+}
+
+/// The envelope of `text` as `serde_json` reads it, or its error.
+fn serde_envelope(text: &str) -> Result<Envelope<'_>, ParseError> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    let envelope = Envelope::deserialize(&mut deserializer)
+    Envelope::deserialize(&mut deserializer)
         .and_then(|envelope| deserializer.end().map(|()| envelope))
-        .map_err(|error| malformed(&error))?;
-    envelope.classify()
+        .map_err(|error| malformed(&error))
 }
 
 /// The protocol members of one message, as borrowed raw JSON.
@@ -97,8 +108,10 @@ struct Envelope<'a> {
     jsonrpc: Option<&'a RawValue>,
     id: Option<&'a RawValue>,
     method: Option<&'a RawValue>,
-    params: Option<&'a RawValue>,
-    result: Option<&'a RawValue>,
+    /// Borrowed, or owned when [`long_frame`] read a long frame.
+    params: Option<Cow<'a, RawValue>>,
+    /// As `params`.
+    result: Option<Cow<'a, RawValue>>,
     error: Option<&'a RawValue>,
     /// Set when a protocol member occurred more than once.
     duplicate: bool,
@@ -139,12 +152,12 @@ impl<'a> Envelope<'a> {
                     }
                     return fail(ParseErrorKind::InvalidMethodType);
                 };
-                if let Some(params) = self.params {
+                if let Some(params) = &self.params {
                     if !matches!(params.get().as_bytes().first(), Some(b'{' | b'[')) {
                         return fail(ParseErrorKind::InvalidParamsType);
                     }
                 }
-                let params = self.params.map(Cow::Borrowed);
+                let params = self.params;
                 match (self.id, readable_id.clone()) {
                     (None, _) => Ok(Message::Notification(Notification { method, params })),
                     (Some(_), Some(id)) => Ok(Message::Request(Request { id, method, params })),
@@ -164,7 +177,7 @@ impl<'a> Envelope<'a> {
                     Some(Ok(_)) => readable_id.clone(),
                 };
                 let payload = match (self.result, self.error) {
-                    (Some(result), _) => ResponsePayload::Result(Cow::Borrowed(result)),
+                    (Some(result), _) => ResponsePayload::Result(result),
                     (None, Some(error)) => match parse_error_object(error) {
                         Some(error) => ResponsePayload::Error(error),
                         None => return fail(ParseErrorKind::InvalidErrorObject),
@@ -287,8 +300,15 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
                 Member::Jsonrpc => &mut envelope.jsonrpc,
                 Member::Id => &mut envelope.id,
                 Member::Method => &mut envelope.method,
-                Member::Params => &mut envelope.params,
-                Member::Result => &mut envelope.result,
+                Member::Params | Member::Result => {
+                    let value: &'de RawValue = map.next_value()?;
+                    let slot = match member {
+                        Member::Params => &mut envelope.params,
+                        _ => &mut envelope.result,
+                    };
+                    envelope.duplicate |= slot.replace(Cow::Borrowed(value)).is_some();
+                    continue;
+                }
                 Member::Error => &mut envelope.error,
                 Member::Other => {
                     map.next_value::<IgnoredAny>()?;
