@@ -42,6 +42,8 @@ mod message;
 mod parse;
 mod parse_error;
 pub(crate) mod raw;
+#[cfg(test)]
+mod test_strategies;
 mod to_value;
 
 pub use batch::{parse_frame, BatchPolicy, Frame};

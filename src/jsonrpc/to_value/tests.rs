@@ -2,6 +2,7 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 
 use super::*;
+use crate::jsonrpc::test_strategies::json_value;
 
 /// `to_value` and `serde_json` on the same text: both values, or both errors with the same
 /// message.
@@ -13,37 +14,6 @@ fn assert_as_serde(text: &str) {
     assert_eq!(read, serde, "{text:?}");
     let ours = to_value(&raw).map_err(|error| error.to_string());
     assert_eq!(ours, serde, "{text:?}");
-}
-
-/// A string from pieces that exercise every branch: plain runs on both sides of the byte loop's
-/// end, quotes, backslashes, control characters, and characters outside ASCII and the BMP.
-fn text() -> impl Strategy<Value = String> {
-    let piece = prop_oneof![
-        "[a-z ]{0,40}",
-        Just("\"".to_owned()),
-        Just("\\".to_owned()),
-        Just("\n\t\u{1}\u{1f}".to_owned()),
-        Just("é🦀\u{2028}".to_owned()),
-    ];
-    prop::collection::vec(piece, 0..6).prop_map(|pieces| pieces.concat())
-}
-
-fn json_value() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::from),
-        any::<i64>().prop_map(Value::from),
-        any::<u64>().prop_map(Value::from),
-        any::<f64>().prop_map(|n| json!(n)),
-        text().prop_map(Value::from),
-    ];
-    leaf.prop_recursive(5, 64, 6, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-            prop::collection::btree_map(text(), inner, 0..6)
-                .prop_map(|map| Value::Object(map.into_iter().collect())),
-        ]
-    })
 }
 
 proptest! {

@@ -3,6 +3,7 @@ use serde_json::{json, Value};
 
 use super::super::serde_envelope;
 use super::*;
+use crate::jsonrpc::test_strategies::json_value;
 use crate::jsonrpc::Message;
 
 /// The message (or error) `text` gives through this module, when it reads it. Every
@@ -31,35 +32,6 @@ fn assert_agrees(text: &str) {
         ),
         (None, Err(_)) => {}
     }
-}
-
-/// Strings from pieces that reach every branch of the checker's string and escape code.
-fn text() -> impl Strategy<Value = String> {
-    let piece = prop_oneof![
-        "[a-z ]{0,80}",
-        Just("\"".to_owned()),
-        Just("\\".to_owned()),
-        Just("\n\t\u{1}\u{1f}".to_owned()),
-        Just("é🦀\u{7f}".to_owned()),
-    ];
-    prop::collection::vec(piece, 0..6).prop_map(|pieces| pieces.concat())
-}
-
-fn json_value() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::from),
-        any::<i64>().prop_map(Value::from),
-        any::<f64>().prop_map(|n| json!(n)),
-        text().prop_map(Value::from),
-    ];
-    leaf.prop_recursive(4, 48, 5, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-            prop::collection::btree_map(text(), inner, 0..5)
-                .prop_map(|map| Value::Object(map.into_iter().collect())),
-        ]
-    })
 }
 
 /// A frame: protocol members (some left out, some of the wrong type) and other members.
