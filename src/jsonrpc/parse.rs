@@ -19,11 +19,12 @@ use serde_json::value::RawValue;
 
 use super::id::{classify, IdRejection};
 
-mod long_frame;
 use super::{
     ErrorCode, ErrorObject, Id, Message, Notification, ParseError, ParseErrorKind, Request,
     Response, ResponsePayload,
 };
+
+mod long_frame;
 
 /// Parses one frame holding a single JSON-RPC message (a JSON object).
 ///
@@ -250,6 +251,21 @@ enum Member {
     Other,
 }
 
+impl Member {
+    /// The member a (decoded) name stands for.
+    fn of(name: &str) -> Self {
+        match name {
+            "jsonrpc" => Self::Jsonrpc,
+            "id" => Self::Id,
+            "method" => Self::Method,
+            "params" => Self::Params,
+            "result" => Self::Result,
+            "error" => Self::Error,
+            _ => Self::Other,
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for Member {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_identifier(MemberVisitor)
@@ -266,15 +282,7 @@ impl Visitor<'_> for MemberVisitor {
     }
 
     fn visit_str<E: de::Error>(self, name: &str) -> Result<Member, E> {
-        Ok(match name {
-            "jsonrpc" => Member::Jsonrpc,
-            "id" => Member::Id,
-            "method" => Member::Method,
-            "params" => Member::Params,
-            "result" => Member::Result,
-            "error" => Member::Error,
-            _ => Member::Other,
-        })
+        Ok(Member::of(name))
     }
 }
 

@@ -19,7 +19,7 @@ use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 
-use super::Envelope;
+use super::{Envelope, Member};
 use crate::jsonrpc::escape::clean_until;
 
 /// Frames at least this long are read here first; shorter ones go to `serde_json` alone,
@@ -86,20 +86,20 @@ impl<'a> Envelope<'a> {
     /// Keeps `value` (checked JSON) under the protocol member `name`, as the `serde_json`
     /// visitor does: other members are skipped, a repeated one marks the envelope.
     fn keep(&mut self, name: &str, value: &'a str, owned_from: usize) -> Option<()> {
-        let repeated = match name {
-            "params" => self
+        let repeated = match Member::of(name) {
+            Member::Params => self
                 .params
                 .replace(long_or_borrowed(value, owned_from)?)
                 .map(drop),
-            "result" => self
+            Member::Result => self
                 .result
                 .replace(long_or_borrowed(value, owned_from)?)
                 .map(drop),
-            "jsonrpc" => self.jsonrpc.replace(borrowed(value)?).map(drop),
-            "id" => self.id.replace(borrowed(value)?).map(drop),
-            "method" => self.method.replace(borrowed(value)?).map(drop),
-            "error" => self.error.replace(borrowed(value)?).map(drop),
-            _ => None,
+            Member::Jsonrpc => self.jsonrpc.replace(borrowed(value)?).map(drop),
+            Member::Id => self.id.replace(borrowed(value)?).map(drop),
+            Member::Method => self.method.replace(borrowed(value)?).map(drop),
+            Member::Error => self.error.replace(borrowed(value)?).map(drop),
+            Member::Other => None,
         };
         self.duplicate |= repeated.is_some();
         Some(())
