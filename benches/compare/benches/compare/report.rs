@@ -442,7 +442,9 @@ pub(crate) fn http(workloads: &[HttpWorkload], runs: &[Repetition]) -> bool {
         "Figures: median (min–max) over repetitions. Ratios: the row's figure ÷ rmcp's \
          (sessions, its default configuration), within each repetition, as min–max. \
          rmcp-stateless-json is rmcp without sessions answering plain JSON, for reference; \
-         typed-mcp (baseline), when present, is the build named by \
+         the floor is one axum route parsing the body into a `serde_json::Value` and writing \
+         a fixed-shape echo (no session, no validation), the least a server on this stack \
+         does; typed-mcp (baseline), when present, is the build named by \
          `TYPED_MCP_BENCH_HTTP_BASELINE`.\n"
     );
     let per_second: fn(&Measured) -> f64 = |m| m.per_second;
@@ -484,6 +486,7 @@ pub(crate) fn http(workloads: &[HttpWorkload], runs: &[Repetition]) -> bool {
         println!();
     }
     let typed = http_index(HttpServer::Typed);
+    let floor = http_index(HttpServer::Floor);
     println!("### Targets (typed-mcp over HTTP)\n");
     println!("| target | measured | verdict |");
     println!("|---|---|---|");
@@ -507,6 +510,11 @@ pub(crate) fn http(workloads: &[HttpWorkload], runs: &[Repetition]) -> bool {
             "| CPU / req ≤ 0.5× rmcp's (issue 12), {label} | {} | {} |",
             ratio_range(&r),
             met(&r, |v| v <= 0.5)
+        );
+        let r = ratios(runs, w, Some(floor), Some(rmcp), cpu);
+        println!(
+            "| (reference) the floor's CPU / req ÷ rmcp's, {label} | {} | – |",
+            ratio_range(&r)
         );
     }
     println!();

@@ -7,8 +7,9 @@
 //! - `floor`: `examples/floor_echo.rs` of this package (parse into `Value`, write a template).
 //!
 //!
-//! The HTTP servers ([`HttpServer`]) are this package's `examples/typed_http_echo.rs` and
-//! `examples/rmcp_http_echo.rs`; each listens on `127.0.0.1:0` and names its URL on stderr.
+//! The HTTP servers ([`HttpServer`]) are this package's `examples/typed_http_echo.rs`,
+//! `examples/rmcp_http_echo.rs` and the HTTP floor `examples/http_floor_echo.rs`; each listens
+//! on `127.0.0.1:0` and names its URL on stderr.
 //!
 //! [`build`] compiles them first, with the cargo that runs this bench, into the same target
 //! directory (a no-op when they are up to date), in the `bench-servers` profile of the
@@ -113,14 +114,18 @@ pub(crate) enum HttpServer {
     /// named by `TYPED_MCP_BENCH_HTTP_BASELINE` (e.g. built from an older commit), run only
     /// when the variable is set.
     Baseline,
+    /// `examples/http_floor_echo.rs`: one axum route parsing the body into a `Value` and
+    /// answering with a fixed-shape echo, on the same stack (reference only).
+    Floor,
 }
 
 impl HttpServer {
     /// Every HTTP server, in the order of the tables.
-    pub(crate) const ALL: [HttpServer; 3] = [
+    pub(crate) const ALL: [HttpServer; 4] = [
         HttpServer::Typed,
         HttpServer::Rmcp,
         HttpServer::RmcpStateless,
+        HttpServer::Floor,
     ];
 
     /// The row label.
@@ -130,6 +135,7 @@ impl HttpServer {
             HttpServer::Rmcp => "rmcp",
             HttpServer::RmcpStateless => "rmcp-stateless-json",
             HttpServer::Baseline => "typed-mcp (baseline)",
+            HttpServer::Floor => "floor (axum + serde_json)",
         }
     }
 
@@ -146,6 +152,7 @@ impl HttpServer {
                     .ok_or_else(|| format!("{HTTP_BASELINE_VAR} is not set"))?,
                 &[],
             ),
+            HttpServer::Floor => (examples.join("http_floor_echo"), &[]),
         })
     }
 }
@@ -215,6 +222,7 @@ pub(crate) fn build() -> Result<(), String> {
         "floor_echo",
         "typed_http_echo",
         "rmcp_http_echo",
+        "http_floor_echo",
     ] {
         builds.push([&bench[..], &["--example", example]].concat());
     }
