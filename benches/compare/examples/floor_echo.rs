@@ -14,7 +14,7 @@
 //! and writing stdin/stdout as non-blocking pipes from a task on a worker, as typed-mcp's
 //! `serve_stdio` and rmcp's `stdio_pipes()` do: the least a server on that runtime spends per
 //! request, its wake-ups included (`scripts/sequential_cpu.py`, BENCHMARKS.md "Issue 12,
-//! stop 26"). Not a row of the harness. Its stdin and stdout must be pipes.
+//! stop 26"); the harness's `floor-tokio` row. Its stdin and stdout must be pipes.
 //!
 //! In every mode, stdin and stdout are enlarged first when they are pipes (Linux), to the
 //! size typed-mcp's `stdio()` asks for: the kernel's share of a 64 KiB call then stays a floor

@@ -282,17 +282,13 @@ fn targets(workloads: &[Workload], servers: &[Server], runs: &[Repetition]) {
     ] {
         if let Some(w) = find(mode, payload) {
             let r = ratios(runs, w, typed, index(Server::RmcpPipes), cpu);
-            let bound = ratios(
-                runs,
-                w,
-                index(Server::FloorStructured),
-                index(Server::RmcpPipes),
-                cpu,
-            );
+            let floor = |server| ratios(runs, w, index(server), index(Server::RmcpPipes), cpu);
             println!(
-                "| CPU ≤ 0.5× rmcp-pipes (issue 12), {label} | {} (floor-structured: {}) | {} |",
+                "| CPU ≤ 0.5× rmcp-pipes (issue 12), {label} | {} (floor-structured: {}; \
+                 floor-tokio: {}) | {} |",
                 ratio_range(&r),
-                ratio_range(&bound),
+                ratio_range(&floor(Server::FloorStructured)),
+                ratio_range(&floor(Server::FloorTokio)),
                 met(&r, |v| v <= 0.5)
             );
         }

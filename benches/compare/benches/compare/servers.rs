@@ -4,7 +4,9 @@
 //!   (what `cargo run --release --example demo_server` runs);
 //! - `rmcp-stdio` and `rmcp-pipes`: `examples/rmcp_echo.rs` of this package over rmcp 3.9's
 //!   `stdio()` and `stdio_pipes()` transports;
-//! - `floor`: `examples/floor_echo.rs` of this package (parse into `Value`, write a template).
+//! - `floor`: `examples/floor_echo.rs` of this package (parse into `Value`, write a template);
+//!   `floor-structured` writes typed-mcp's answer shape, `floor-tokio` runs the loop as a task
+//!   on a tokio multi-thread runtime.
 //!
 //!
 //! The HTTP servers ([`HttpServer`]) are this package's `examples/typed_http_echo.rs`,
@@ -35,6 +37,10 @@ pub(crate) enum Server {
     /// The floor writing typed-mcp's answer (the text twice: its block and
     /// `structuredContent`): what that answer costs with no runtime at all.
     FloorStructured,
+    /// The floor's loop (plain answer) as a task on a tokio multi-thread runtime, reading
+    /// and writing non-blocking pipes as `serve_stdio` and `stdio_pipes()` do: what the
+    /// runtime's wake-ups cost with no SDK at all.
+    FloorTokio,
     /// Another build of the demo server, for before/after figures side by side: the binary
     /// named by `TYPED_MCP_BENCH_BASELINE` (e.g. built from an older commit). Only the
     /// callgrind, stdio and memory parts run it, and only when the variable is set.
@@ -43,12 +49,13 @@ pub(crate) enum Server {
 
 impl Server {
     /// Every server, in the order of the tables.
-    pub(crate) const ALL: [Server; 5] = [
+    pub(crate) const ALL: [Server; 6] = [
         Server::Typed,
         Server::RmcpStdio,
         Server::RmcpPipes,
         Server::Floor,
         Server::FloorStructured,
+        Server::FloorTokio,
     ];
 
     /// The row label.
@@ -59,6 +66,7 @@ impl Server {
             Server::RmcpPipes => "rmcp-pipes",
             Server::Floor => "floor",
             Server::FloorStructured => "floor-structured",
+            Server::FloorTokio => "floor-tokio",
             Server::Baseline => "typed-mcp (baseline)",
         }
     }
@@ -72,6 +80,7 @@ impl Server {
             Server::RmcpPipes => (examples.join("rmcp_echo"), &["pipes"]),
             Server::Floor => (examples.join("floor_echo"), &[]),
             Server::FloorStructured => (examples.join("floor_echo"), &["structured"]),
+            Server::FloorTokio => (examples.join("floor_echo"), &["tokio"]),
             Server::Baseline => (
                 std::env::var_os(BASELINE_VAR)
                     .map(PathBuf::from)
