@@ -19,6 +19,7 @@ pub mod generated;
 pub mod http;
 pub mod jsonrpc;
 pub mod logging;
+mod long_strings;
 pub mod mcp;
 pub mod server;
 pub mod tools;

@@ -125,9 +125,13 @@ impl Running {
         // and the logs.
         let params = request.params.take();
         let handler: HandlerFuture = Box::pin(async move {
-            connection
+            let result = connection
                 .handle_request(ctx, &method, params.as_deref())
-                .await
+                .await;
+            if let Some(std::borrow::Cow::Owned(params)) = params {
+                crate::long_strings::recycle_raw(params);
+            }
+            result
         });
         Self {
             task: Task {

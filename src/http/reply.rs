@@ -14,6 +14,7 @@ use http_body::{Frame, SizeHint};
 use crate::jsonrpc::{
     ErrorCode, ErrorObject, Id, Response, ResponsePayload, RESULT_LINE_END, UNCOPIED_RESULT_BYTES,
 };
+use crate::long_strings::Returned;
 
 /// `application/json`.
 pub(crate) const JSON: HeaderValue = HeaderValue::from_static("application/json");
@@ -56,7 +57,8 @@ pub(crate) fn owned_message(status: StatusCode, response: Response<'static>) -> 
     let ResponsePayload::Result(Cow::Owned(result)) = response.payload else {
         unreachable!("checked above: an owned result")
     };
-    let result = Bytes::from(Box::<str>::from(result).into_boxed_bytes());
+    // Sent from its own allocation, which is kept for the next answer once hyper is done.
+    let result = Bytes::from_owner(Returned::new(String::from(Box::<str>::from(result))));
     let body = ResultBody::new([
         Bytes::from(head),
         result,

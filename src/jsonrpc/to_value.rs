@@ -154,7 +154,7 @@ impl Reader<'_> {
         let from = open + 1;
         if let Some(close) = clean_string_end(bytes, from) {
             self.at = close + 1;
-            return self.text.get(from..close).map(str::to_owned);
+            return self.text.get(from..close).map(crate::long_strings::copy_of);
         }
         let end = string_end(bytes, from);
         self.at = end;

@@ -172,6 +172,9 @@ pub(super) fn run_request<H: Handler>(
             return None;
         }
         bump(&shared.counters.requests_answered);
+        if let Some(params) = request.params {
+            crate::long_strings::recycle_raw(params);
+        }
         let id = request.ticket.id;
         Some(match outcome {
             Some(Ok(result)) => Response::result(id, result),

@@ -90,7 +90,7 @@ impl<'a> SuccessText<'a> {
 
     /// Writes the text into a buffer of its size.
     pub(super) fn write(&self) -> Box<RawValue> {
-        let mut out = String::with_capacity(self.len);
+        let mut out = crate::long_strings::buffer(self.len);
         out.push('{');
         if !self.shape.legacy {
             out.push_str(RESULT_TYPE_MEMBER);

@@ -375,6 +375,9 @@ impl ToolRunner {
                         && result.meta.truncated != Some(true)
                     {
                         result.cacheable_output = Some(data);
+                    } else {
+                        // Written: its long strings hold the next call's long arguments.
+                        crate::long_strings::recycle(data);
                     }
                     result
                 }

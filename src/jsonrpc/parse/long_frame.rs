@@ -121,8 +121,10 @@ fn long_or_borrowed(value: &str, owned_from: usize) -> Option<Cow<'_, RawValue>>
     // with no surrounding whitespace. `value` is exactly the span the checker read as one
     // value, and the checker accepts only what `serde_json` accepts (module documentation;
     // property-tested against it). serde_json re-checks in debug builds.
+    let mut owned = crate::long_strings::buffer(value.len());
+    owned.push_str(value);
     Some(Cow::Owned(unsafe {
-        RawValue::from_string_unchecked(value.to_owned())
+        RawValue::from_string_unchecked(owned)
     }))
 }
 
