@@ -1,5 +1,6 @@
 //! The single task that owns the output stream.
 
+use std::borrow::Cow;
 use std::io::IoSlice;
 use std::sync::Arc;
 
@@ -8,7 +9,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use crate::jsonrpc::{
-    encode_batch_line, Message, Notification, Request, Response, RESULT_LINE_END,
+    encode_batch_line, Message, Notification, Request, Response, ResponsePayload, RESULT_LINE_END,
     UNCOPIED_RESULT_BYTES,
 };
 
@@ -382,6 +383,10 @@ where
                         write_parts(&mut writer.output, [&buffer, result, RESULT_LINE_END]).await?;
                         buffer.clear();
                         writer.release();
+                        // Written from its own allocation: kept for the next long answer.
+                        if let ResponsePayload::Result(Cow::Owned(result)) = response.payload {
+                            crate::long_strings::recycle_raw(result);
+                        }
                     }
                 }
                 Command::Write(Outbound::Message(message), counted) => {
