@@ -13,6 +13,9 @@
 //! Writes `listening on http://ADDR/mcp` to stderr once it accepts connections; stops on
 //! SIGTERM / SIGINT.
 
+#[path = "support/runtime.rs"]
+mod runtime;
+
 use std::process::ExitCode;
 
 use axum::body::Bytes;
@@ -79,23 +82,5 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 fn main() -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("http_floor_echo: tokio runtime: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let result = runtime.block_on(serve());
-    runtime.shutdown_background();
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("http_floor_echo: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    runtime::run("http_floor_echo", serve())
 }

@@ -11,6 +11,9 @@
 //! answer is an event stream. `rmcp_http_echo stateless`: `legacy_session_mode` off and
 //! `json_response` on (no session, plain JSON answers), rmcp's fastest mode, for reference.
 
+#[path = "support/runtime.rs"]
+mod runtime;
+
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -107,23 +110,5 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("rmcp_http_echo: tokio runtime: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let result = runtime.block_on(serve(stateless));
-    runtime.shutdown_background();
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("rmcp_http_echo: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    runtime::run("rmcp_http_echo", serve(stateless))
 }

@@ -5,6 +5,9 @@
 //! multi-thread runtime with one worker per core, logs at `info` to stderr, and writes
 //! `listening on URL` to stderr once it accepts connections; it stops on SIGTERM / SIGINT.
 
+#[path = "support/runtime.rs"]
+mod runtime;
+
 use std::process::ExitCode;
 
 use serde_json::Value;
@@ -50,23 +53,5 @@ fn main() -> ExitCode {
     if let Err(error) = typed_mcp::logging::init_stderr(LevelFilter::INFO) {
         eprintln!("typed_http_echo: {error}");
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("typed_http_echo: tokio runtime: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let result = runtime.block_on(serve());
-    runtime.shutdown_background();
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("typed_http_echo: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    runtime::run("typed_http_echo", serve())
 }
