@@ -36,6 +36,7 @@ thread_local! {
 
 /// `text` as an owned `String`; one of at least [`KEEP_FROM`] bytes is written over a kept
 /// buffer when one has room for it and is at most twice its length.
+#[inline]
 pub(crate) fn copy_of(text: &str) -> String {
     if text.len() < KEEP_FROM {
         return text.to_owned();
@@ -53,6 +54,7 @@ pub(crate) fn copy_of(text: &str) -> String {
 /// An empty `String` with room for `len` bytes: for `len` of at least [`KEEP_FROM`], a kept
 /// buffer of `len` to `len + len / 16` bytes when there is one (a result written to exactly
 /// its measured length, then made a `Box<str>`, is not left with much spare room).
+#[inline]
 pub(crate) fn buffer(len: usize) -> String {
     if len >= KEEP_FROM {
         if let Some(mut buffer) = take(|capacity| (len..=len + len / 16).contains(&capacity)) {
@@ -64,6 +66,7 @@ pub(crate) fn buffer(len: usize) -> String {
 }
 
 /// The kept buffer whose capacity `fits`, taken out of the keep.
+#[inline(never)]
 fn take(fits: impl Fn(usize) -> bool) -> Option<String> {
     KEPT.try_with(|kept| {
         let mut kept = kept.try_borrow_mut().ok()?;
@@ -100,6 +103,7 @@ impl Drop for Returned {
 
 /// Drops `raw` (a request's params, once its handler is done), keeping its buffer when it is
 /// long: it holds the next long frame's params.
+#[inline]
 pub(crate) fn recycle_raw(raw: Box<RawValue>) {
     if raw.get().len() >= KEEP_FROM {
         keep(String::from(Box::<str>::from(raw)));
@@ -109,6 +113,7 @@ pub(crate) fn recycle_raw(raw: Box<RawValue>) {
 /// Drops `value`, keeping its buffer for [`copy_of`] when it is a long string (a text
 /// output), or the long strings among the members of an object or the items of an array.
 /// Deeper strings are dropped with the rest.
+#[inline]
 pub(crate) fn recycle(value: Value) {
     match value {
         Value::String(text) => keep(text),
@@ -126,10 +131,16 @@ fn keep_if_string(value: Value) {
 
 /// Keeps `text`'s buffer if it is long, not too large, and the thread keeps fewer than
 /// [`KEEP_MAX`]; drops it otherwise.
+#[inline]
 fn keep(text: String) {
-    if !(KEEP_FROM..=KEEP_BYTES_MAX).contains(&text.capacity()) {
-        return;
+    if (KEEP_FROM..=KEEP_BYTES_MAX).contains(&text.capacity()) {
+        keep_long(text);
     }
+}
+
+/// [`keep`] for a string of the right size.
+#[inline(never)]
+fn keep_long(text: String) {
     // During thread teardown the keep is gone: the string is simply dropped.
     let _teardown: Result<(), std::thread::AccessError> = KEPT.try_with(|kept| {
         if let Ok(mut kept) = kept.try_borrow_mut() {
