@@ -43,7 +43,7 @@ mod parse;
 mod parse_error;
 pub(crate) mod raw;
 #[cfg(test)]
-mod test_strategies;
+pub(crate) mod test_strategies;
 mod to_value;
 
 pub use batch::{parse_frame, BatchPolicy, Frame};

@@ -1,5 +1,6 @@
 //! Property-test strategies shared by the readers of this module (`to_value`,
-//! `parse::long_frame`), which both check themselves against `serde_json`.
+//! `parse::long_frame`), which both check themselves against `serde_json`, and by
+//! `validation::reused_value` (its own strings and member names, through [`json_value_of`]).
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -20,18 +21,28 @@ pub(super) fn text() -> impl Strategy<Value = String> {
 
 /// Any JSON value, a few levels deep, with [`text`] for its strings and member names.
 pub(super) fn json_value() -> impl Strategy<Value = Value> {
+    json_value_of(text().boxed(), text().boxed(), 48)
+}
+
+/// Any JSON value, up to 4 levels and about `size` nodes deep, with `string` for its string
+/// values and `key` for its member names.
+pub(crate) fn json_value_of(
+    string: BoxedStrategy<String>,
+    key: BoxedStrategy<String>,
+    size: u32,
+) -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::from),
         any::<i64>().prop_map(Value::from),
         any::<u64>().prop_map(Value::from),
         any::<f64>().prop_map(|n| json!(n)),
-        text().prop_map(Value::from),
+        string.prop_map(Value::from),
     ];
-    leaf.prop_recursive(4, 48, 5, |inner| {
+    leaf.prop_recursive(4, size, 5, move |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-            prop::collection::btree_map(text(), inner, 0..5)
+            prop::collection::btree_map(key.clone(), inner, 0..5)
                 .prop_map(|map| Value::Object(map.into_iter().collect())),
         ]
     })

@@ -8,6 +8,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::{to_value, KEEP_BYTES_MAX, KEEP_VALUES_MAX, KEPT};
+use crate::jsonrpc::test_strategies::json_value_of;
 
 /// Empties this thread's keep.
 fn forget_kept() {
@@ -64,21 +65,7 @@ fn key() -> impl Strategy<Value = String> {
 }
 
 fn json_value() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::from),
-        any::<i64>().prop_map(Value::from),
-        any::<u64>().prop_map(Value::from),
-        any::<f64>().prop_map(|n| json!(n)),
-        "\\PC{0,12}".prop_map(Value::from),
-    ];
-    leaf.prop_recursive(4, 40, 5, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-            prop::collection::btree_map(key(), inner, 0..5)
-                .prop_map(|map| Value::Object(map.into_iter().collect())),
-        ]
-    })
+    json_value_of("\\PC{0,12}".boxed(), key().boxed(), 40)
 }
 
 fn variant() -> impl Strategy<Value = Variant> {
