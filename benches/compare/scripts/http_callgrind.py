@@ -5,9 +5,11 @@ Not part of the harness (BENCHMARKS.md, "HTTP, one keep-alive connection"): runs
 SERVER (the `typed_http_echo` example, built in the `bench-servers` profile) under
 `valgrind --tool=callgrind` twice, drives it over one keep-alive connection (initialize in
 2025-11-25, notifications/initialized, then N sequential calls) with N = LOW and N = HIGH,
-and prints (instructions at HIGH - instructions at LOW) / (HIGH - LOW).
+and prints (instructions at HIGH - instructions at LOW) / (HIGH - LOW). With `--footprint`,
+it prints instead the code each request runs, in instructions and 64-byte cache lines
+(`code_lines.py`).
 
-    python3 benches/compare/scripts/http_callgrind.py SERVER [LOW HIGH]
+    python3 benches/compare/scripts/http_callgrind.py [--footprint] SERVER [LOW HIGH]
 """
 import http.client
 import json
@@ -17,10 +19,13 @@ import subprocess
 import sys
 import tempfile
 
+import code_lines
 
-def run(server, calls, out):
+
+def run(server, calls, out, options=()):
     child = subprocess.Popen(
-        ["valgrind", "--tool=callgrind", "--quiet", f"--callgrind-out-file={out}", server],
+        ["valgrind", "--tool=callgrind", "--quiet", *options, f"--callgrind-out-file={out}",
+         server],
         stderr=subprocess.PIPE,
         text=True,
     )
@@ -61,11 +66,20 @@ def run(server, calls, out):
 
 
 def main():
-    server = sys.argv[1]
-    low, high = (int(sys.argv[2]), int(sys.argv[3])) if len(sys.argv) > 3 else (500, 1500)
+    arguments = sys.argv[1:]
+    lines = arguments[:1] == ["--footprint"]
+    arguments = arguments[1:] if lines else arguments
+    server = arguments[0]
+    low, high = (int(arguments[1]), int(arguments[2])) if len(arguments) > 2 else (500, 1500)
     directory = tempfile.mkdtemp(prefix="typed-mcp-http-callgrind-")
-    at_low = run(server, low, os.path.join(directory, f"low-{low}.out"))
-    at_high = run(server, high, os.path.join(directory, f"high-{high}.out"))
+    options = code_lines.VALGRIND_OPTIONS if lines else ()
+    at_low = run(server, low, os.path.join(directory, f"low-{low}.out"), options)
+    at_high = run(server, high, os.path.join(directory, f"high-{high}.out"), options)
+    if lines:
+        figures = code_lines.per_call(os.path.join(directory, f"low-{low}.out"),
+                                      os.path.join(directory, f"high-{high}.out"), high - low)
+        print(f"{code_lines.describe(*figures)} ({server}; profiles in {directory})")
+        return
     print(f"{(at_high - at_low) / (high - low):.0f} instructions per request ({server}; profiles in {directory})")
 
 

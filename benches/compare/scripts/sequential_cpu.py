@@ -8,10 +8,16 @@ and prints the server's task-clock per call (its start-up included: well under 1
 call at 5,000 calls). Servers run in turn, ROUNDS times, so that a
 change in the machine's state touches every server alike. With `--callgrind`, each server
 runs instead under `valgrind --tool=callgrind` at N and 2N calls, and the difference per
-call is printed (instructions, exact).
+call is printed (instructions, exact). With `--footprint`, the same two runs record every
+instruction's count (`--dump-instr=yes`), and the script prints the code each call runs: the
+instructions whose count rose by at least 0.9 N between the runs, and the 64-byte cache lines
+that hold them (`code_lines.py`; BENCHMARKS.md, "Issue 12, stop 30"). With
+`--split`, each server runs directly (no `perf`) and its user and system time per call are
+printed apart, from the `rusage` its parent collects (in clock ticks: about 0.5 µs per call
+at 20,000 calls).
 
-    python3 benches/compare/scripts/sequential_cpu.py [--callgrind] [--rounds R] [--calls N]
-        [--size SIZE] [--versus LABEL] 'LABEL=COMMAND ARGS' ...
+    python3 benches/compare/scripts/sequential_cpu.py [--callgrind | --footprint | --split]
+        [--rounds R] [--calls N] [--size SIZE] [--versus LABEL] 'LABEL=COMMAND ARGS' ...
 """
 import argparse
 import os
@@ -21,6 +27,8 @@ import subprocess
 import sys
 import tempfile
 
+import code_lines
+
 HANDSHAKE = (
     b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
     b'"capabilities":{},"clientInfo":{"name":"sequential-cpu","version":"1"}}}\n'
@@ -29,6 +37,8 @@ HANDSHAKE = (
 
 
 def drive(command, calls, size):
+    """Runs COMMAND through the handshake, 200 warm-up calls and CALLS calls; returns the
+    child's `rusage`."""
     child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.DEVNULL, bufsize=0)
     out = child.stdout.fileno()
@@ -52,7 +62,9 @@ def drive(command, calls, size):
         if b'"result"' not in answer():
             raise SystemExit(f"call {index} failed")
     child.stdin.close()
-    child.wait()
+    _pid, _status, usage = os.wait4(child.pid, 0)
+    child.returncode = 0
+    return usage
 
 
 def task_clock(command, calls, size):
@@ -75,9 +87,28 @@ def instructions(command, calls, size):
     return (totals[1] - totals[0]) / calls
 
 
+def user_and_system(command, calls, size):
+    """User and system CPU per call (µs) of COMMAND run directly."""
+    usage = drive(command, calls, size)
+    return (usage.ru_utime * 1e6 / (calls + 201), usage.ru_stime * 1e6 / (calls + 201))
+
+
+def footprint(command, calls, size):
+    """(instructions, cache lines) of code run once or more per call."""
+    with tempfile.NamedTemporaryFile(suffix=".cg") as low, \
+            tempfile.NamedTemporaryFile(suffix=".cg") as high:
+        for count, profile in ((calls, low), (2 * calls, high)):
+            drive(["valgrind", "--tool=callgrind", "--quiet"] + code_lines.VALGRIND_OPTIONS
+                  + [f"--callgrind-out-file={profile.name}"] + command, count, size)
+        return code_lines.per_call(low.name, high.name, calls)
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--callgrind", action="store_true")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--callgrind", action="store_true")
+    mode.add_argument("--footprint", action="store_true")
+    mode.add_argument("--split", action="store_true")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--calls", type=int, default=5000)
     parser.add_argument("--size", type=int, default=16)
@@ -91,6 +122,23 @@ def main():
         for label, command in servers:
             count = instructions(command, args.calls, args.size)
             print(f"{label}: {count:,.0f} instructions per call")
+        return
+    if args.footprint:
+        for label, command in servers:
+            instructions_run, lines = footprint(command, args.calls, args.size)
+            print(f"{label}: {code_lines.describe(instructions_run, lines)}")
+        return
+    if args.split:
+        split = {label: [] for label, _ in servers}
+        for _ in range(args.rounds):
+            for label, command in servers:
+                split[label].append(user_and_system(command, args.calls, args.size))
+        for label, values in split.items():
+            listed = " ".join(f"{user:.1f}+{system:.1f}" for user, system in values)
+            users = sorted(user for user, _ in values)
+            systems = sorted(system for _, system in values)
+            print(f"{label}: user {users[len(users) // 2]:.1f} µs, system "
+                  f"{systems[len(systems) // 2]:.1f} µs median per call ({listed})")
         return
     figures = {label: [] for label, _ in servers}
     for _ in range(args.rounds):
