@@ -13,8 +13,8 @@ instruction's count (`--dump-instr=yes`), and the script prints the code each ca
 instructions whose count rose by at least 0.9 N between the runs, and the 64-byte cache lines
 that hold them (`code_lines.py`; BENCHMARKS.md, "Issue 12, stop 30"). With
 `--split`, each server runs directly (no `perf`) and its user and system time per call are
-printed apart, from the `rusage` its parent collects (in clock ticks: about 0.5 µs per call
-at 20,000 calls).
+printed apart, from the `rusage` its parent collects (the kernel splits a process's time
+between user and system by sampling at its clock tick: use 10,000 calls or more).
 
     python3 benches/compare/scripts/sequential_cpu.py [--callgrind | --footprint | --split]
         [--rounds R] [--calls N] [--size SIZE] [--versus LABEL] 'LABEL=COMMAND ARGS' ...
