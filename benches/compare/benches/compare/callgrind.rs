@@ -105,5 +105,5 @@ pub(crate) fn run(wanted: Option<&[String]>) -> Result<(), String> {
         }
         println!();
     }
-    Ok(())
+    crate::code_lines::run(&dir, wanted)
 }

@@ -15,8 +15,10 @@
 //! ```
 //!
 //! `--callgrind` runs each server under `valgrind --tool=callgrind` at two request counts
-//! and prints user-space instructions per request, then each validator row under it at two
-//! validation counts (instructions per validation, ours against jsonschema);
+//! and prints user-space instructions per request, then the code each sequential 16 B request
+//! runs (distinct instructions and 64-byte cache lines, [`code_lines`]), then each validator
+//! row under it at two validation counts (instructions per validation, ours against
+//! jsonschema);
 //! `--servers floor,typed-mcp,baseline` limits it to those rows (row labels; `baseline` is
 //! the `TYPED_MCP_BENCH_BASELINE` row, `validators` the validator rows).
 //! The stdio matrix also has a `baseline` row when that variable is set, and `--servers`
@@ -25,6 +27,7 @@
 //! The server binaries are built first (see [`servers::build`]).
 
 mod callgrind;
+mod code_lines;
 mod driver;
 mod existing;
 mod http;
