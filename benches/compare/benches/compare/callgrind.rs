@@ -59,6 +59,19 @@ pub(crate) fn selected(server: Server, wanted: Option<&[String]>) -> bool {
     })
 }
 
+/// `rows` in order, the baseline after typed-mcp when `TYPED_MCP_BENCH_BASELINE` is set,
+/// limited to those `wanted` (see [`selected`]).
+pub(crate) fn row_servers(rows: &[Server], wanted: Option<&[String]>) -> Vec<Server> {
+    rows.iter()
+        .flat_map(|&server| match server {
+            Server::Typed => vec![Some(server), Server::baseline()],
+            _ => vec![Some(server)],
+        })
+        .flatten()
+        .filter(|&server| selected(server, wanted))
+        .collect()
+}
+
 /// Prints instructions per request of every server (or of those `wanted` names), and where
 /// the profiles are.
 pub(crate) fn run(wanted: Option<&[String]>) -> Result<(), String> {
@@ -74,18 +87,13 @@ pub(crate) fn run(wanted: Option<&[String]>) -> Result<(), String> {
         let mut floor = None;
         let mut rows = Vec::new();
         let servers = [
-            Some(Server::Floor),
-            Some(Server::FloorStructured),
-            Some(Server::Typed),
-            Server::baseline(),
-            Some(Server::RmcpPipes),
-            Some(Server::RmcpStdio),
+            Server::Floor,
+            Server::FloorStructured,
+            Server::Typed,
+            Server::RmcpPipes,
+            Server::RmcpStdio,
         ];
-        for server in servers
-            .into_iter()
-            .flatten()
-            .filter(|&server| selected(server, wanted))
-        {
+        for server in row_servers(&servers, wanted) {
             eprintln!("callgrind: {} at {payload} B", server.name());
             let (fewer, _) = counted(&dir, server, payload, few)?;
             let (more, file) = counted(&dir, server, payload, many)?;

@@ -12,7 +12,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use crate::callgrind::{selected, total_instructions};
+use crate::callgrind::{row_servers, total_instructions};
 use crate::driver::{self, Launcher, Mode, Workload};
 use crate::servers::Server;
 
@@ -104,17 +104,12 @@ pub(crate) fn run(dir: &Path, wanted: Option<&[String]>) -> Result<(), String> {
     println!("| server | instructions / request | distinct instructions | 64-byte lines | KiB |");
     println!("|---|---|---|---|---|");
     let servers = [
-        Some(Server::Floor),
-        Some(Server::FloorTokio),
-        Some(Server::Typed),
-        Server::baseline(),
-        Some(Server::RmcpPipes),
+        Server::Floor,
+        Server::FloorTokio,
+        Server::Typed,
+        Server::RmcpPipes,
     ];
-    for server in servers
-        .into_iter()
-        .flatten()
-        .filter(|&server| selected(server, wanted))
-    {
+    for server in row_servers(&servers, wanted) {
         eprintln!("callgrind: code lines of {}", server.name());
         let fewer = profiled(dir, server, few)?;
         let more = profiled(dir, server, many)?;
