@@ -1,7 +1,8 @@
 """The code a server runs per call: instructions and 64-byte cache lines, from two callgrind
 profiles (BENCHMARKS.md, "Issue 12, stop 30").
 
-Used by `sequential_cpu.py --footprint` and `http_callgrind.py --footprint`. Each profile is
+Used by `sequential_cpu.py --footprint` and `http_callgrind.py --footprint`; the harness
+counts the same way in Rust (`benches/compare/benches/compare/code_lines.rs`). Each profile is
 written with `VALGRIND_OPTIONS` at a different number of calls; an instruction whose count
 rose by at least 0.9 of the calls added runs (about) once or more per call. Not timed, so
 not noisy: runs of the same binary and load agree within about 1%.

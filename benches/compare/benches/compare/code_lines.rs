@@ -8,6 +8,8 @@
 //! requests the server sleeps, and its code leaves the caches; the user time of a sequential
 //! call then follows the lines of code it runs more than its instruction count. Not timed,
 //! so not noisy: runs of the same binary agree within about 1%.
+//! `benches/compare/scripts/code_lines.py` counts the same way for the scripts (any stdio
+//! server, and HTTP over one connection, which this harness does not profile).
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
