@@ -73,11 +73,12 @@ def main():
     low, high = (int(arguments[1]), int(arguments[2])) if len(arguments) > 2 else (500, 1500)
     directory = tempfile.mkdtemp(prefix="typed-mcp-http-callgrind-")
     options = code_lines.VALGRIND_OPTIONS if lines else ()
-    at_low = run(server, low, os.path.join(directory, f"low-{low}.out"), options)
-    at_high = run(server, high, os.path.join(directory, f"high-{high}.out"), options)
+    low_profile = os.path.join(directory, f"low-{low}.out")
+    high_profile = os.path.join(directory, f"high-{high}.out")
+    at_low = run(server, low, low_profile, options)
+    at_high = run(server, high, high_profile, options)
     if lines:
-        figures = code_lines.per_call(os.path.join(directory, f"low-{low}.out"),
-                                      os.path.join(directory, f"high-{high}.out"), high - low)
+        figures = code_lines.per_call(low_profile, high_profile, high - low)
         print(f"{code_lines.describe(*figures)} ({server}; profiles in {directory})")
         return
     print(f"{(at_high - at_low) / (high - low):.0f} instructions per request ({server}; profiles in {directory})")

@@ -62,8 +62,8 @@ def drive(command, calls, size):
         if b'"result"' not in answer():
             raise SystemExit(f"call {index} failed")
     child.stdin.close()
-    _pid, _status, usage = os.wait4(child.pid, 0)
-    child.returncode = 0
+    _pid, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
     return usage
 
 

@@ -14,7 +14,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use crate::callgrind::{row_servers, total_instructions};
+use crate::callgrind::row_servers;
 use crate::driver::{self, Launcher, Mode, Workload};
 use crate::servers::Server;
 
@@ -54,10 +54,16 @@ fn counts_per_instruction(file: &Path) -> Result<HashMap<u64, (u64, String)>, St
     Ok(counts)
 }
 
-/// (instructions, cache lines) run once or more per request between the two profiles.
-fn per_request(fewer: &Path, more: &Path, added: usize) -> Result<(usize, usize), String> {
+/// Per request between the two profiles: (instructions executed, distinct instructions run
+/// once or more, cache lines holding those). The executed count is the difference of the
+/// profiles' summed counts, which equal their `summary:` totals.
+fn per_request(fewer: &Path, more: &Path, added: usize) -> Result<(f64, usize, usize), String> {
     let low = counts_per_instruction(fewer)?;
     let high = counts_per_instruction(more)?;
+    let total = |counts: &HashMap<u64, (u64, String)>| -> u64 {
+        counts.values().map(|(count, _)| count).sum()
+    };
+    let executed = total(&high).saturating_sub(total(&low)) as f64 / added as f64;
     let mut instructions = 0;
     let mut lines = HashSet::new();
     for (address, (count, object)) in &high {
@@ -67,7 +73,7 @@ fn per_request(fewer: &Path, more: &Path, added: usize) -> Result<(usize, usize)
             lines.insert((object.as_str(), address >> 6));
         }
     }
-    Ok((instructions, lines.len()))
+    Ok((executed, instructions, lines.len()))
 }
 
 fn profiled(dir: &Path, server: Server, requests: usize) -> Result<std::path::PathBuf, String> {
@@ -115,12 +121,10 @@ pub(crate) fn run(dir: &Path, wanted: Option<&[String]>) -> Result<(), String> {
         eprintln!("callgrind: code lines of {}", server.name());
         let fewer = profiled(dir, server, few)?;
         let more = profiled(dir, server, many)?;
-        let executed = total_instructions(&more)?.saturating_sub(total_instructions(&fewer)?);
-        let (distinct, lines) = per_request(&fewer, &more, many - few)?;
+        let (executed, distinct, lines) = per_request(&fewer, &more, many - few)?;
         println!(
-            "| {} | {:.0} | {distinct} | {lines} | {:.1} |",
+            "| {} | {executed:.0} | {distinct} | {lines} | {:.1} |",
             server.name(),
-            executed as f64 / (many - few) as f64,
             lines as f64 * 64.0 / 1024.0
         );
     }
