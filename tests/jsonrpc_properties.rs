@@ -7,7 +7,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use typed_mcp::jsonrpc::{
     parse_frame, parse_message, BatchPolicy, ErrorCode, ErrorObject, Frame, Id, IntoRawJson,
-    Message, Notification, ParseError, Request, Response,
+    Message, Notification, ParseError, ParseErrorKind, Request, Response,
 };
 
 const MARKER: &str = "QzMarker7731xK";
@@ -240,6 +240,37 @@ proptest! {
         prop_assert_eq!(reparsed.id().map(Id::as_json), message.id().map(Id::as_json));
         prop_assert_eq!(carried_values(&reparsed), values);
         prop_assert_eq!(reparsed.to_line(), line);
+    }
+
+    /// Frames are checked as UTF-8 by `simdutf8`: a frame is refused as `InvalidUtf8`
+    /// exactly when the standard library's check refuses it, for texts of every length
+    /// (across the 32- and 64-byte blocks the vector code works in), whether a byte of the
+    /// frame was overwritten or not.
+    #[test]
+    fn frames_are_invalid_utf8_exactly_when_std_says_so(
+        text in "(\\PC|[\u{80}-\u{7ff}]|[\u{800}-\u{ffff}]|[\u{10000}-\u{10ffff}]){0,200}",
+        overwrite in proptest::option::of((any::<Index>(), any::<u8>())),
+    ) {
+        let mut frame = serde_json::to_vec(&json!({
+            "jsonrpc": "2.0", "id": 1, "method": "m", "params": {"text": text}
+        })).unwrap();
+        if let Some((at, byte)) = overwrite {
+            let at = at.index(frame.len());
+            frame[at] = byte;
+        }
+        let invalid = std::str::from_utf8(&frame).is_err();
+        let kind = |result: Result<Message<'_>, ParseError>| result.err().map(|error| error.kind());
+        prop_assert_eq!(
+            kind(parse_message(&frame)) == Some(ParseErrorKind::InvalidUtf8),
+            invalid
+        );
+        for policy in [BatchPolicy::Allow, BatchPolicy::Reject] {
+            let Frame::Single(single) = parse_frame(&frame, policy) else {
+                prop_assert!(!invalid, "an invalid frame is one error");
+                continue;
+            };
+            prop_assert_eq!(kind(single) == Some(ParseErrorKind::InvalidUtf8), invalid);
+        }
     }
 
     #[test]

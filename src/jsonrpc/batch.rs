@@ -3,7 +3,7 @@
 
 use serde_json::value::RawValue;
 
-use super::parse::{first_significant_byte, malformed, parse_text};
+use super::parse::{first_significant_byte, frame_text, malformed, parse_text};
 use super::{Message, ParseError, ParseErrorKind};
 
 /// Whether a frame holding a JSON array is processed as a batch.
@@ -81,7 +81,7 @@ pub enum Frame<'a> {
 /// assert_eq!(error.error_code().0, -32600);
 /// ```
 pub fn parse_frame(frame: &[u8], policy: BatchPolicy) -> Frame<'_> {
-    let text = match std::str::from_utf8(frame) {
+    let text = match frame_text(frame) {
         Ok(text) => text,
         Err(_) => return Frame::Single(Err(ParseErrorKind::InvalidUtf8.into())),
     };
