@@ -6,8 +6,9 @@ use proptest::sample::Index;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use typed_mcp::jsonrpc::{
-    parse_frame, parse_message, BatchPolicy, ErrorCode, ErrorObject, Frame, Id, IntoRawJson,
-    Message, Notification, ParseError, ParseErrorKind, Request, Response,
+    nests_deeper_than, parse_frame, parse_frame_within, parse_message, BatchPolicy, ErrorCode,
+    ErrorObject, Frame, Id, IntoRawJson, Message, Notification, ParseError, ParseErrorKind,
+    Request, Response,
 };
 
 const MARKER: &str = "QzMarker7731xK";
@@ -199,6 +200,22 @@ fn carried_values(message: &Message<'_>) -> Vec<Value> {
         .collect()
 }
 
+/// What a parse gave, comparable: each message's line, or each error's response line.
+fn outcome(frame: Frame<'_>) -> Vec<Vec<u8>> {
+    let one = |result: Result<Message<'_>, ParseError>| match result {
+        Ok(message) => message.to_line(),
+        Err(error) => {
+            let mut line = Vec::new();
+            error.to_error_response().encode_line(&mut line);
+            line
+        }
+    };
+    match frame {
+        Frame::Single(result) => vec![one(result)],
+        Frame::Batch(members) => members.into_iter().map(one).collect(),
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1000))]
 
@@ -277,5 +294,54 @@ proptest! {
     fn string_escaping_matches_serde_json(text in any::<String>()) {
         let id = Id::from_string(&text);
         prop_assert_eq!(id.as_json(), serde_json::to_string(&text).unwrap());
+    }
+}
+
+proptest! {
+    // Frames of 17 KiB: fewer cases than above keep this test to seconds in debug builds.
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// A long frame (16 KiB and more) is read in one pass that also bounds its depth; what
+    /// `parse_frame_within` gives is still exactly what the depth scan, then `parse_frame`,
+    /// give: for frames within the bound and beyond it, edited or not, under both policies.
+    #[test]
+    fn long_frames_parse_within_the_bound_as_the_depth_scan_then_parse_do(
+        (nesting, max_depth) in (0usize..8, 1usize..10),
+        pad in "[a-z \"\\\\/é]{0,40}",
+        nested_first in any::<bool>(),
+        edit in proptest::option::of((any::<Index>(), prop::sample::select(
+            b"{}[]:,\"\\ 0123456789-.etrufalsn\n\xc3".to_vec()
+        ))),
+    ) {
+        let nested = format!("{}1{}", "[".repeat(nesting), "]".repeat(nesting));
+        let long = serde_json::to_string(&pad.repeat(1 + 17_000 / (pad.len() + 1))).unwrap();
+        let params = if nested_first {
+            format!(r#"{{"n":{nested},"text":{long}}}"#)
+        } else {
+            format!(r#"{{"text":{long},"n":{nested}}}"#)
+        };
+        let mut frame =
+            format!(r#"{{"jsonrpc":"2.0","id":7,"method":"m","params":{params}}}"#).into_bytes();
+        if let Some((at, byte)) = edit {
+            let at = at.index(frame.len());
+            frame[at] = byte;
+        }
+        for policy in [BatchPolicy::Allow, BatchPolicy::Reject] {
+            let expected = if nests_deeper_than(&frame, max_depth) {
+                None
+            } else {
+                Some(outcome(parse_frame(&frame, policy)))
+            };
+            let got = parse_frame_within(&frame, policy, max_depth);
+            match expected {
+                None => {
+                    let Frame::Single(Err(error)) = got else {
+                        return Err(TestCaseError::fail("a frame too deep is one error"));
+                    };
+                    prop_assert_eq!(error.kind(), ParseErrorKind::TooDeep);
+                }
+                Some(expected) => prop_assert_eq!(outcome(got), expected),
+            }
+        }
     }
 }

@@ -4,11 +4,13 @@
 //! `memchr`), before `serde_json` reads it: a message nesting deeper than the bound is
 //! answered with [`ParseErrorKind::TooDeep`] (`-32600`), whatever its depth, so neither
 //! `serde_json`'s own recursion limit (128) nor any later walk over the message is ever
-//! reached by it.
+//! reached by it. A long frame (16 KiB and more) is first read by the envelope check of
+//! `parse::long_frame`, which holds it to the same bound as it walks it: when that check
+//! reads it, the scan is not needed; otherwise the scan runs as for any frame.
 
 use super::batch::{parse_frame, BatchPolicy, Frame};
 use super::encode::string_end;
-use super::parse::parse_message;
+use super::parse::{long_message_within, parse_message};
 use super::{Message, ParseError, ParseErrorKind};
 
 /// The deepest nesting `serde_json` reads (its recursion limit); the largest `maxDepth`.
@@ -38,6 +40,12 @@ pub const MAX_SUPPORTED_DEPTH: usize = 128;
 pub fn parse_frame_within(frame: &[u8], policy: BatchPolicy, max_depth: usize) -> Frame<'_> {
     let max_depth = max_depth.clamp(1, MAX_SUPPORTED_DEPTH);
     let is_batch = policy == BatchPolicy::Allow && first_significant_byte(frame) == Some(b'[');
+    if !is_batch {
+        // A long frame the envelope check reads within the bound: one pass, not two.
+        if let Some(message) = long_message_within(frame, max_depth) {
+            return Frame::Single(message);
+        }
+    }
     let frame_limit = if is_batch { max_depth + 1 } else { max_depth };
     if nests_deeper_than(frame, frame_limit) {
         let error = ParseError::new(ParseErrorKind::TooDeep);

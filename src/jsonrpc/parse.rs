@@ -96,6 +96,25 @@ pub(crate) fn malformed(error: &serde_json::Error) -> ParseError {
     ParseError::new(ParseErrorKind::MalformedJson).at_column(error.column())
 }
 
+/// A long frame's message, read by one check that also holds its nesting to `max_depth`
+/// levels ([`long_frame`]): the check walks every value anyway, so the frame needs no separate
+/// scan for its depth. `None` when the frame is short, not UTF-8, not an object, deeper than
+/// the bound, or anything else the check leaves to `serde_json`: the caller then takes the
+/// usual path, the depth scan and [`parse_frame`](super::parse_frame).
+pub(crate) fn long_message_within(
+    frame: &[u8],
+    max_depth: usize,
+) -> Option<Result<Message<'_>, ParseError>> {
+    if frame.len() < long_frame::LONG_FRAME {
+        return None;
+    }
+    let text = frame_text(frame).ok()?;
+    if first_significant_byte(text) != Some(b'{') {
+        return None;
+    }
+    long_frame::envelope_within(text, max_depth).map(Envelope::classify)
+}
+
 fn parse_object(text: &str) -> Result<Message<'_>, ParseError> {
     if text.len() >= long_frame::LONG_FRAME {
         if let Some(envelope) = long_frame::envelope(text) {

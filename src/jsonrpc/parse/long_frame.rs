@@ -36,11 +36,21 @@ const MAX_DEPTH: usize = 128;
 /// The envelope of `text`, a frame whose first significant byte is `{`; `None` when
 /// `serde_json` must read it (see the module's documentation).
 pub(super) fn envelope(text: &str) -> Option<Envelope<'_>> {
-    read(text, OWNED_MEMBER)
+    read(text, OWNED_MEMBER, MAX_DEPTH)
 }
 
-/// [`envelope`], with `params` and `result` owned from `owned_from` bytes on.
-fn read(text: &str, owned_from: usize) -> Option<Envelope<'_>> {
+/// [`envelope`], also `None` when the frame's arrays and objects nest deeper than
+/// `max_depth` levels (the message object being level 1, as
+/// [`parse_frame_within`](crate::jsonrpc::parse_frame_within) counts them). So an envelope
+/// read here is one of a frame within the bound: the check walks every value anyway, and no
+/// separate scan for the depth is needed.
+pub(super) fn envelope_within(text: &str, max_depth: usize) -> Option<Envelope<'_>> {
+    read(text, OWNED_MEMBER, max_depth.checked_sub(1)?.min(MAX_DEPTH))
+}
+
+/// [`envelope`], with `params` and `result` owned from `owned_from` bytes on, and the
+/// members' values nesting at most `member_depth` levels.
+fn read(text: &str, owned_from: usize, member_depth: usize) -> Option<Envelope<'_>> {
     let mut checker = Checker {
         bytes: text.as_bytes(),
         at: 0,
@@ -58,7 +68,7 @@ fn read(text: &str, owned_from: usize) -> Option<Envelope<'_>> {
             checker.eat(b':')?;
             checker.skip_whitespace();
             let value_start = checker.at;
-            checker.value(MAX_DEPTH)?;
+            checker.value(member_depth)?;
             let value = text.get(value_start..checker.at)?;
             envelope.keep(&member_name(name, escaped)?, value, owned_from)?;
             checker.skip_whitespace();

@@ -10,7 +10,7 @@ use crate::jsonrpc::Message;
 /// `params` and `result` is taken from the checker's text, whatever its length, so that
 /// `serde_json` never checks a member after the checker.
 fn ours(text: &str) -> Option<String> {
-    read(text, 0).map(|envelope| format!("{:?}", envelope.classify()))
+    read(text, 0, MAX_DEPTH).map(|envelope| format!("{:?}", envelope.classify()))
 }
 
 /// The message (or error) `text` gives through `serde_json`'s envelope parse.
