@@ -191,16 +191,10 @@ fn write_raw(buf: &mut Vec<u8>, raw: &RawValue) {
 /// JSON (all this crate writes) never has.
 ///
 /// Valid JSON has no byte below 0x20 but whitespace (inside strings, control characters are
-/// escaped), so this is "no byte up to a space": the lowest byte of each 64-byte block, which
-/// the compiler turns into vector code, one pass instead of `memchr3` and `memchr`.
+/// escaped), so this is "no byte up to a space": one vectorised pass
+/// ([`wide_scan`](super::wide_scan)) instead of `memchr3` and `memchr`.
 fn is_compact(bytes: &[u8]) -> bool {
-    let mut blocks = bytes.chunks_exact(64);
-    for block in &mut blocks {
-        if block.iter().fold(u8::MAX, |lowest, &byte| lowest.min(byte)) <= b' ' {
-            return false;
-        }
-    }
-    blocks.remainder().iter().all(|&byte| byte > b' ')
+    !super::wide_scan::has_byte_up_to_space(bytes)
 }
 
 /// Whether raw JSON has whitespace between its tokens, which copying it drops. Whitespace

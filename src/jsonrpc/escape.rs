@@ -3,6 +3,8 @@
 //! every byte. The one escaper of the crate: envelopes, ids, methods, error messages and cache
 //! keys all go through [`write_json_string`].
 
+use super::wide_scan::clean_blocks;
+
 /// Text a JSON string literal can be written into: a `String` or a byte buffer.
 pub(crate) trait JsonText {
     /// Appends `text`.
@@ -100,19 +102,11 @@ pub(crate) fn json_string_len(text: &str) -> usize {
 /// or the start of the last partial block: everything before it needs no escape.
 ///
 /// Clean 64-byte blocks are passed first with a test the compiler turns into vector code
-/// (about twice as fast as the words below on a long clean text); the block that holds the
-/// byte is then narrowed down a word at a time.
+/// (about twice as fast as the words below on a long clean text; AVX2 where the CPU has it,
+/// see [`wide_scan`](super::wide_scan)); the block that holds the byte is then narrowed down
+/// a word at a time.
 pub(crate) fn clean_until(bytes: &[u8], from: usize) -> usize {
-    let clean_blocks = bytes
-        .get(from..)
-        .unwrap_or_default()
-        .chunks_exact(64)
-        .take_while(|block| {
-            !block
-                .iter()
-                .fold(false, |any, &byte| any | needs_escape(byte))
-        })
-        .count();
+    let clean_blocks = clean_blocks(bytes.get(from..).unwrap_or_default());
     let mut at = from + clean_blocks * 64;
     let rest = bytes.get(at..).unwrap_or_default();
     for pair in rest.chunks_exact(16) {
@@ -128,12 +122,6 @@ pub(crate) fn clean_until(bytes: &[u8], from: usize) -> usize {
         }
     }
     at
-}
-
-/// Whether `byte` cannot stand as itself in a JSON string: a quote, a backslash or a control.
-/// Written with `|`, not `||`, so that a fold over a block has no branch and vectorises.
-const fn needs_escape(byte: u8) -> bool {
-    (byte < 0x20) | (byte == b'"') | (byte == b'\\')
 }
 
 /// Eight bytes as a word (`block` is eight bytes long; a shorter one reads as zeros, which

@@ -45,6 +45,7 @@ pub(crate) mod raw;
 #[cfg(test)]
 pub(crate) mod test_strategies;
 mod to_value;
+mod wide_scan;
 
 pub use batch::{parse_frame, BatchPolicy, Frame};
 pub use depth::{nests_deeper_than, parse_frame_within, MAX_SUPPORTED_DEPTH};
