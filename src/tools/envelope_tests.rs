@@ -277,6 +277,36 @@ mod by_hand {
             }
         }
 
+        /// A text output the runner gives up (`render_text_success`, which moves it into the
+        /// value) renders as `render_success` renders a borrowed one: the same text, the same
+        /// metadata and flags, a value that is the parse of the text, at budgets that cut or
+        /// refuse it too. In sequence on one thread, so that values are written over.
+        #[test]
+        fn a_given_up_text_renders_as_a_borrowed_one(
+            calls in prop::collection::vec(
+                (text(300), meta(), shape(), 0usize..900, any::<bool>()),
+                1..6,
+            ),
+        ) {
+            for (text, meta, shape, budget, cut_text) in calls {
+                let borrowed = Value::String(text.clone());
+                let expected =
+                    render_success(&borrowed, meta.clone(), (budget, shape), 4096, cut_text);
+                let given = render_text_success(text, meta, (budget, shape), 4096, cut_text);
+                prop_assert_eq!(given.json.get(), expected.json.get());
+                prop_assert_eq!(&given.meta, &expected.meta);
+                prop_assert_eq!(given.over_budget, expected.over_budget);
+                prop_assert_eq!(given.is_error, expected.is_error);
+                prop_assert_eq!(given.value.is_some(), expected.value.is_some());
+                if let Some(value) = given.value {
+                    let parsed: Value = serde_json::from_str(given.json.get()).unwrap();
+                    prop_assert_eq!(value.get(), &parsed);
+                    value.recycle();
+                }
+                if let Some(value) = expected.value { value.recycle(); }
+            }
+        }
+
         /// The value writer alone, on any text: a text output, and the same text in a
         /// structured output.
         #[test]

@@ -27,6 +27,40 @@ pub(super) fn success_value(
     meta: &ResultMeta,
     shape: Shape,
 ) -> Result<ReusedValue, Error> {
+    write_success(meta, shape, |text_slot, data_slot| {
+        let held = reused_value::write_str(text_slot, text);
+        Ok(held.saturating_add(match data {
+            Value::String(data) => reused_value::write_str(data_slot, data),
+            data => reused_value::write_into(data_slot, data)?,
+        }))
+    })
+}
+
+/// [`success_value`] of a text output the caller gives up: copied into the text copy's slot,
+/// then moved, not copied, into the output's. The string the output's slot held before goes
+/// to [`long_strings`](crate::long_strings), for the next long text on the thread.
+pub(super) fn text_success_value(
+    text: String,
+    meta: &ResultMeta,
+    shape: Shape,
+) -> Result<ReusedValue, Error> {
+    write_success(meta, shape, |text_slot, data_slot| {
+        let held = reused_value::write_str(text_slot, &text);
+        let (data_held, displaced) = reused_value::put_string(data_slot, text);
+        if let Some(displaced) = displaced {
+            crate::long_strings::recycle(Value::String(displaced));
+        }
+        Ok(held.saturating_add(data_held))
+    })
+}
+
+/// Writes a successful result in `shape` over a kept value: the envelope and `meta` here,
+/// the text copy and the output by `write_output` (into their two slots, in that order).
+fn write_success(
+    meta: &ResultMeta,
+    shape: Shape,
+    write_output: impl FnOnce(&mut Value, &mut Value) -> Result<usize, Error>,
+) -> Result<ReusedValue, Error> {
     reused_value::write_over(|value| {
         let (meta_slot, content, is_error, structured, mut held) = if shape.legacy {
             let ([meta_slot, content, is_error, structured], held) =
@@ -52,17 +86,13 @@ pub(super) fn success_value(
         held = held
             .saturating_add(item_held)
             .saturating_add(text_held)
-            .saturating_add(reused_value::write_str(text_slot, text))
             .saturating_add(reused_value::write_str(kind, "text"));
         held = held.saturating_add(reused_value::write_scalar(is_error, Scalar::Bool(false)));
         let ([data_slot, envelope_meta, ok], envelope_held) =
             reused_value::fields(structured, &["data", "meta", "ok"]);
         held = held
             .saturating_add(envelope_held)
-            .saturating_add(match data {
-                Value::String(data) => reused_value::write_str(data_slot, data),
-                data => reused_value::write_into(data_slot, data)?,
-            });
+            .saturating_add(write_output(text_slot, data_slot)?);
         held = held.saturating_add(meta_value(envelope_meta, meta));
         held = held.saturating_add(reused_value::write_scalar(ok, Scalar::Bool(true)));
         let ([published], published_held) = reused_value::fields(meta_slot, &[META_KEY]);

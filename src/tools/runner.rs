@@ -11,7 +11,8 @@ use tokio_util::sync::CancellationToken;
 use super::arguments::{check_value, scan_raw, ArgumentBounds, Violations};
 use super::call_options::CallOptions;
 use super::envelope::{
-    base_meta, render_failure, render_success, tool_error, Shape, ToolCallResult,
+    base_meta, render_failure, render_success, render_text_success, tool_error, Shape,
+    ToolCallResult,
 };
 use super::error::ToolCallError;
 use super::execution::{run_async, BlockingRun, CancelWatch, Ended};
@@ -368,12 +369,9 @@ impl ToolRunner {
                         &options,
                     )
                 }
-                Ended::Finished(Ok(data)) => {
+                Ended::Finished(Ok(data)) if entry.cache.is_cacheable() => {
                     let mut result = self.render_output(&data, false, &options);
-                    if entry.cache.is_cacheable()
-                        && !result.is_error
-                        && result.meta.truncated != Some(true)
-                    {
+                    if !result.is_error && result.meta.truncated != Some(true) {
                         result.cacheable_output = Some(data);
                     } else {
                         // Written: its long strings hold the next call's long arguments.
@@ -381,6 +379,7 @@ impl ToolRunner {
                     }
                     result
                 }
+                Ended::Finished(Ok(data)) => self.render_given_output(data, &options),
                 Ended::Finished(Err(error)) => self.render_error(handler_error(error), &options),
             };
             CallOutcome::Respond(result)
@@ -404,6 +403,31 @@ impl ToolRunner {
         options: &CallOptions,
     ) -> ToolCallResult {
         self.render_error(tool_error(code, message.into(), None, Vec::new()), options)
+    }
+
+    /// [`render_output`](Self::render_output) of an output nothing keeps after this call: a
+    /// text output is moved into the value outbound validation reads instead of copied
+    /// ([`render_text_success`]); any other is rendered, then its long strings kept for the
+    /// next call's long arguments.
+    fn render_given_output(&self, data: Value, options: &CallOptions) -> ToolCallResult {
+        match data {
+            Value::String(text) if !options.content_blocks => {
+                let result = render_text_success(
+                    text,
+                    base_meta(elapsed_ms(options.started), false),
+                    self.budget(options),
+                    self.response_limit(options),
+                    !options.structured_output,
+                );
+                self.count_result(&result);
+                result
+            }
+            data => {
+                let result = self.render_output(&data, false, options);
+                crate::long_strings::recycle(data);
+                result
+            }
+        }
     }
 
     /// Renders a tool output as a success result within the response limit, e.g. a value

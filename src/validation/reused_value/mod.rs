@@ -588,7 +588,8 @@ mod key;
 mod over;
 
 pub(crate) use over::{
-    fields, one_item, write_into, write_over, write_scalar, write_scalars, write_str, Scalar,
+    fields, one_item, put_string, write_into, write_over, write_scalar, write_scalars, write_str,
+    Scalar,
 };
 
 #[cfg(test)]

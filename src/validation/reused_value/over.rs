@@ -205,3 +205,13 @@ pub(crate) fn write_str(slot: &mut Value, text: &str) -> usize {
     };
     NODE_BYTES.saturating_add(capacity)
 }
+
+/// Puts `text` in `slot` as it is, without copying it; returns roughly how many bytes the slot
+/// holds, and the string it held before (for the caller to recycle), if any.
+pub(crate) fn put_string(slot: &mut Value, text: String) -> (usize, Option<String>) {
+    let held = NODE_BYTES.saturating_add(text.capacity());
+    match std::mem::replace(slot, Value::String(text)) {
+        Value::String(old) => (held, Some(old)),
+        _ => (held, None),
+    }
+}
