@@ -27,7 +27,7 @@ pub(super) fn success_value(
     meta: &ResultMeta,
     shape: Shape,
 ) -> Result<ReusedValue, Error> {
-    write_success(meta, shape, |text_slot, data_slot| {
+    write_success(meta, shape, &mut |text_slot, data_slot| {
         let held = reused_value::write_str(text_slot, text);
         Ok(held.saturating_add(match data {
             Value::String(data) => reused_value::write_str(data_slot, data),
@@ -44,7 +44,9 @@ pub(super) fn text_success_value(
     meta: &ResultMeta,
     shape: Shape,
 ) -> Result<ReusedValue, Error> {
-    write_success(meta, shape, |text_slot, data_slot| {
+    let mut text = Some(text);
+    write_success(meta, shape, &mut |text_slot, data_slot| {
+        let text = text.take().unwrap_or_default();
         let held = reused_value::write_str(text_slot, &text);
         let (data_held, displaced) = reused_value::put_string(data_slot, text);
         if let Some(displaced) = displaced {
@@ -55,11 +57,13 @@ pub(super) fn text_success_value(
 }
 
 /// Writes a successful result in `shape` over a kept value: the envelope and `meta` here,
-/// the text copy and the output by `write_output` (into their two slots, in that order).
+/// the text copy and the output by `write_output` (into their two slots, in that order; it
+/// is called once). One body for both callers, not one per closure: the hot path of a short
+/// call then runs the same code as before this writer had two callers.
 fn write_success(
     meta: &ResultMeta,
     shape: Shape,
-    write_output: impl FnOnce(&mut Value, &mut Value) -> Result<usize, Error>,
+    write_output: &mut dyn FnMut(&mut Value, &mut Value) -> Result<usize, Error>,
 ) -> Result<ReusedValue, Error> {
     reused_value::write_over(|value| {
         let (meta_slot, content, is_error, structured, mut held) = if shape.legacy {

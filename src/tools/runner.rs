@@ -406,12 +406,15 @@ impl ToolRunner {
     }
 
     /// [`render_output`](Self::render_output) of an output nothing keeps after this call: a
-    /// text output is moved into the value outbound validation reads instead of copied
+    /// long text output is moved into the value outbound validation reads instead of copied
     /// ([`render_text_success`]); any other is rendered, then its long strings kept for the
-    /// next call's long arguments.
+    /// next call's long arguments. (A short text costs less to copy than the second path
+    /// costs in code run: 900 instructions more per HTTP call of 16 B when every text moved.)
     fn render_given_output(&self, data: Value, options: &CallOptions) -> ToolCallResult {
         match data {
-            Value::String(text) if !options.content_blocks => {
+            Value::String(text)
+                if !options.content_blocks && text.len() >= crate::long_strings::KEEP_FROM =>
+            {
                 let result = render_text_success(
                     text,
                     base_meta(elapsed_ms(options.started), false),
