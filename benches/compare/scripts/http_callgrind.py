@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Instructions per Streamable HTTP `tools/call echo` (16 B) of an HTTP bench server.
+"""Instructions per Streamable HTTP `tools/call echo` (16 B of text) of an HTTP bench server.
 
 Not part of the harness (BENCHMARKS.md, "HTTP, one keep-alive connection"): runs
 SERVER (the `typed_http_echo` example, built in the `bench-servers` profile) under
@@ -7,9 +7,10 @@ SERVER (the `typed_http_echo` example, built in the `bench-servers` profile) und
 2025-11-25, notifications/initialized, then N sequential calls) with N = LOW and N = HIGH,
 and prints (instructions at HIGH - instructions at LOW) / (HIGH - LOW). With `--footprint`,
 it prints instead the code each request runs, in instructions and 64-byte cache lines
-(`code_lines.py`).
+(`code_lines.py`). With `--size SIZE`, each call's text is SIZE bytes instead of 16.
 
-    python3 benches/compare/scripts/http_callgrind.py [--footprint] SERVER [LOW HIGH]
+    python3 benches/compare/scripts/http_callgrind.py [--footprint] [--size SIZE] SERVER
+        [LOW HIGH]
 """
 import http.client
 import json
@@ -22,7 +23,7 @@ import tempfile
 import code_lines
 
 
-def run(server, calls, out, options=()):
+def run(server, calls, out, options=(), text="0123456789abcdef"):
     child = subprocess.Popen(
         ["valgrind", "--tool=callgrind", "--quiet", *options, f"--callgrind-out-file={out}",
          server],
@@ -55,7 +56,7 @@ def run(server, calls, out, options=()):
     post({"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
     for i in range(calls):
         _, body = post({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": {
-            "name": "echo", "arguments": {"text": "0123456789abcdef"}}}, session)
+            "name": "echo", "arguments": {"text": text}}}, session)
         if b'"result"' not in body:
             raise SystemExit(f"call {i + 1} failed: {body[:200]!r}")
     connection.close()
@@ -69,14 +70,18 @@ def main():
     arguments = sys.argv[1:]
     lines = arguments[:1] == ["--footprint"]
     arguments = arguments[1:] if lines else arguments
+    size = 16
+    if arguments[:1] == ["--size"]:
+        size, arguments = int(arguments[1]), arguments[2:]
+    text = ("0123456789abcdef" * (size // 16 + 1))[:size]
     server = arguments[0]
     low, high = (int(arguments[1]), int(arguments[2])) if len(arguments) > 2 else (500, 1500)
     directory = tempfile.mkdtemp(prefix="typed-mcp-http-callgrind-")
     options = code_lines.VALGRIND_OPTIONS if lines else ()
     low_profile = os.path.join(directory, f"low-{low}.out")
     high_profile = os.path.join(directory, f"high-{high}.out")
-    at_low = run(server, low, low_profile, options)
-    at_high = run(server, high, high_profile, options)
+    at_low = run(server, low, low_profile, options, text)
+    at_high = run(server, high, high_profile, options, text)
     if lines:
         figures = code_lines.per_call(low_profile, high_profile, high - low)
         print(f"{code_lines.describe(*figures)} ({server}; profiles in {directory})")
