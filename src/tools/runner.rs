@@ -415,13 +415,9 @@ impl ToolRunner {
             Value::String(text)
                 if !options.content_blocks && text.len() >= crate::long_strings::KEEP_FROM =>
             {
-                let result = render_text_success(
-                    text,
-                    base_meta(elapsed_ms(options.started), false),
-                    self.budget(options),
-                    self.response_limit(options),
-                    !options.structured_output,
-                );
+                let (budget, max_response_bytes, cut_text) = self.success_limits(options);
+                let meta = base_meta(elapsed_ms(options.started), false);
+                let result = render_text_success(text, meta, budget, max_response_bytes, cut_text);
                 self.count_result(&result);
                 result
             }
@@ -449,15 +445,21 @@ impl ToolRunner {
             self.count_result(&result);
             return result;
         }
-        let result = render_success(
-            data,
-            meta,
+        let (budget, max_response_bytes, cut_text) = self.success_limits(options);
+        let result = render_success(data, meta, budget, max_response_bytes, cut_text);
+        self.count_result(&result);
+        result
+    }
+
+    /// What every rendering of a success takes from `options`: the budget and shape, the
+    /// response limit, and whether a text output may be cut to fit (only when no structured
+    /// output is promised).
+    fn success_limits(&self, options: &CallOptions) -> ((usize, Shape), usize, bool) {
+        (
             self.budget(options),
             self.response_limit(options),
             !options.structured_output,
-        );
-        self.count_result(&result);
-        result
+        )
     }
 
     fn render_error(

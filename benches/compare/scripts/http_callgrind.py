@@ -23,7 +23,7 @@ import tempfile
 import code_lines
 
 
-def run(server, calls, out, options=(), text="0123456789abcdef"):
+def run(server, calls, out, options, text):
     child = subprocess.Popen(
         ["valgrind", "--tool=callgrind", "--quiet", *options, f"--callgrind-out-file={out}",
          server],

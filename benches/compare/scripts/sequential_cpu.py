@@ -5,8 +5,8 @@ Not part of the harness (BENCHMARKS.md, "Issue 12, stop 26"): starts each SERVER
 under `perf stat -e task-clock`, performs the 2025-11-25 handshake, warms up with 200 calls,
 then sends N calls one at a time (each waits for its answer) with a text of SIZE bytes
 (CHAR repeated, `x` by default), and prints the server's task-clock per call (its start-up
-included: well under 1 µs per call at 5,000 calls). Servers run in turn, ROUNDS times, so that a
-change in the machine's state touches every server alike. With `--callgrind`, each server
+included: well under 1 µs per call at 5,000 calls). Servers run in turn, ROUNDS times, so
+that a change in the machine's state touches every server alike. With `--callgrind`, each server
 runs instead under `valgrind --tool=callgrind` at N and 2N calls, and the difference per
 call is printed (instructions, exact). With `--footprint`, the same two runs record every
 instruction's count (`--dump-instr=yes`), and the script prints the code each call runs: the
@@ -17,7 +17,8 @@ printed apart, from the `rusage` its parent collects (the kernel splits a proces
 between user and system by sampling at its clock tick: use 10,000 calls or more).
 
     python3 benches/compare/scripts/sequential_cpu.py [--callgrind | --footprint | --split]
-        [--rounds R] [--calls N] [--size SIZE] [--char CHAR] [--versus LABEL] 'LABEL=COMMAND ARGS' ...
+        [--rounds R] [--calls N] [--size SIZE] [--char CHAR] [--versus LABEL]
+        'LABEL=COMMAND ARGS' ...
 """
 import argparse
 import os
