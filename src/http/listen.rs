@@ -16,6 +16,7 @@ use tokio::net::TcpListener;
 use tokio::task::{JoinHandle, JoinSet};
 use tokio_util::sync::CancellationToken;
 
+use super::repoll::Repoll;
 use super::{HttpError, McpHttpService, MCP_PATH};
 
 /// How long open connections get to finish after shutdown was asked for.
@@ -184,15 +185,15 @@ async fn accept_loop(
                 .header_read_timeout(header_timeout)
                 .keep_alive(true)
                 .serve_connection(TokioIo::new(socket), service);
-            tokio::pin!(connection);
+            let mut connection = Repoll::new(connection);
             tokio::select! {
-                result = connection.as_mut() => {
+                result = &mut connection => {
                     if let Err(error) = result {
                         tracing::debug!(%error, %peer, "HTTP connection ended with an error");
                     }
                 }
                 () = stop.cancelled() => {
-                    connection.as_mut().graceful_shutdown();
+                    connection.inner_mut().graceful_shutdown();
                     match tokio::time::timeout(SHUTDOWN_GRACE, connection).await {
                         Ok(Ok(())) => {}
                         Ok(Err(error)) => tracing::debug!(%error, %peer, "HTTP connection ended with an error"),

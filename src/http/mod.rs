@@ -55,6 +55,7 @@ mod modern;
 mod options;
 mod params;
 mod reply;
+mod repoll;
 mod service;
 mod sessions;
 mod sse;
