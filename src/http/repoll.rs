@@ -127,6 +127,13 @@ mod tests {
     }
 
     impl Counter {
+        /// A task's waker that counts its wakes, and the count.
+        fn task() -> (Arc<Self>, Waker) {
+            let counter = Arc::new(Self::default());
+            let waker = Waker::from(Arc::clone(&counter));
+            (counter, waker)
+        }
+
         fn count(&self) -> usize {
             self.0.load(Ordering::SeqCst)
         }
@@ -153,8 +160,7 @@ mod tests {
 
     #[test]
     fn a_wake_during_its_own_poll_is_a_poll_again_not_a_wake_of_the_task() {
-        let task = Arc::new(Counter::default());
-        let waker = Waker::from(Arc::clone(&task));
+        let (task, waker) = Counter::task();
         let mut cx = Context::from_waker(&waker);
         let mut future = Repoll::new(SelfWaking {
             wakes: MAX_REPOLLS - 1,
@@ -169,8 +175,7 @@ mod tests {
 
     #[test]
     fn a_future_that_keeps_waking_itself_yields_and_is_woken() {
-        let task = Arc::new(Counter::default());
-        let waker = Waker::from(Arc::clone(&task));
+        let (task, waker) = Counter::task();
         let mut cx = Context::from_waker(&waker);
         let mut future = Repoll::new(SelfWaking {
             wakes: MAX_REPOLLS + 1,
@@ -210,8 +215,7 @@ mod tests {
 
     #[test]
     fn a_wake_after_the_poll_reaches_the_task_every_time() {
-        let task = Arc::new(Counter::default());
-        let waker = Waker::from(Arc::clone(&task));
+        let (task, waker) = Counter::task();
         let mut cx = Context::from_waker(&waker);
         let ready = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let inner_waker = Arc::new(std::sync::Mutex::new(None::<Waker>));
