@@ -23,7 +23,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use futures_util::task::AtomicWaker;
 
 /// How many polls in a row one [`Repoll::poll`] may make before it yields.
-pub(crate) const MAX_REPOLLS: usize = 4;
+const MAX_REPOLLS: usize = 4;
 
 /// The future is not being polled.
 const IDLE: u8 = 0;
