@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the test suite drives besides Rust: the official MCP clients of the interop
 # tests (tests/interop/setup.sh: PyPI mcp in a venv, npm TypeScript clients and
-# server-everything), the official conformance suite with Node 22 (tests/conformance/setup.sh),
+# server-everything), the OpenID provider of the auth tests (tests/oauth/setup.sh: npm
+# oidc-provider), the official conformance suite with Node 22 (tests/conformance/setup.sh),
 # redis-server (Debian package) for the Redis cache-store tests (tests/cache_redis.rs), and
 # nginx (Debian package) for the cluster test (tests/cluster.rs, deploy/local-cluster.sh).
 # Safe to run again.
@@ -10,6 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 bash interop/setup.sh
+bash oauth/setup.sh
 bash conformance/setup.sh
 
 missing=()

@@ -1,6 +1,6 @@
 //! `Host` and `Origin` checks: the defence against DNS rebinding.
 
-use axum::http::{header, HeaderMap};
+use axum::http::{header, HeaderMap, Uri};
 
 use super::headers::single;
 use super::options::HttpOptions;
@@ -26,12 +26,18 @@ impl Refusal {
     }
 }
 
-/// Checks `Host` and `Origin` against the options' allow-lists.
-pub(crate) fn check(headers: &HeaderMap, options: &HttpOptions) -> Result<(), Refusal> {
-    let host = single(headers, &header::HOST)
-        .ok()
-        .flatten()
-        .ok_or(Refusal::Host)?;
+/// Checks `Host` and `Origin` against the options' allow-lists. Without a `Host` header the
+/// URI's authority stands for it (HTTP/2 sends `:authority` instead).
+pub(crate) fn check(headers: &HeaderMap, uri: &Uri, options: &HttpOptions) -> Result<(), Refusal> {
+    let host = match single(headers, &header::HOST) {
+        Ok(Some(host)) => host,
+        Ok(None) => uri
+            .authority()
+            .map(|authority| authority.as_str())
+            .filter(|authority| !authority.contains('@'))
+            .ok_or(Refusal::Host)?,
+        Err(()) => return Err(Refusal::Host),
+    };
     if !host_allowed(host, options) {
         return Err(Refusal::Host);
     }
@@ -104,6 +110,10 @@ fn is_loopback(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn path() -> Uri {
+        Uri::from_static("/mcp")
+    }
     use crate::config::parse_limits;
     use axum::http::HeaderValue;
 
@@ -126,7 +136,11 @@ mod tests {
             "[::1]:9",
             "LOCALHOST",
         ] {
-            assert_eq!(check(&headers(host, None), &options), Ok(()), "{host}");
+            assert_eq!(
+                check(&headers(host, None), &path(), &options),
+                Ok(()),
+                "{host}"
+            );
         }
         for host in [
             "evil.example",
@@ -135,14 +149,31 @@ mod tests {
             "localhost.evil:1",
         ] {
             assert_eq!(
-                check(&headers(host, None), &options),
+                check(&headers(host, None), &path(), &options),
                 Err(Refusal::Host),
                 "{host}"
             );
         }
-        assert_eq!(check(&HeaderMap::new(), &options), Err(Refusal::Host));
+        assert_eq!(
+            check(&HeaderMap::new(), &path(), &options),
+            Err(Refusal::Host)
+        );
+        // HTTP/2: no Host header, the authority in the URI.
+        let h2 = |authority: &str| Uri::try_from(format!("https://{authority}/mcp")).unwrap();
+        assert_eq!(
+            check(&HeaderMap::new(), &h2("127.0.0.1:8443"), &options),
+            Ok(())
+        );
+        assert_eq!(
+            check(&HeaderMap::new(), &h2("evil.example:8443"), &options),
+            Err(Refusal::Host)
+        );
+        assert_eq!(
+            check(&HeaderMap::new(), &h2("evil.example@127.0.0.1"), &options),
+            Err(Refusal::Host)
+        );
         let ok = headers("localhost:1", Some("http://localhost:3000"));
-        assert_eq!(check(&ok, &options), Ok(()));
+        assert_eq!(check(&ok, &path(), &options), Ok(()));
         for origin in [
             "http://evil.example",
             "null",
@@ -150,7 +181,11 @@ mod tests {
             "ftp://localhost",
         ] {
             let refused = headers("localhost:1", Some(origin));
-            assert_eq!(check(&refused, &options), Err(Refusal::Origin), "{origin}");
+            assert_eq!(
+                check(&refused, &path(), &options),
+                Err(Refusal::Origin),
+                "{origin}"
+            );
         }
     }
 
@@ -162,30 +197,36 @@ mod tests {
         )
         .unwrap();
         let options = HttpOptions::from_limits(&limits).loopback_only(false);
-        assert_eq!(check(&headers("mcp.example:443", None), &options), Ok(()));
         assert_eq!(
-            check(&headers("other.example:8443", None), &options),
+            check(&headers("mcp.example:443", None), &path(), &options),
             Ok(())
         );
         assert_eq!(
-            check(&headers("other.example:1", None), &options),
+            check(&headers("other.example:8443", None), &path(), &options),
+            Ok(())
+        );
+        assert_eq!(
+            check(&headers("other.example:1", None), &path(), &options),
             Err(Refusal::Host)
         );
         assert_eq!(
-            check(&headers("localhost", None), &options),
+            check(&headers("localhost", None), &path(), &options),
             Err(Refusal::Host)
         );
         let origin = headers("mcp.example", Some("https://app.example"));
-        assert_eq!(check(&origin, &options), Ok(()));
+        assert_eq!(check(&origin, &path(), &options), Ok(()));
         let origin = headers("mcp.example", Some("https://evil.example"));
-        assert_eq!(check(&origin, &options), Err(Refusal::Origin));
+        assert_eq!(check(&origin, &path(), &options), Err(Refusal::Origin));
     }
 
     #[test]
     fn public_default_accepts_any_host_and_no_origin() {
         let options = HttpOptions::default().loopback_only(false);
-        assert_eq!(check(&headers("anything.example", None), &options), Ok(()));
+        assert_eq!(
+            check(&headers("anything.example", None), &path(), &options),
+            Ok(())
+        );
         let origin = headers("anything.example", Some("https://anything.example"));
-        assert_eq!(check(&origin, &options), Err(Refusal::Origin));
+        assert_eq!(check(&origin, &path(), &options), Err(Refusal::Origin));
     }
 }

@@ -26,6 +26,7 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 #[derive(Debug)]
 pub struct RunningHttpServer {
     local_addr: SocketAddr,
+    scheme: &'static str,
     stop: CancellationToken,
     task: JoinHandle<Result<(), HttpError>>,
 }
@@ -37,10 +38,10 @@ impl RunningHttpServer {
         self.local_addr
     }
 
-    /// The endpoint URL, `http://ADDR/mcp`.
+    /// The endpoint URL, `http://ADDR/mcp` (`https://` with TLS).
     #[must_use]
     pub fn url(&self) -> String {
-        format!("http://{}{MCP_PATH}", self.local_addr)
+        format!("{}://{}{MCP_PATH}", self.scheme, self.local_addr)
     }
 
     /// A token that stops the server when cancelled (e.g. from a signal handler).
@@ -122,28 +123,53 @@ pub(crate) async fn start(
         .local_addr()
         .map_err(|source| HttpError::Bind { addr, source })?;
     let header_timeout = service.options().header_read_timeout();
+    let stop = CancellationToken::new();
+    #[cfg(feature = "tls")]
+    let tls = service.options().tls.clone().map(|tls| {
+        tls.spawn_reloader(stop.clone());
+        tls.acceptor()
+    });
+    #[cfg(not(feature = "tls"))]
+    let tls = None;
+    let scheme = if tls.is_some() { "https" } else { "http" };
     let streams = service.clone();
     let router = McpRoute(service);
-    let stop = CancellationToken::new();
     let task = tokio::spawn(accept_loop(
-        listener,
+        Listener {
+            listener,
+            tls,
+            header_timeout,
+        },
         router,
-        header_timeout,
         stop.clone(),
         streams,
     ));
-    tracing::info!(%local_addr, "serving MCP over HTTP");
+    tracing::info!(%local_addr, scheme, "serving MCP over HTTP");
     Ok(RunningHttpServer {
         local_addr,
+        scheme,
         stop,
         task,
     })
 }
 
-async fn accept_loop(
+/// The bound socket, and how its connections are spoken to.
+struct Listener {
     listener: TcpListener,
-    router: McpRoute,
+    #[cfg(feature = "tls")]
+    tls: Option<tokio_rustls::TlsAcceptor>,
+    #[cfg(not(feature = "tls"))]
+    tls: Option<std::convert::Infallible>,
     header_timeout: Duration,
+}
+
+async fn accept_loop(
+    Listener {
+        listener,
+        tls,
+        header_timeout,
+    }: Listener,
+    router: McpRoute,
     stop: CancellationToken,
     streams: McpHttpService,
 ) -> Result<(), HttpError> {
@@ -179,28 +205,30 @@ async fn accept_loop(
         }
         let service = TowerToHyperService::new(router.clone());
         let stop = drain.clone();
+        #[cfg(feature = "tls")]
+        if let Some(acceptor) = &tls {
+            let _abort = connections.spawn(serve_tls(
+                acceptor.clone(),
+                socket,
+                peer,
+                service,
+                header_timeout,
+                stop,
+            ));
+            continue;
+        }
+        #[cfg(not(feature = "tls"))]
+        let _no_tls = &tls;
         let _abort = connections.spawn(async move {
             let connection = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(header_timeout)
                 .keep_alive(true)
                 .serve_connection(TokioIo::new(socket), service);
-            let mut connection = Repoll::new(connection);
-            tokio::select! {
-                result = &mut connection => {
-                    if let Err(error) = result {
-                        tracing::debug!(%error, %peer, "HTTP connection ended with an error");
-                    }
-                }
-                () = stop.cancelled() => {
-                    connection.inner_mut().graceful_shutdown();
-                    match tokio::time::timeout(SHUTDOWN_GRACE, connection).await {
-                        Ok(Ok(())) => {}
-                        Ok(Err(error)) => tracing::debug!(%error, %peer, "HTTP connection ended with an error"),
-                        Err(_elapsed) => tracing::debug!(%peer, "HTTP connection cut at shutdown"),
-                    }
-                }
-            }
+            drive(connection, peer, stop, |connection| {
+                connection.graceful_shutdown();
+            })
+            .await;
         });
     }
     drop(listener);
@@ -209,6 +237,72 @@ async fn accept_loop(
     while connections.join_next().await.is_some() {}
     tracing::info!("HTTP server stopped");
     Ok(())
+}
+
+/// Drives one connection until it ends, or until `stop`: then asks it to finish (with
+/// `graceful_shutdown`) and gives it [`SHUTDOWN_GRACE`].
+async fn drive<C, E>(
+    connection: C,
+    peer: SocketAddr,
+    stop: CancellationToken,
+    graceful_shutdown: impl FnOnce(std::pin::Pin<&mut C>),
+) where
+    C: std::future::Future<Output = Result<(), E>>,
+    E: std::fmt::Display,
+{
+    let mut connection = Repoll::new(connection);
+    tokio::select! {
+        result = &mut connection => {
+            if let Err(error) = result {
+                tracing::debug!(%error, %peer, "HTTP connection ended with an error");
+            }
+        }
+        () = stop.cancelled() => {
+            graceful_shutdown(connection.inner_mut());
+            match tokio::time::timeout(SHUTDOWN_GRACE, connection).await {
+                Ok(Ok(())) => {}
+                Ok(Err(error)) => tracing::debug!(%error, %peer, "HTTP connection ended with an error"),
+                Err(_elapsed) => tracing::debug!(%peer, "HTTP connection cut at shutdown"),
+            }
+        }
+    }
+}
+
+/// One TLS connection: the handshake (within the header read timeout), then HTTP/2 or
+/// HTTP/1.1, as ALPN (or the client's first bytes) chose.
+#[cfg(feature = "tls")]
+async fn serve_tls(
+    acceptor: tokio_rustls::TlsAcceptor,
+    socket: tokio::net::TcpStream,
+    peer: SocketAddr,
+    service: TowerToHyperService<McpRoute>,
+    header_timeout: Duration,
+    stop: CancellationToken,
+) {
+    let stream = match tokio::time::timeout(header_timeout, acceptor.accept(socket)).await {
+        Ok(Ok(stream)) => stream,
+        Ok(Err(error)) => {
+            tracing::debug!(%error, %peer, "TLS handshake failed");
+            return;
+        }
+        Err(_elapsed) => {
+            tracing::debug!(%peer, "TLS handshake timed out");
+            return;
+        }
+    };
+    let mut builder =
+        hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_timeout)
+        .keep_alive(true);
+    builder.http2().timer(TokioTimer::new());
+    let connection = builder.serve_connection(TokioIo::new(stream), service);
+    drive(connection, peer, stop, |connection| {
+        connection.graceful_shutdown();
+    })
+    .await;
 }
 
 /// The one route of [`start`]'s server: requests for [`MCP_PATH`] go to the service, any

@@ -27,6 +27,11 @@
 //!   and must arrive within `http.bodyReadTimeoutMs` (408); at most
 //!   `http.maxConcurrentRequests` POSTs run at once (503 with `Retry-After`). Every error
 //!   body is a JSON-RPC error that never quotes the input.
+//! - **TLS and HTTP/2** (feature `tls`). `HttpOptions::tls` with a `TlsConfig` (PEM
+//!   certificate chain and key) makes `serve_http_with` speak HTTPS, HTTP/2 or HTTP/1.1 as
+//!   the client's ALPN chooses; the certificate is reloaded on SIGHUP or when its files change,
+//!   without dropping a connection. The `Host` check reads HTTP/2's `:authority` when there
+//!   is no `Host` header.
 //!
 //! The knobs are the `http` section of `schema/limits.json` ([`HttpLimits`]).
 //!
@@ -60,6 +65,8 @@ mod service;
 mod sessions;
 mod sse;
 mod stream;
+#[cfg(feature = "tls")]
+mod tls;
 
 pub use crate::generated::limits::HttpLimits;
 pub use headers::{LAST_EVENT_ID, MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, MCP_SESSION_ID};
@@ -67,6 +74,8 @@ pub(crate) use listen::start;
 pub use listen::RunningHttpServer;
 pub use options::HttpOptions;
 pub use service::McpHttpService;
+#[cfg(feature = "tls")]
+pub use tls::{TlsConfig, TlsError};
 
 /// The path [`McpServer::serve_http`](crate::mcp::McpServer::serve_http) serves.
 pub const MCP_PATH: &str = "/mcp";

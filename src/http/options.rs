@@ -25,6 +25,9 @@ pub struct HttpOptions {
     pub(crate) max_body_bytes: usize,
     pub(crate) max_depth: usize,
     pub(crate) loopback_only: bool,
+    /// TLS of the listener `serve_http_with` starts (unused when mounted elsewhere).
+    #[cfg(feature = "tls")]
+    pub(crate) tls: Option<super::TlsConfig>,
 }
 
 impl Default for HttpOptions {
@@ -43,6 +46,8 @@ impl HttpOptions {
             max_body_bytes: usize::try_from(limits.request.max_line_bytes).unwrap_or(usize::MAX),
             max_depth: crate::server::depth_from_limits(limits),
             loopback_only: true,
+            #[cfg(feature = "tls")]
+            tls: None,
         }
     }
 
@@ -59,6 +64,15 @@ impl HttpOptions {
     /// [`loopback_only`](Self::loopback_only) as the address `addr` implies.
     pub fn bound_to(self, addr: SocketAddr) -> Self {
         self.loopback_only(addr.ip().is_loopback())
+    }
+
+    /// Serve over TLS (HTTP/1.1 and HTTP/2 by ALPN) with this certificate: used by
+    /// [`McpServer::serve_http_with`](crate::mcp::McpServer::serve_http_with) (its URL is
+    /// then `https://…`); a service mounted in your own router leaves TLS to your listener.
+    #[cfg(feature = "tls")]
+    pub fn tls(mut self, tls: super::TlsConfig) -> Self {
+        self.tls = Some(tls);
+        self
     }
 
     /// Largest number of open 2025-era sessions.

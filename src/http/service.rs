@@ -151,7 +151,7 @@ impl NoSession {
 
 impl Inner {
     async fn handle(self: Arc<Self>, request: Request<Body>) -> HttpResponse {
-        if let Err(refusal) = guard::check(request.headers(), &self.options) {
+        if let Err(refusal) = guard::check(request.headers(), request.uri(), &self.options) {
             tracing::warn!(?refusal, "request refused: Host or Origin not allowed");
             return reply::error(
                 StatusCode::FORBIDDEN,
