@@ -36,6 +36,10 @@ pub(crate) fn machine() {
         command_line("date", &["-u", "+%Y-%m-%d %H:%M UTC"])
     );
     println!("- machine: {cores} cores (nproc), {cpu}, Linux {kernel}");
+    println!(
+        "- commit: {}",
+        command_line("git", &["rev-parse", "--short", "HEAD"])
+    );
     println!("- toolchain: {}", command_line("rustc", &["--version"]));
     println!(
         "- profile: the servers `{}` (see servers.rs), this bench `bench`\n",
