@@ -1,22 +1,31 @@
 #!/usr/bin/env bash
 # A local typed-mcp cluster (issue 13): redis-server, N demo-server instances on the Redis
-# cache store, and nginx balancing them (deploy/nginx.conf). Everything listens on 127.0.0.1;
-# the only fixed port is the one given for nginx.
+# cache store, sharing one key set (issue 34), and nginx balancing them (deploy/nginx.conf).
+# Everything listens on 127.0.0.1; the only fixed port is the one given for nginx.
 #
 #   deploy/local-cluster.sh start N PORT   # prints one line per process:
 #       redis PORT PID
 #       instance http://127.0.0.1:PORT/mcp PID     (N lines)
 #       url http://127.0.0.1:PORT/mcp              (nginx)
+#   deploy/local-cluster.sh restart        # restarts the instances one at a time, each on
+#                                          # its own address, re-reading the limits and the
+#                                          # key set; prints an `instance` line for each
 #   deploy/local-cluster.sh stop           # ends them all
 #
 # Environment:
 #   LOCAL_CLUSTER_DIR  state directory (default: target/local-cluster in the repository):
-#                      pids, logs, the limits file and nginx's generated configuration.
+#                      pids, logs, the limits file, the key set and nginx's configuration.
 #   DEMO_SERVER_BIN    the demo_server executable; without it the script builds the example
 #                      with `cargo build --example demo_server` (debug profile).
 #   CLUSTER_LIMITS     extra members of the limits document's top level, as JSON text
 #                      (e.g. '"timeouts": {"defaultTimeoutMs": 5000}'); the cache section
-#                      always selects the Redis store.
+#                      always selects the Redis store, and `secrets` names the key set.
+#   CLUSTER_KEYS_FILE  a key set document (see src/secrets.rs) to use; without it `start`
+#                      writes STATE/keys.json with one fresh random key (mode 600). Every
+#                      instance reads the same file (limits member secrets.keysFile), so a
+#                      cursor or requestState sealed by one is accepted by all, and by their
+#                      successors after `restart`. To rotate: put the new key after the old
+#                      one, `restart`; move it first, `restart`; drop the old one, `restart`.
 # redis-server and nginx are the Debian packages; missing ones are installed with apt-get
 # (through sudo when not root). Logs and progress go to stderr; stdout carries only the lines
 # above.
@@ -29,7 +38,7 @@ say() { echo "local-cluster: $*" >&2; }
 die() { say "$*"; exit 1; }
 
 usage() {
-  echo "usage: $0 start N PORT | stop" >&2
+  echo "usage: $0 start N PORT | restart | stop" >&2
   exit 2
 }
 
@@ -68,18 +77,25 @@ demo_server_bin() {
   echo "$built"
 }
 
-# Whether process $1 is alive.
-alive() { kill -0 "$1" 2>/dev/null; }
+# Whether process $1 is alive (an exited process that its parent has not reaped yet, a
+# zombie, is not: the instances' parent may be an init that reaps only now and then).
+alive() {
+  kill -0 "$1" 2>/dev/null || return 1
+  local stat
+  stat="$(cat "/proc/$1/stat" 2>/dev/null)" || return 0
+  stat="${stat##*) }"
+  [ "${stat:0:1}" != "Z" ]
+}
 
 # Records "NAME PID" in the state directory, so stop finds it.
 record() { echo "$1 $2" >>"$state/pids"; }
 
-# Waits (up to ~10 s) until file $1 holds a line matching $2, while process $3 lives; prints
-# the line.
+# Waits (up to ~10 s) until file $1 holds, past its first $4 lines (default 0), a line
+# matching $2, while process $3 lives; prints the line.
 wait_for_line() {
-  local file="$1" pattern="$2" pid="$3" line
+  local file="$1" pattern="$2" pid="$3" skip="${4:-0}" line
   for _ in $(seq 1 200); do
-    line="$(grep -m 1 -E "$pattern" "$file" 2>/dev/null || true)"
+    line="$(tail -n +"$((skip + 1))" "$file" 2>/dev/null | grep -m 1 -E "$pattern" || true)"
     if [ -n "$line" ]; then
       echo "$line"
       return 0
@@ -116,17 +132,38 @@ start_redis() {
   die "redis-server did not start (see $state/redis.log)"
 }
 
+# Starts instance $1 of executable $2 on address $3 (127.0.0.1:0 for a free port); records
+# it, prints its `instance` line and appends its URL to INSTANCE_URLS.
 start_instance() {
-  local index="$1" bin="$2" log="$state/instance-$1.log" pid line url
-  "$bin" --http 127.0.0.1:0 --limits "$state/limits.json" </dev/null >/dev/null 2>"$log" &
+  local index="$1" bin="$2" addr="$3" log="$state/instance-$1.log" pid line url skip
+  skip="$(log_lines "$log")"
+  "$bin" --http "$addr" --limits "$state/limits.json" </dev/null >/dev/null 2>>"$log" &
   pid=$!
   record "instance-$index" "$pid"
-  # The demo server writes `listening on http://127.0.0.1:PORT/mcp` to stderr once it accepts.
-  line="$(wait_for_line "$log" '^listening on http://' "$pid")" \
+  # The demo server writes `listening on http://127.0.0.1:PORT/mcp` to stderr once it
+  # accepts; a restarted instance appends to the same log, so look past the old lines.
+  line="$(wait_for_line "$log" '^listening on http://' "$pid" "$skip")" \
     || die "instance $index did not start (see $log)"
   url="${line#listening on }"
   echo "instance $url $pid"
   INSTANCE_URLS+=("$url")
+}
+
+# The number of lines in file $1 (0 when absent).
+log_lines() { if [ -f "$1" ]; then wc -l <"$1"; else echo 0; fi; }
+
+# Ends process $1 with SIGTERM (it finishes what it is doing, then exits), SIGKILL after
+# ~15 s.
+stop_process() {
+  local pid="$1"
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for _ in $(seq 1 300); do
+    alive "$pid" || return 0
+    sleep 0.05
+  done
+  say "process $pid ignored SIGTERM: SIGKILL"
+  kill -KILL "$pid" 2>/dev/null || true
+  while alive "$pid"; do sleep 0.05; done
 }
 
 # Writes instances.conf (see deploy/nginx.conf) for the instances' host:port list.
@@ -232,18 +269,25 @@ start() {
   trap 'stop_all' EXIT
   trap 'exit 1' INT TERM
 
+  echo "$bin" >"$state/bin"
   REDIS_PORT=""
   start_redis
+  local keys="${CLUSTER_KEYS_FILE:-$state/keys.json}"
+  if [ -z "${CLUSTER_KEYS_FILE:-}" ]; then
+    write_random_keys "$keys"
+  fi
   local extra="${CLUSTER_LIMITS:-}"
   [ -n "$extra" ] && extra=", $extra"
   cat >"$state/limits.json" <<EOF
-{"cache": {"store": "redis", "redisUrl": "redis://127.0.0.1:$REDIS_PORT"}$extra}
+{"cache": {"store": "redis", "redisUrl": "redis://127.0.0.1:$REDIS_PORT"},
+ "secrets": {"keysFile": "$keys"}$extra}
 EOF
   INSTANCE_URLS=()
   local i
   for i in $(seq 0 $((count - 1))); do
-    start_instance "$i" "$bin"
+    start_instance "$i" "$bin" 127.0.0.1:0
   done
+  printf '%s\n' "${INSTANCE_URLS[@]}" >"$state/instances"
   local addrs=() url
   for url in "${INSTANCE_URLS[@]}"; do
     url="${url#http://}"
@@ -254,10 +298,47 @@ EOF
   trap - EXIT INT TERM
 }
 
+# Writes a key set of one fresh random key (32 bytes) to $1, readable by its owner only.
+write_random_keys() {
+  local secret
+  secret="$(head -c 32 /dev/urandom | base64 | tr -d '\n')"
+  (umask 077 && printf '{"keys": [{"id": "k%s", "secret": "%s"}]}\n' "$(date +%s)" \
+    "$secret" >"$1")
+}
+
+# Restarts every instance, one at a time, on its own address: SIGTERM (it stops accepting
+# and finishes what it is doing), then a new process with the current limits and key set.
+# nginx sends new requests to the other instances meanwhile.
+restart() {
+  [ -f "$state/pids" ] && [ -f "$state/instances" ] || die "no cluster is running from $state"
+  local bin urls=() url index=0 name pid old
+  bin="$(cat "$state/bin")"
+  mapfile -t urls <"$state/instances"
+  INSTANCE_URLS=()
+  for url in "${urls[@]}"; do
+    old=""
+    while read -r name pid; do
+      [ "$name" = "instance-$index" ] && old="$pid"
+    done <"$state/pids"
+    if [ -n "$old" ]; then
+      stop_process "$old"
+      grep -v -x "instance-$index $old" "$state/pids" >"$state/pids.new" || true
+      mv "$state/pids.new" "$state/pids"
+    fi
+    url="${url#http://}"
+    start_instance "$index" "$bin" "${url%/mcp}"
+    index=$((index + 1))
+  done
+}
+
 case "${1:-}" in
   start)
     [ "$#" -eq 3 ] || usage
     start "$2" "$3"
+    ;;
+  restart)
+    [ "$#" -eq 1 ] || usage
+    restart
     ;;
   stop)
     [ "$#" -eq 1 ] || usage

@@ -21,6 +21,7 @@ pub mod jsonrpc;
 pub mod logging;
 mod long_strings;
 pub mod mcp;
+pub mod secrets;
 pub mod server;
 pub mod tools;
 pub mod validation;

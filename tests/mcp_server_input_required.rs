@@ -141,8 +141,14 @@ async fn an_altered_request_state_is_refused_and_the_handler_does_not_complete()
         .await;
     assert_eq!(keys(&second), ["elicitation-2"]);
     let state = state_of(&second);
-    let (payload, tag) = state.split_once('.').expect("payload.tag");
-    assert!(!payload.is_empty() && !tag.is_empty(), "{state}");
+    let parts: Vec<&str> = state.split('.').collect();
+    let [id, payload, tag] = parts.as_slice() else {
+        panic!("key-id.payload.tag: {state}")
+    };
+    assert!(
+        !id.is_empty() && !payload.is_empty() && !tag.is_empty(),
+        "{state}"
+    );
     assert_eq!(two.counts(), (2, 0));
 
     // A state of another tool; a state that is not a string.
@@ -161,11 +167,12 @@ async fn an_altered_request_state_is_refused_and_the_handler_does_not_complete()
     assert_eq!(error["code"], -32602, "{error}");
     assert_eq!(error["message"], "the requestState must be a string");
     assert_eq!(violation_paths(&error), ["/requestState"]);
-    // Empty, one character flipped in the payload or in the tag, another tool's.
+    // Empty, one character flipped in the key id, the payload or the tag, another tool's.
     let altered = [
         String::new(),
         flipped(&state, 0),
-        flipped(&state, payload.len() + 1 + tag.len() / 2),
+        flipped(&state, id.len() + 1),
+        flipped(&state, id.len() + 1 + payload.len() + 1 + tag.len() / 2),
         state_of(&other),
     ];
     for (n, altered) in altered.iter().enumerate() {
@@ -357,7 +364,7 @@ async fn unknown_input_responses_are_ignored() {
     assert_eq!(keys(&round2), ["elicitation-2"]);
     // The state carries the answer the handler used, not the unknown one.
     let state = state_of(&round2);
-    let payload = state.split_once('.').expect("payload.tag").0;
+    let payload = state.split('.').nth(1).expect("key-id.payload.tag");
     let carried: Value = serde_json::from_slice(
         &base64::Engine::decode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, payload)
             .expect("base64url"),

@@ -102,6 +102,7 @@ async fn tools_list_publishes_the_schema_the_arguments_were_generated_from() {
         ("sum", "SumArguments"),
         ("lookup", "LookupArguments"),
         ("route", "RouteArguments"),
+        ("confirm", "ConfirmArguments"),
     ];
     let tools = list["tools"].as_array().unwrap();
     assert_eq!(tools.len(), expected.len());

@@ -21,8 +21,8 @@ pub mod arguments {
 }
 
 use arguments::{
-    AddArguments, BigArguments, EchoArguments, LookupArguments, RouteArguments, SleepArguments,
-    SpinArguments, SumArguments,
+    AddArguments, BigArguments, ConfirmArguments, EchoArguments, LookupArguments, RouteArguments,
+    SleepArguments, SpinArguments, SumArguments,
 };
 
 /// The schema file the argument types were generated from; each tool publishes its
@@ -175,6 +175,30 @@ pub(crate) fn build(limits: Limits) -> Result<McpServer, McpError> {
         schema("RouteArguments")?,
         |_ctx: ToolContext, args: RouteArguments| async move { Ok(json!({ "routedTo": args.key })) },
     )?;
+    let confirm = ToolDefinition::from_async(
+        "confirm",
+        "Asks the user a yes/no question (an elicitation: a request to the client in 2025, an \
+         input_required round in 2026-07-28), then reports the answer.",
+        schema("ConfirmArguments")?,
+        |ctx: ToolContext, args: ConfirmArguments| async move {
+            let answer = ctx
+                .elicit(json!({
+                    "message": args.question,
+                    "requestedSchema": {
+                        "type": "object",
+                        "properties": {"confirmed": {"type": "boolean"}},
+                        "required": ["confirmed"]
+                    }
+                }))
+                .await
+                .map_err(|error| ToolCallError::failed(error.to_string()))?;
+            Ok(json!({
+                "question": args.question,
+                "action": answer["action"],
+                "confirmed": answer["content"]["confirmed"] == true
+            }))
+        },
+    )?;
     let greetings = ResourceTemplateDefinition::new(
         "demo://greetings/{name}",
         "greeting",
@@ -207,7 +231,8 @@ pub(crate) fn build(limits: Limits) -> Result<McpServer, McpError> {
     .completer(|_argument, prefix, _resolved| complete_name(prefix));
     McpServer::builder("typed-mcp-demo", env!("CARGO_PKG_VERSION"))
         .instructions(
-            "A demo of the typed-mcp runtime: echo, add, sleep, spin, big, sum, lookup and route, \
+            "A demo of the typed-mcp runtime: echo, add, sleep, spin, big, sum, lookup, route and \
+             confirm, \
              the demo://readme resource and the greet prompt.",
         )
         .limits(limits)
@@ -219,6 +244,7 @@ pub(crate) fn build(limits: Limits) -> Result<McpServer, McpError> {
         .tool(sum)
         .tool(lookup)
         .tool(route)
+        .tool(confirm)
         .resource(readme)
         .resource_template(greetings)
         .prompt(greet)

@@ -68,6 +68,7 @@ pub struct McpServerBuilder<S = ()> {
     uri_policy: UriPolicy,
     hints: CacheHints,
     serve_options: ServeOptions,
+    keys: Option<crate::secrets::KeySet>,
 }
 
 impl<S> std::fmt::Debug for McpServerBuilder<S> {
@@ -105,6 +106,7 @@ impl McpServerBuilder {
             uri_policy: UriPolicy::any(),
             hints: CacheHints::default(),
             serve_options: ServeOptions::default(),
+            keys: None,
         }
     }
 
@@ -125,6 +127,7 @@ impl McpServerBuilder {
             uri_policy: self.uri_policy,
             hints: self.hints,
             serve_options: self.serve_options,
+            keys: self.keys,
         }
     }
 }
@@ -187,14 +190,31 @@ impl<S> McpServerBuilder<S> {
         self
     }
 
+    /// The keys that seal the tokens the server issues (list cursors, `requestState`); they
+    /// win over the environment and the limits' `secrets` (see [`crate::secrets`]). Give
+    /// every instance of a cluster the same set.
+    pub fn keys(mut self, keys: crate::secrets::KeySet) -> Self {
+        self.keys = Some(keys);
+        self
+    }
+
     /// Builds the server. Within a tokio runtime the result cache (used when a tool is
     /// cacheable) gets its cleanup task; outside one, expired entries are dropped on lookup.
     ///
     /// # Errors
     ///
     /// Duplicate tool, resource or prompt names, a resource URI the policy refuses, or
-    /// cache limits that do not validate.
+    /// cache limits that do not validate; [`McpError::Keys`] when no key set was given
+    /// ([`keys`](Self::keys)) and the configured one ([`KeySet::configured`]: environment,
+    /// then `secrets.keysFile`) cannot be read, or none is configured and the operating
+    /// system gives no randomness for a random one.
+    ///
+    /// [`KeySet::configured`]: crate::secrets::KeySet::configured
     pub fn build(self) -> Result<McpServer, McpError> {
+        let keys = match self.keys {
+            Some(keys) => keys,
+            None => crate::secrets::KeySet::configured(&self.limits).map_err(McpError::Keys)?,
+        };
         let definitions = super::catalog::Definitions {
             tools: self.tools,
             resources: self.resources,
@@ -217,7 +237,7 @@ impl<S> McpServerBuilder<S> {
                 info: self.info,
                 instructions: self.instructions,
                 subscriptions: super::subscriptions::Subscriptions::default(),
-                state_key: super::input_required::StateKey::generate(),
+                state_key: keys,
                 page_size: usize::try_from(self.limits.lists.page_size.get()).unwrap_or(usize::MAX),
                 hints: self.hints,
                 catalog,
@@ -239,7 +259,7 @@ pub(crate) struct ServerState {
     pub(crate) hints: CacheHints,
     pub(crate) subscriptions: super::subscriptions::Subscriptions,
     /// Seals the `requestState` of `input_required` results, and the list cursors.
-    pub(crate) state_key: super::input_required::StateKey,
+    pub(crate) state_key: crate::secrets::KeySet,
     /// Largest number of items in one page of a list result.
     pub(crate) page_size: usize,
     /// The tools, resources and prompts, which may change while serving.

@@ -8,8 +8,9 @@
 //!   carried into the next state. `inputResponses` that is not an object is `-32602`.
 //! - **State.** `requestState` carries every answer the handler used so far, so a multi-round
 //!   exchange needs only the latest `inputResponses`. It is sealed with HMAC-SHA256 under a
-//!   key drawn from the OS when the server is built: altered state is refused with `-32602`
-//!   and never decoded. It is bound to the request it answers: the tool (or prompt) and its
+//!   signing key of the server's [`KeySet`] (shared by the instances of a cluster, see
+//!   [`crate::secrets`]): altered state, or state sealed by a key the server does not have,
+//!   is refused with `-32602` and never decoded. It is bound to the request it answers: the tool (or prompt) and its
 //!   arguments, compared as canonical JSON, so a state cannot be replayed on another tool,
 //!   a prompt of the same name, or the same tool with other arguments.
 //! - **Capabilities.** A question the client's declared capabilities cannot answer fails in
@@ -24,77 +25,34 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use base64::Engine as _;
-use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{json, Map, Value};
-use sha2::Sha256;
 
 use super::client_requests::missing_capability;
 use super::outbound::{respond_value, ResultKind};
 use super::params::{invalid_params, violation};
 use crate::generated::protocol::InputRequiredResult;
+use crate::secrets::KeySet;
 use crate::server::HandlerResult;
 use crate::tools::elicitation::{is_url_mode, COMPLETE_METHOD, ELICIT_METHOD};
 use crate::tools::{ClientRequest, ClientRequestError, ClientRequester};
 
-type HmacSha256 = Hmac<Sha256>;
-
-const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::URL_SAFE_NO_PAD;
-
-/// The server's key for sealing `requestState`.
-pub(crate) struct StateKey([u8; 32]);
-
-impl std::fmt::Debug for StateKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("StateKey(..)")
-    }
+/// The answers a `requestState` carries, sealed for `scope`.
+pub(crate) fn seal_answers(
+    keys: &KeySet,
+    scope: &str,
+    answers: &BTreeMap<String, Value>,
+) -> String {
+    keys.seal(scope, &serde_json::to_vec(answers).unwrap_or_default())
 }
 
-impl StateKey {
-    /// A fresh key from the OS (all zero, and logged, if the OS has no randomness: state
-    /// then stays intact-checked but forgeable).
-    pub(crate) fn generate() -> Self {
-        let mut key = [0_u8; 32];
-        if let Err(error) = getrandom::fill(&mut key) {
-            tracing::error!(%error, "no OS randomness for the requestState key");
-        }
-        Self(key)
-    }
-
-    fn mac(&self, scope: &str, payload: &[u8]) -> HmacSha256 {
-        let mut mac = <HmacSha256 as KeyInit>::new_from_slice(&self.0)
-            .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"));
-        mac.update(scope.as_bytes());
-        mac.update(&[0]);
-        mac.update(payload);
-        mac
-    }
-
-    /// `answers` sealed for `scope` (the tool's name).
-    pub(crate) fn seal(&self, scope: &str, answers: &BTreeMap<String, Value>) -> String {
-        self.seal_bytes(scope, &serde_json::to_vec(answers).unwrap_or_default())
-    }
-
-    /// The answers `state` carries, if it is intact and was sealed for `scope`.
-    pub(crate) fn open(&self, scope: &str, state: &str) -> Option<BTreeMap<String, Value>> {
-        serde_json::from_slice(&self.open_bytes(scope, state)?).ok()
-    }
-
-    /// `payload` sealed for `scope`: `base64url(payload).base64url(tag)`, readable but not
-    /// forgeable (also the pagination cursors).
-    pub(crate) fn seal_bytes(&self, scope: &str, payload: &[u8]) -> String {
-        let tag = self.mac(scope, payload).finalize().into_bytes();
-        format!("{}.{}", B64.encode(payload), B64.encode(tag))
-    }
-
-    /// The payload `sealed` carries, if it is intact and was sealed for `scope`.
-    pub(crate) fn open_bytes(&self, scope: &str, sealed: &str) -> Option<Vec<u8>> {
-        let (payload, tag) = sealed.split_once('.')?;
-        let payload = B64.decode(payload).ok()?;
-        let tag = B64.decode(tag).ok()?;
-        self.mac(scope, &payload).verify_slice(&tag).ok()?;
-        Some(payload)
-    }
+/// The answers `state` carries, if it is intact and was sealed for `scope` by a key of
+/// the set.
+pub(crate) fn open_answers(
+    keys: &KeySet,
+    scope: &str,
+    state: &str,
+) -> Option<BTreeMap<String, Value>> {
+    serde_json::from_slice(&keys.open(scope, state)?).ok()
 }
 
 /// The answers of one retried request, and the questions its handler asks.
@@ -179,7 +137,7 @@ impl Inputs {
     }
 
     /// The `input_required` result when the handler asked anything it had no answer to.
-    pub(crate) fn result(&self, key: &StateKey, scope: &str) -> Option<HandlerResult> {
+    pub(crate) fn result(&self, keys: &KeySet, scope: &str) -> Option<HandlerResult> {
         let asked = self.asked.lock().unwrap_or_else(PoisonError::into_inner);
         if asked.is_empty() {
             return None;
@@ -197,7 +155,7 @@ impl Inputs {
         let value = json!({
             "resultType": "input_required",
             "inputRequests": requests,
-            "requestState": key.seal(scope, &kept),
+            "requestState": seal_answers(keys, scope, &kept),
         });
         Some(respond_value(
             ResultKind::of::<InputRequiredResult>(),
@@ -221,20 +179,20 @@ pub(crate) fn request_scope(kind: &str, name: &str, arguments: &Value) -> String
 /// The inputs of a (possibly retried) 2026-07-28 request sealed for `scope`: the answers
 /// its `requestState` carries and its `inputResponses`, read from the params' members.
 pub(crate) fn inputs_of(
-    key: &StateKey,
+    keys: &KeySet,
     scope: &str,
     params: &Map<String, Value>,
     declared: Value,
 ) -> Result<Arc<Inputs>, crate::jsonrpc::ErrorObject<'static>> {
     let responses = params.get("inputResponses");
-    let answers = answers_of(key, scope, params.get("requestState"), responses)?;
+    let answers = answers_of(keys, scope, params.get("requestState"), responses)?;
     Ok(Arc::new(Inputs::new(answers, responses, declared)))
 }
 
 /// The answers a retried request's `requestState` carries (none without one); its
 /// `inputResponses`, when present, must be an object (`-32602` otherwise).
 fn answers_of(
-    key: &StateKey,
+    keys: &KeySet,
     scope: &str,
     state: Option<&Value>,
     responses: Option<&Value>,
@@ -247,7 +205,7 @@ fn answers_of(
     }
     match state {
         None => Ok(BTreeMap::new()),
-        Some(Value::String(state)) => key.open(scope, state).ok_or_else(|| {
+        Some(Value::String(state)) => open_answers(keys, scope, state).ok_or_else(|| {
             invalid_params(
                 "the requestState was altered or belongs to another request",
                 vec![violation(
@@ -270,17 +228,30 @@ mod tests {
 
     #[test]
     fn sealed_state_opens_only_intact_and_in_its_scope() {
-        let key = StateKey::generate();
+        let keys = KeySet::random().unwrap();
         let mut answers = BTreeMap::new();
         let _none = answers.insert("a".to_owned(), json!({"x": 1}));
-        let state = key.seal("tool", &answers);
-        assert_eq!(key.open("tool", &state), Some(answers));
-        assert_eq!(key.open("other", &state), None);
-        assert_eq!(key.open("tool", &format!("{state}-TAMPERED")), None);
-        assert_eq!(StateKey::generate().open("tool", &state), None);
-        let (payload, tag) = state.split_once('.').unwrap();
-        let forged = B64.encode(br#"{"a":{"x":2}}"#);
-        assert_eq!(key.open("tool", &format!("{forged}.{tag}")), None);
-        assert!(key.open("tool", payload).is_none());
+        let state = seal_answers(&keys, "tool", &answers);
+        assert_eq!(open_answers(&keys, "tool", &state), Some(answers));
+        assert_eq!(open_answers(&keys, "other", &state), None);
+        assert_eq!(
+            open_answers(&keys, "tool", &format!("{state}-TAMPERED")),
+            None
+        );
+        assert_eq!(
+            open_answers(&KeySet::random().unwrap(), "tool", &state),
+            None
+        );
+        let (sealed, tag) = state.rsplit_once('.').unwrap();
+        let (id, _payload) = sealed.split_once('.').unwrap();
+        let forged = base64::Engine::encode(
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+            br#"{"a":{"x":2}}"#,
+        );
+        assert_eq!(
+            open_answers(&keys, "tool", &format!("{id}.{forged}.{tag}")),
+            None
+        );
+        assert!(open_answers(&keys, "tool", sealed).is_none());
     }
 }

@@ -139,6 +139,10 @@ pub enum McpError {
     /// The result cache could not be built from the limits.
     #[error("building the result cache failed")]
     Cache(#[source] crate::cache::CacheError),
+    /// The server's key set could not be read, or none is configured and no random one
+    /// could be drawn (see [`crate::secrets`]).
+    #[error("setting up the server keys failed")]
+    Keys(#[source] crate::secrets::KeyError),
     /// Serving the connection failed.
     #[error("serving failed")]
     Serve(#[source] crate::server::ServerError),

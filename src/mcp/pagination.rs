@@ -4,23 +4,25 @@
 //! - **Pages.** At most `limits.lists.pageSize` items, in registration order; `nextCursor`
 //!   when more follow.
 //! - **Cursors.** Opaque and tamper-evident: the name (or URI) of the last item delivered,
-//!   sealed with HMAC-SHA256 under the server's key (the one that seals `requestState`) and
-//!   bound to the list method. An altered cursor, one of another list, of another server or
-//!   of an earlier run of this one is refused with `-32602`.
+//!   sealed with HMAC-SHA256 under the server's signing key (the key set that seals
+//!   `requestState`, see [`crate::secrets`]) and bound to the list method, so every
+//!   instance sharing the key set continues it, across restarts and key rotations. An
+//!   altered cursor, one of another list, or one sealed by a key the server does not have
+//!   (another server's, or the random key of another run) is refused with `-32602`.
 //! - **Changes.** A cursor continues after its item, so it stays valid while tools,
 //!   resources or prompts are added or removed; items added before it are not repeated
 //!   (the client learns of them through `notifications/*/list_changed`). Once its own item
 //!   is removed, the position is lost: `-32602`, and the client lists again from the start.
 
-use super::input_required::StateKey;
 use super::params::{invalid_params, violation};
 use crate::generated::protocol::Cursor;
 use crate::jsonrpc::ErrorObject;
+use crate::secrets::KeySet;
 
 /// One list request's position and page size.
 #[derive(Debug)]
 pub(crate) struct Pager<'a> {
-    key: &'a StateKey,
+    key: &'a KeySet,
     method: &'a str,
     page_size: usize,
     cursor: Option<Cursor>,
@@ -38,7 +40,7 @@ pub(crate) struct Page<T> {
 impl<'a> Pager<'a> {
     /// The pager of a `method` request that carried `cursor`.
     pub(crate) fn new(
-        key: &'a StateKey,
+        key: &'a KeySet,
         method: &'a str,
         page_size: usize,
         cursor: Option<Cursor>,
@@ -67,7 +69,7 @@ impl<'a> Pager<'a> {
             Some(Cursor(cursor)) => {
                 let after = self
                     .key
-                    .open_bytes(self.method, cursor)
+                    .open(self.method, cursor)
                     .and_then(|bytes| String::from_utf8(bytes).ok())
                     .ok_or_else(|| {
                         cursor_error(
@@ -91,9 +93,9 @@ impl<'a> Pager<'a> {
         let end = start.saturating_add(self.page_size).min(items.len());
         let page = items.get(start..end).unwrap_or_default().to_vec();
         let next_cursor = match page.last() {
-            Some(last) if end < items.len() => Some(Cursor(
-                self.key.seal_bytes(self.method, name(last).as_bytes()),
-            )),
+            Some(last) if end < items.len() => {
+                Some(Cursor(self.key.seal(self.method, name(last).as_bytes())))
+            }
             _ => None,
         };
         Ok(Page {
@@ -153,7 +155,7 @@ mod tests {
 
     #[test]
     fn pages_follow_each_other_and_survive_other_changes() {
-        let key = StateKey::generate();
+        let key = KeySet::random().unwrap();
         let items = ["a", "b", "c", "d", "e"];
         let first = Pager::new(&key, "tools/list", 2, None)
             .page(&items, |s| s)
@@ -184,7 +186,7 @@ mod tests {
         // Another list, another key, an altered cursor.
         for (key, method, cursor) in [
             (&key, "prompts/list", cursor.clone()),
-            (&StateKey::generate(), "tools/list", cursor.clone()),
+            (&KeySet::random().unwrap(), "tools/list", cursor.clone()),
             (&key, "tools/list", Cursor(format!("x{}", cursor.0))),
             (&key, "tools/list", Cursor("garbage".to_owned())),
         ] {
@@ -197,7 +199,7 @@ mod tests {
 
     #[test]
     fn a_list_that_fits_has_no_cursor() {
-        let key = StateKey::generate();
+        let key = KeySet::random().unwrap();
         let page = Pager::new(&key, "tools/list", 5, None)
             .page(&["a", "b"], |s| s)
             .unwrap();

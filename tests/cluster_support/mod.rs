@@ -128,6 +128,11 @@ fn script() -> PathBuf {
 impl Cluster {
     /// `deploy/local-cluster.sh start COUNT PORT` in a fresh state directory.
     pub fn start(count: usize) -> Self {
+        Self::start_with(count, "")
+    }
+
+    /// [`Cluster::start`] with `CLUSTER_LIMITS` (extra members of the limits document).
+    pub fn start_with(count: usize, limits: &str) -> Self {
         let state = tempfile::tempdir().expect("a state directory");
         let port = free_port();
         let output = Command::new("bash")
@@ -135,6 +140,7 @@ impl Cluster {
             .args(["start", &count.to_string(), &port.to_string()])
             .env("LOCAL_CLUSTER_DIR", state.path())
             .env("DEMO_SERVER_BIN", demo_server())
+            .env("CLUSTER_LIMITS", limits)
             .stdin(Stdio::null())
             .stderr(Stdio::inherit())
             .output()
@@ -183,6 +189,59 @@ impl Cluster {
             state,
             http,
         }
+    }
+
+    /// The key set file every instance reads (`STATE/keys.json`, written by the script).
+    pub fn keys_file(&self) -> PathBuf {
+        self.state.path().join("keys.json")
+    }
+
+    /// Replaces the key set file with `keys` (id, base64 secret), the signing key first;
+    /// the instances read it when they (re)start.
+    pub fn write_keys(&self, keys: &[(&str, &str)]) {
+        let keys: Vec<Value> = keys
+            .iter()
+            .map(|(id, secret)| json!({"id": id, "secret": secret}))
+            .collect();
+        std::fs::write(self.keys_file(), json!({ "keys": keys }).to_string())
+            .expect("the key set file is written");
+    }
+
+    /// `deploy/local-cluster.sh restart`: every instance restarted in turn, on its own
+    /// address; returns how long it took.
+    pub fn restart(&mut self) -> Duration {
+        let started = std::time::Instant::now();
+        let output = Command::new("bash")
+            .arg(script())
+            .arg("restart")
+            .env("LOCAL_CLUSTER_DIR", self.state.path())
+            .stdin(Stdio::null())
+            .stderr(Stdio::inherit())
+            .output()
+            .expect("the cluster script runs");
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(
+            output.status.success(),
+            "local-cluster.sh restart failed ({}); it printed:\n{stdout}",
+            output.status
+        );
+        let lines: Vec<&str> = stdout.lines().collect();
+        assert_eq!(
+            lines.len(),
+            self.instances.len(),
+            "one line per instance: {stdout}"
+        );
+        for (instance, line) in self.instances.iter_mut().zip(lines) {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let ["instance", url, pid] = fields.as_slice() else {
+                panic!("unexpected line from local-cluster.sh restart: {line:?}");
+            };
+            assert_eq!(*url, instance.url, "restarted on its own address");
+            let pid: u32 = pid.parse().expect("pid");
+            assert_ne!(pid, instance.pid, "a new process");
+            instance.pid = pid;
+        }
+        started.elapsed()
     }
 
     /// Sends SIGKILL to `pid` (a crash, not a shutdown) and waits until it is gone.
@@ -299,11 +358,10 @@ impl Cluster {
             _ => None,
         };
         let mut params = params;
-        params["_meta"] = json!({
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": {"name": "cluster-test", "version": "1.0.0"}
-        });
+        // The caller's own _meta (e.g. other client capabilities) is kept.
+        if params.get("_meta").is_none() {
+            params["_meta"] = meta();
+        }
         let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let mut headers = vec![
             ("mcp-protocol-version", "2026-07-28"),
@@ -420,6 +478,15 @@ impl Drop for Cluster {
             eprintln!("local-cluster.sh stop failed");
         }
     }
+}
+
+/// The `_meta` of a 2026-07-28 request from a client without capabilities.
+pub fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "cluster-test", "version": "1.0.0"}
+    })
 }
 
 /// One HTTP answer.

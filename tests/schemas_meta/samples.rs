@@ -436,6 +436,16 @@ fn limits_samples() -> Vec<Samples> {
                 json!({"size": 10}),
             ],
         ),
+        samples(
+            "limits.json",
+            "SecretLimits",
+            vec![json!({}), json!({"keysFile": "/run/secrets/mcp-keys.json"})],
+            vec![
+                json!({"keysFile": ""}),
+                json!({"keysFile": 1}),
+                json!({"keys": [{"id": "k", "secret": "c2VjcmV0"}]}),
+            ],
+        ),
     ]
 }
 
