@@ -33,6 +33,32 @@ pub enum ClientError {
         /// What went wrong, as reported by the HTTP stack.
         reason: String,
     },
+    /// A header given to [`ClientOptions::header`](super::ClientOptions::header) or
+    /// [`ClientOptions::bearer_token`](super::ClientOptions::bearer_token) was refused when
+    /// the options were built (its value is never quoted).
+    #[error("the header {} cannot be sent: {reason}", name.as_deref().unwrap_or("(invalid name)"))]
+    InvalidHeader {
+        /// The header's name, when it is a valid one.
+        name: Option<String>,
+        /// Why it was refused.
+        reason: &'static str,
+    },
+    /// A root certificate given to the options does not parse.
+    #[error("the root certificate cannot be used: {reason}")]
+    InvalidCertificate {
+        /// Why it was refused.
+        reason: String,
+    },
+    /// The TLS handshake with `host` failed: most often its certificate does not verify
+    /// (unknown issuer, expired, issued for another name). The client never falls back to
+    /// plain HTTP.
+    #[error("TLS with {host} failed: {reason}")]
+    Tls {
+        /// The host whose handshake failed.
+        host: String,
+        /// What rustls reported (e.g. `invalid peer certificate: UnknownIssuer`).
+        reason: String,
+    },
     /// The server answered an HTTP request with a status that carries no JSON-RPC answer.
     #[error("HTTP {method} to {url} answered with status {status}")]
     HttpStatus {

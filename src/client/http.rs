@@ -8,17 +8,19 @@ use std::sync::{Arc, Mutex, PoisonError};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper::header::{HeaderValue, ACCEPT, CONTENT_TYPE};
+use hyper::header::{HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use hyper::http::request::Builder;
 use hyper::{Method, Request, Response, StatusCode, Uri};
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::client::legacy::Client as HyperClient;
-use hyper_util::rt::TokioExecutor;
 
 use crate::http::{MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, MCP_SESSION_ID};
 
+use super::connector::{self, Http};
+use super::http_options::HttpSettings;
 use super::router::Router;
 use super::sse::SseParser;
 use super::ClientError;
+
+mod recover;
 
 /// How many times a request's event stream is resumed before the request fails.
 const MAX_RESUMES: usize = 3;
@@ -56,17 +58,27 @@ struct SessionState {
     modern: bool,
     /// The 2025 session id.
     session_id: Option<HeaderValue>,
+    /// `Authorization: Bearer …` (sensitive), sent with every request.
+    authorization: Option<HeaderValue>,
+    /// The body of the `initialize` request that opened the session, sent again to open a
+    /// new one when the server forgot it (404).
+    initialize: Option<Vec<u8>>,
 }
 
 /// The HTTP transport of one client.
 pub(crate) struct HttpTransport {
-    client: HyperClient<HttpConnector, Full<Bytes>>,
+    client: Http,
     url: Uri,
+    /// The options' extra headers (values sensitive).
+    headers: Vec<(HeaderName, HeaderValue)>,
     router: Arc<Router>,
     state: Mutex<SessionState>,
     max_body_bytes: usize,
     /// The task reading the session's GET stream, if one runs.
     listener: Mutex<Option<tokio::task::AbortHandle>>,
+    /// Held while a forgotten session is re-initialized, so that requests failing at once
+    /// open one new session.
+    recovering: tokio::sync::Mutex<()>,
 }
 
 impl std::fmt::Debug for HttpTransport {
@@ -78,11 +90,12 @@ impl std::fmt::Debug for HttpTransport {
 }
 
 impl HttpTransport {
-    /// A transport posting to `url` (`http://` only).
+    /// A transport posting to `url` (`http://`, or `https://` with feature `tls`).
     pub(crate) fn new(
         url: &str,
         router: Arc<Router>,
         max_body_bytes: usize,
+        settings: &HttpSettings,
     ) -> Result<Self, ClientError> {
         let bad_url = |reason: &str| ClientError::Http {
             url: url.to_owned(),
@@ -90,16 +103,22 @@ impl HttpTransport {
             reason: reason.to_owned(),
         };
         let parsed: Uri = url.parse().map_err(|_| bad_url("not a valid URI"))?;
-        if parsed.scheme_str() != Some("http") || parsed.host().is_none() {
-            return Err(bad_url("only http://HOST[:PORT]/PATH URLs are supported"));
+        connector::supports(parsed.scheme_str().unwrap_or("")).map_err(bad_url)?;
+        if parsed.host().is_none() {
+            return Err(bad_url("the URL has no host"));
         }
         Ok(Self {
-            client: HyperClient::builder(TokioExecutor::new()).build_http(),
+            client: connector::build(settings)?,
             url: parsed,
+            headers: settings.headers.clone(),
             router,
-            state: Mutex::new(SessionState::default()),
+            state: Mutex::new(SessionState {
+                authorization: settings.bearer.clone(),
+                ..SessionState::default()
+            }),
             max_body_bytes,
             listener: Mutex::new(None),
+            recovering: tokio::sync::Mutex::new(()),
         })
     }
 
@@ -120,33 +139,61 @@ impl HttpTransport {
 
     /// POSTs one message and routes everything the answer carries. For a request, its
     /// answer reaches the router before this returns, or the request is failed.
+    ///
+    /// A 2025 session the server answers with 404 (expired, or the instance gone) is
+    /// re-initialized once and the message sent again in the new session.
     pub(crate) async fn post(&self, outgoing: Outgoing<'_>) -> Result<(), ClientError> {
-        let request = self.build(&outgoing)?;
-        let response = self
-            .client
-            .request(request)
-            .await
-            .map_err(|error| ClientError::Http {
-                url: self.url.to_string(),
-                step: "POST",
-                reason: error.to_string(),
-            });
-        let response = match response {
-            Ok(response) => response,
-            Err(error) => {
-                if let Some(id) = outgoing.id {
-                    self.router.fail(id, error);
-                    return Ok(());
+        let mut recovered = false;
+        loop {
+            let sent_session = self.lock().session_id.clone();
+            let request = self.build(&outgoing)?;
+            let response = self
+                .client
+                .request(request)
+                .await
+                .map_err(|error| connector::error(&self.url, "POST", &error));
+            let response = match response {
+                Ok(response) => response,
+                Err(error) => return self.fail(&outgoing, error),
+            };
+            let status = response.status();
+            if status == StatusCode::NOT_FOUND && !recovered && outgoing.method != "initialize" {
+                if let Some(sent) = sent_session {
+                    recovered = true;
+                    drop(response);
+                    if let Err(error) = self.recover_session(&sent).await {
+                        return self.fail(&outgoing, error);
+                    }
+                    continue;
                 }
-                return Err(error);
             }
-        };
-        let status = response.status();
-        if outgoing.method == "initialize" && status.is_success() {
-            if let Some(session) = response.headers().get(MCP_SESSION_ID) {
-                self.lock().session_id = Some(session.clone());
+            if outgoing.method == "initialize" && status.is_success() {
+                let mut state = self.lock();
+                state.session_id = response.headers().get(MCP_SESSION_ID).cloned();
+                state.initialize = Some(outgoing.body.clone());
             }
+            return self.receive(&outgoing, response).await;
         }
+    }
+
+    /// A request's failure goes to its waiter; a notification's to the caller.
+    fn fail(&self, outgoing: &Outgoing<'_>, error: ClientError) -> Result<(), ClientError> {
+        match outgoing.id {
+            Some(id) => {
+                self.router.fail(id, error);
+                Ok(())
+            }
+            None => Err(error),
+        }
+    }
+
+    /// Routes what the answer to `outgoing` carries.
+    async fn receive(
+        &self,
+        outgoing: &Outgoing<'_>,
+        response: Response<Incoming>,
+    ) -> Result<(), ClientError> {
+        let status = response.status();
         let Some(id) = outgoing.id else {
             if !status.is_success() {
                 return Err(self.status_error(outgoing.method, status));
@@ -194,9 +241,8 @@ impl HttpTransport {
         let Some(session) = self.lock().session_id.take() else {
             return;
         };
-        let request = Request::builder()
-            .method(Method::DELETE)
-            .uri(self.url.clone())
+        let request = self
+            .request(Method::DELETE)
             .header(MCP_SESSION_ID, session)
             .body(Full::new(Bytes::new()));
         let Ok(request) = request else {
@@ -209,12 +255,11 @@ impl HttpTransport {
     }
 
     fn build(&self, outgoing: &Outgoing<'_>) -> Result<Request<Full<Bytes>>, ClientError> {
-        let state = self.lock();
-        let mut builder = Request::builder()
-            .method(Method::POST)
-            .uri(self.url.clone())
+        let mut builder = self
+            .request(Method::POST)
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream");
+        let state = self.lock();
         if let Some(version) = &state.version {
             builder = builder.header(MCP_PROTOCOL_VERSION, version.as_str());
         }
@@ -327,9 +372,8 @@ impl HttpTransport {
 
     /// One GET of the session's stream: `None` when the server has none (or it failed).
     async fn open_stream(&self, last_event_id: Option<&str>) -> Option<Response<Incoming>> {
-        let mut builder = Request::builder()
-            .method(Method::GET)
-            .uri(self.url.clone())
+        let mut builder = self
+            .request(Method::GET)
             .header(ACCEPT, "text/event-stream");
         {
             let state = self.lock();
@@ -430,9 +474,8 @@ impl HttpTransport {
             let wait =
                 std::time::Duration::from_millis(resume.retry_ms.unwrap_or(1000).min(60_000));
             tokio::time::sleep(wait).await;
-            let mut builder = Request::builder()
-                .method(Method::GET)
-                .uri(self.url.clone())
+            let mut builder = self
+                .request(Method::GET)
                 .header(ACCEPT, "text/event-stream")
                 .header(crate::http::LAST_EVENT_ID, last.as_str());
             {
@@ -448,14 +491,9 @@ impl HttpTransport {
                 return Ok(());
             };
             let response =
-                self.client
-                    .request(request)
-                    .await
-                    .map_err(|error| ClientError::Http {
-                        url: self.url.to_string(),
-                        step: "GET (resuming a stream)",
-                        reason: error.to_string(),
-                    })?;
+                self.client.request(request).await.map_err(|error| {
+                    connector::error(&self.url, "GET (resuming a stream)", &error)
+                })?;
             if !response.status().is_success() {
                 return Err(self.status_error("GET", response.status()));
             }
@@ -479,6 +517,18 @@ impl HttpTransport {
         if let Err(error) = Box::pin(self.post(outgoing)).await {
             tracing::warn!(%error, "answering the server's request failed");
         }
+    }
+
+    /// A request to the server's URL with the options' headers and the authorization.
+    fn request(&self, method: Method) -> Builder {
+        let mut builder = Request::builder().method(method).uri(self.url.clone());
+        for (name, value) in &self.headers {
+            builder = builder.header(name, value.clone());
+        }
+        if let Some(authorization) = &self.lock().authorization {
+            builder = builder.header(AUTHORIZATION, authorization.clone());
+        }
+        builder
     }
 
     fn status_error(&self, method: &str, status: StatusCode) -> ClientError {

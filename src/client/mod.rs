@@ -41,11 +41,15 @@
 
 mod call;
 mod child;
+#[cfg(feature = "http")]
+mod connector;
 mod error;
 mod handler;
 mod handshake;
 #[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "http")]
+mod http_options;
 mod listen;
 mod methods;
 mod more_requests;
@@ -250,16 +254,26 @@ impl Client {
         Self::handshake(router, Transport::Stream(Box::new(stream)), options).await
     }
 
-    /// Speaks MCP over Streamable HTTP to `url` (e.g. `http://127.0.0.1:8080/mcp`);
-    /// negotiates the version before returning.
+    /// Speaks MCP over Streamable HTTP to `url` (e.g. `http://127.0.0.1:8080/mcp` or
+    /// `https://mcp.example.com/mcp`); negotiates the version before returning. Every
+    /// request carries the headers and bearer token of the options; `https://` trusts the
+    /// platform's roots and those of `ClientOptions::root_certificates_pem` (feature `tls`), and speaks
+    /// HTTP/2 when the server offers it by ALPN.
     ///
     /// # Errors
     ///
-    /// [`ClientError::Http`] for a URL that is not `http://`; any error of the handshake.
+    /// [`ClientError::Http`] for a URL that is not `http://` or `https://` (the latter needs
+    /// feature `tls`); [`ClientError::Tls`] when the server's certificate does not verify;
+    /// any error of the handshake.
     #[cfg(feature = "http")]
     pub async fn connect_http(url: &str, options: ClientOptions) -> Result<Self, ClientError> {
         let router = Arc::new(Router::new(options.handler_arc()));
-        let transport = http::HttpTransport::new(url, Arc::clone(&router), options.max_line_bytes)?;
+        let transport = http::HttpTransport::new(
+            url,
+            Arc::clone(&router),
+            options.max_line_bytes,
+            &options.http,
+        )?;
         Self::handshake(router, Transport::Http(Arc::new(transport)), options).await
     }
 

@@ -131,6 +131,9 @@ pub struct ClientOptions {
     pub(crate) max_total: Duration,
     pub(crate) max_line_bytes: usize,
     handler: HandlerSlot,
+    /// Extra headers, the bearer token and the TLS roots of HTTP connections.
+    #[cfg(feature = "http")]
+    pub(crate) http: super::http_options::HttpSettings,
 }
 
 /// The application's handler, shared by every clone of the options.
@@ -161,6 +164,8 @@ impl ClientOptions {
             max_total: Duration::from_secs(600),
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             handler: HandlerSlot(None),
+            #[cfg(feature = "http")]
+            http: super::http_options::HttpSettings::new(),
         }
     }
 
