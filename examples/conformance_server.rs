@@ -22,8 +22,8 @@ use typed_mcp::generated::protocol::{
     ToolAnnotations,
 };
 use typed_mcp::mcp::{
-    content, user_text, ArgumentSchema, McpError, McpServer, PromptDefinition, PromptError,
-    ResourceDefinition, ResourceError, ResourceTemplateDefinition, TemplateParams, ToolDefinition,
+    content, user_text, McpError, McpServer, PromptDefinition, PromptError, ResourceDefinition,
+    ResourceError, ResourceTemplateDefinition, TemplateParams, ToolDefinition,
 };
 use typed_mcp::tools::{ToolCallError, ToolContext, ToolResult};
 
@@ -43,17 +43,11 @@ mod schema_tools;
 #[path = "conformance_server/triggers.rs"]
 mod triggers;
 
-const TOOLS_SCHEMA: &str = include_str!("conformance_server/tools.json");
-
 /// A tiny WAV file, base64.
 const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
 
 /// A 1×1 PNG, base64.
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
-
-fn schema(definition: &str) -> Result<ArgumentSchema, McpError> {
-    ArgumentSchema::from_defs(TOOLS_SCHEMA, definition)
-}
 
 fn text_contents(uri: &str, mime_type: &str, text: impl Into<String>) -> ResourceContents {
     ResourceContents::TextResourceContents(TextResourceContents {
@@ -128,14 +122,13 @@ async fn three_questions(
 
 fn tools() -> Result<Vec<ToolDefinition>, McpError> {
     // Listed first: the suite calls the first tool with `{}` and expects a result.
-    let simple = ToolDefinition::from_async(
+    let simple = ToolDefinition::new(
         "test_simple_text",
-        "Returns a fixed text.",
-        schema("NoArguments")?,
         |_ctx: ToolContext, _args: NoArguments| async move {
             Ok(Value::from("This is a simple text response for testing."))
         },
     )?
+    .description("Returns a fixed text.")
     // A fixed answer: reads nothing, changes nothing, the same every time.
     .annotations(ToolAnnotations {
         title: Some("Simple text".to_owned()),
@@ -144,25 +137,22 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
         open_world_hint: Some(false),
         ..ToolAnnotations::default()
     });
-    let error = ToolDefinition::from_async(
+    let error = ToolDefinition::new(
         "test_error_handling",
-        "Always fails, as a tool result with isError.",
-        schema("NoArguments")?,
         |_ctx: ToolContext, _args: NoArguments| async move {
-            Err(ToolCallError::failed(
+            Err::<Value, _>(ToolCallError::failed(
                 "This tool intentionally returns an error for testing",
             ))
         },
     )?
+    .description("Always fails, as a tool result with isError.")
     .annotations(ToolAnnotations {
         read_only_hint: Some(true),
         open_world_hint: Some(false),
         ..ToolAnnotations::default()
     });
-    let progress = ToolDefinition::from_async(
+    let progress = ToolDefinition::new(
         "test_tool_with_progress",
-        "Reports progress 0, 50 and 100 of 100, 50 ms apart.",
-        schema("NoArguments")?,
         |ctx: ToolContext, _args: NoArguments| async move {
             for step in [0.0, 50.0, 100.0] {
                 ctx.progress().report(
@@ -176,47 +166,46 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
             }
             Ok(Value::from("Progress complete"))
         },
-    )?;
+    )?
+    .description("Reports progress 0, 50 and 100 of 100, 50 ms apart.");
     let logging = |name: &str| {
-        ToolDefinition::from_async(
-            name,
-            "Logs three info messages, 50 ms apart, at the level the client asked for.",
-            schema("NoArguments")?,
-            |ctx: ToolContext, _args: NoArguments| async move {
-                for (index, text) in [
-                    "Tool execution started",
-                    "Tool processing data",
-                    "Tool execution completed",
-                ]
-                .into_iter()
-                .enumerate()
-                {
-                    if index > 0 {
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                    }
-                    ctx.log(LoggingLevel::Info, text);
+        ToolDefinition::new(name, |ctx: ToolContext, _args: NoArguments| async move {
+            for (index, text) in [
+                "Tool execution started",
+                "Tool processing data",
+                "Tool execution completed",
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                if index > 0 {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
                 }
-                Ok(Value::from("Logging complete"))
-            },
-        )
+                ctx.log(LoggingLevel::Info, text);
+            }
+            Ok(Value::from("Logging complete"))
+        })
+        .map(|tool| {
+            tool.description(
+                "Logs three info messages, 50 ms apart, at the level the client asked for.",
+            )
+        })
     };
-    let missing_capability = ToolDefinition::from_async(
+    let missing_capability = ToolDefinition::new(
         "test_missing_capability",
-        "Needs the client's sampling capability: refused with -32021 without it.",
-        schema("NoArguments")?,
         |_ctx: ToolContext, _args: NoArguments| async move {
             Ok(Value::from("The client declared the sampling capability."))
         },
     )?
+    .description("Needs the client's sampling capability: refused with -32021 without it.")
     .requires_client_capability("sampling");
     let content_tool = |name: &str, description: &str, output: fn() -> Value| {
         Ok::<_, McpError>(
-            ToolDefinition::from_async(
+            ToolDefinition::new(
                 name,
-                description,
-                schema("NoArguments")?,
                 move |_ctx: ToolContext, _args: NoArguments| async move { Ok(output()) },
             )?
+            .description(description)
             .returns_content(),
         )
     };
@@ -252,10 +241,8 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
             ])
         },
     )?;
-    let sampling = ToolDefinition::from_async(
+    let sampling = ToolDefinition::new(
         "test_sampling",
-        "Asks the client's model (sampling/createMessage) and returns its answer.",
-        schema("PromptArguments")?,
         |ctx: ToolContext, args: PromptArguments| async move {
             let answer = ctx
                 .sample(json!({
@@ -267,12 +254,11 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
             let text = answer["content"]["text"].as_str().unwrap_or_default();
             Ok(Value::from(format!("LLM response: {text}")))
         },
-    )?;
+    )?
+    .description("Asks the client's model (sampling/createMessage) and returns its answer.");
     let elicit_fixed = |name: &str, description: &str, request: fn() -> Value| {
-        ToolDefinition::from_async(
+        ToolDefinition::new(
             name,
-            description,
-            schema("NoArguments")?,
             move |ctx: ToolContext, _args: NoArguments| async move {
                 let answer = ctx
                     .elicit(request())
@@ -285,12 +271,11 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
                 )))
             },
         )
+        .map(|tool| tool.description(description))
     };
     let elicit = |name: &str, description: &str, request: fn(&str) -> Value| {
-        ToolDefinition::from_async(
+        ToolDefinition::new(
             name,
-            description,
-            schema("MessageArguments")?,
             move |ctx: ToolContext, args: MessageArguments| async move {
                 let answer = ctx
                     .elicit(request(&args.message))
@@ -303,6 +288,7 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
                 )))
             },
         )
+        .map(|tool| tool.description(description))
     };
     let elicitation = elicit(
         "test_elicitation",
@@ -372,12 +358,10 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
         },
     )?;
     let asking = |name: &str, description: &str, handler: fn(ToolContext) -> AskFuture| {
-        ToolDefinition::from_async(
-            name,
-            description,
-            schema("NoArguments")?,
-            move |ctx: ToolContext, _args: NoArguments| handler(ctx),
-        )
+        ToolDefinition::new(name, move |ctx: ToolContext, _args: NoArguments| {
+            handler(ctx)
+        })
+        .map(|tool| tool.description(description))
     };
     let input_elicitation = asking(
         "test_input_required_result_elicitation",
@@ -541,12 +525,11 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
             })
         },
     )?;
-    let key = ToolDefinition::from_async(
+    let key = ToolDefinition::new(
         "test_header_key",
-        "Sends back its key, which HTTP clients mirror in the Mcp-Param-Key header.",
-        schema("KeyArguments")?,
         |_ctx: ToolContext, args: KeyArguments| async move { Ok(json!({ "key": args.key })) },
-    )?;
+    )?
+    .description("Sends back its key, which HTTP clients mirror in the Mcp-Param-Key header.");
     Ok(vec![
         simple,
         error,
@@ -573,7 +556,7 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
         streaming,
         key,
         schema_tools::json_schema_2020_12()?,
-        schema_tools::typed_output(schema("AddArguments")?, TOOLS_SCHEMA)?,
+        schema_tools::typed_output()?,
     ])
 }
 

@@ -105,9 +105,9 @@ async fn delete_note(
 fn server() -> Result<McpServer, McpError> {
     McpServer::builder("notes", "1.0.0")
         .state(Notes::default())
-        .tool(ToolDefinition::with_state("add_note", add_note)?)
-        .tool(ToolDefinition::with_state("search_notes", search_notes)?)
-        .tool(ToolDefinition::with_state("delete_note", delete_note)?)
+        .tool(ToolDefinition::new("add_note", add_note)?)
+        .tool(ToolDefinition::new("search_notes", search_notes)?)
+        .tool(ToolDefinition::new("delete_note", delete_note)?)
         .build()
 }
 

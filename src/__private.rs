@@ -13,6 +13,9 @@ pub mod v1 {
     pub use crate::validation::SchemaDefinition;
 }
 
+/// The markers telling [`ToolFn`](crate::mcp::ToolFn)'s handler shapes apart.
+pub use crate::mcp::typed_tool::{AsyncFn, BlockingFn, WithState};
+
 // ---------------------------------------------------------------------------------------
 // Validator support (used by the code `typed-mcp-codegen`'s validator emitter writes).
 // ---------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ mod http_support;
 use http_support::{Harness, HANG_GUARD};
 use reqwest::Client;
 use serde_json::{json, Value};
-use typed_mcp::mcp::{ArgumentSchema, McpServer, OutputSchema, ToolDefinition, VerbatimSchema};
+use typed_mcp::mcp::{McpServer, ToolDefinition, VerbatimSchema};
 use typed_mcp::tools::ToolContext;
 
 /// The conformance fixture's generated argument and output types.
@@ -20,27 +20,40 @@ use fixture::{AddArguments, AddOutput};
 const FIXTURE: &str = include_str!("../examples/conformance_server/tools.json");
 const CONTACT: &str = include_str!("../examples/conformance_server/json_schema_2020_12_tool.json");
 
+/// Checks that `published` is the uniform envelope with `data` narrowed to `definition`
+/// (how the envelope itself is assembled is checked by the crate's unit tests).
+fn assert_envelope_of(published: &Value, definition: &Value) {
+    assert_eq!(
+        published["oneOf"].as_array().map(Vec::len),
+        Some(2),
+        "{published}"
+    );
+    let data = &published["$defs"]["ToolSuccess"]["properties"]["data"];
+    for (key, value) in definition.as_object().expect("an object definition") {
+        assert_eq!(&data[key], value, "{key} in {published}");
+    }
+    assert_eq!(
+        published["$defs"]["ToolFailure"]["properties"]["ok"]["const"],
+        false
+    );
+}
+
 async fn start() -> Harness {
-    let add = ToolDefinition::from_async_with_output(
-        "add",
-        "Adds two integers (a sum of at most 1000).",
-        ArgumentSchema::from_defs(FIXTURE, "AddArguments").unwrap(),
-        OutputSchema::from_defs(FIXTURE, "AddOutput").unwrap(),
-        |_ctx: ToolContext, args: AddArguments| async move {
-            let sum = args.a + args.b;
-            Ok(AddOutput {
-                sum,
-                summary: format!("{} + {} = {sum}", args.a, args.b),
-            })
-        },
-    )
-    .unwrap();
-    let contact = ToolDefinition::from_json_async(
-        "contact",
-        "Accepts a contact.",
-        VerbatimSchema::from_json_text(CONTACT).unwrap(),
-        |_ctx: ToolContext, _args: Value| async move { Ok(Value::from("accepted")) },
-    )
+    let add = ToolDefinition::new("add", |_ctx: ToolContext, args: AddArguments| async move {
+        let sum = args.a + args.b;
+        Ok(AddOutput {
+            sum,
+            summary: format!("{} + {} = {sum}", args.a, args.b),
+        })
+    })
+    .unwrap()
+    .description("Adds two integers (a sum of at most 1000).");
+    let contact = ToolDefinition::new("contact", |_ctx: ToolContext, _args: Value| async move {
+        Ok(Value::from("accepted"))
+    })
+    .unwrap()
+    .description("Accepts a contact.")
+    .input_schema(VerbatimSchema::from_json_text(CONTACT).unwrap())
     .unwrap();
     let server = McpServer::builder("typed-schemas", "1.0.0")
         .tool(add)
@@ -135,11 +148,8 @@ async fn a_2025_session_gets_the_same_schemas_and_results() {
         .await
         .json();
     let output_schema = tool(&list["result"], "add")["outputSchema"].clone();
-    let published = OutputSchema::from_defs(FIXTURE, "AddOutput")
-        .unwrap()
-        .published()
-        .unwrap();
-    assert_eq!(output_schema, published);
+    let file: Value = serde_json::from_str(FIXTURE).expect("JSON");
+    assert_envelope_of(&output_schema, &file["$defs"]["AddOutput"]);
     let sum = harness
         .in_session(
             &session,

@@ -15,10 +15,8 @@ use mcp_server_support::demo::arguments::BigArguments;
 use mcp_server_support::{call, limits, modern, tool_error_code, TestClient};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader, Lines};
-use typed_mcp::mcp::{ArgumentSchema, McpServer, ToolDefinition};
+use typed_mcp::mcp::{McpServer, ToolDefinition};
 use typed_mcp::tools::{ToolCallError, ToolContext};
-
-const TOOLS_SCHEMA: &str = include_str!("../examples/demo_server/tools.json");
 
 /// A tool answering `bytes` letters (as text, or as `{"text": ...}` when `object`), counting
 /// its calls in `calls`, declaring `bound`.
@@ -29,26 +27,21 @@ fn letters(name: &str, object: bool, bound: usize, calls: &Arc<AtomicUsize>) -> 
 /// [`letters`] without a declared bound.
 fn undeclared_letters(name: &str, object: bool, calls: &Arc<AtomicUsize>) -> ToolDefinition {
     let calls = Arc::clone(calls);
-    let schema = ArgumentSchema::from_defs(TOOLS_SCHEMA, "BigArguments").expect("schema");
-    ToolDefinition::from_async(
-        name,
-        "Answers `bytes` letters.",
-        schema,
-        move |_ctx: ToolContext, args: BigArguments| {
-            let _before = calls.fetch_add(1, Ordering::SeqCst);
-            async move {
-                let bytes = usize::try_from(args.bytes)
-                    .map_err(|_| ToolCallError::failed("too many bytes"))?;
-                let text = "x".repeat(bytes);
-                Ok(if object {
-                    json!({ "text": text })
-                } else {
-                    Value::String(text)
-                })
-            }
-        },
-    )
+    ToolDefinition::new(name, move |_ctx: ToolContext, args: BigArguments| {
+        let _before = calls.fetch_add(1, Ordering::SeqCst);
+        async move {
+            let bytes =
+                usize::try_from(args.bytes).map_err(|_| ToolCallError::failed("too many bytes"))?;
+            let text = "x".repeat(bytes);
+            Ok(if object {
+                json!({ "text": text })
+            } else {
+                Value::String(text)
+            })
+        }
+    })
     .expect("the tool builds")
+    .description("Answers `bytes` letters.")
 }
 
 /// Writes `total` modern `tools/call`s of `tool` asking for `text` letters (ids 0..total).

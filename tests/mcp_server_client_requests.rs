@@ -8,28 +8,23 @@ mod mcp_server_support;
 use mcp_server_support::demo::arguments::EchoArguments;
 use mcp_server_support::{call, modern, TestClient};
 use serde_json::{json, Value};
-use typed_mcp::mcp::{ArgumentSchema, McpServer, ToolDefinition};
+use typed_mcp::mcp::{McpServer, ToolDefinition};
 use typed_mcp::tools::{ToolCallError, ToolContext};
 
 /// `ask` samples the client's model with its text and returns the answer's text.
 fn server() -> McpServer {
-    let file = include_str!("../examples/demo_server/tools.json");
-    let ask = ToolDefinition::from_async(
-        "ask",
-        "Asks the client's model.",
-        ArgumentSchema::from_defs(file, "EchoArguments").unwrap(),
-        |ctx: ToolContext, args: EchoArguments| async move {
-            let answer = ctx
-                .sample(json!({
-                    "messages": [{"role": "user", "content": {"type": "text", "text": args.text}}],
-                    "maxTokens": 10
-                }))
-                .await
-                .map_err(|error| ToolCallError::failed(error.to_string()))?;
-            Ok(answer["content"]["text"].clone())
-        },
-    )
-    .unwrap();
+    let ask = ToolDefinition::new("ask", |ctx: ToolContext, args: EchoArguments| async move {
+        let answer = ctx
+            .sample(json!({
+                "messages": [{"role": "user", "content": {"type": "text", "text": args.text}}],
+                "maxTokens": 10
+            }))
+            .await
+            .map_err(|error| ToolCallError::failed(error.to_string()))?;
+        Ok(answer["content"]["text"].clone())
+    })
+    .unwrap()
+    .description("Asks the client's model.");
     McpServer::builder("asker", "1").tool(ask).build().unwrap()
 }
 

@@ -9,16 +9,13 @@ use mcp_server_support::{call, legacy_client, modern, TestClient};
 use serde_json::{json, Value};
 use typed_mcp::generated::limits::Limits;
 use typed_mcp::generated::protocol::validate;
-use typed_mcp::mcp::{content, ArgumentSchema, McpServer, ToolDefinition};
+use typed_mcp::mcp::{content, McpServer, ToolDefinition};
 use typed_mcp::tools::ToolContext;
 
 /// `show` returns what its `text` names: a picture, junk, or a big text block.
 fn server(limits: Limits) -> McpServer {
-    let file = include_str!("../examples/demo_server/tools.json");
-    let show = ToolDefinition::from_async(
+    let show = ToolDefinition::new(
         "show",
-        "Returns content blocks.",
-        ArgumentSchema::from_defs(file, "EchoArguments").unwrap(),
         |_ctx: ToolContext, args: EchoArguments| async move {
             Ok(match args.text.as_str() {
                 "picture" => content::blocks([
@@ -35,6 +32,7 @@ fn server(limits: Limits) -> McpServer {
         },
     )
     .unwrap()
+    .description("Returns content blocks.")
     .returns_content();
     McpServer::builder("content", "1")
         .tool(show)

@@ -8,25 +8,20 @@ use mcp_server_support::demo::arguments::EchoArguments;
 use mcp_server_support::{call, demo_server, legacy_client, limits, modern, TestClient};
 use serde_json::{json, Value};
 use typed_mcp::mcp::{
-    user_text, ArgumentSchema, McpError, McpServer, PromptDefinition, ResourceDefinition,
-    ToolDefinition,
+    user_text, McpError, McpServer, PromptDefinition, ResourceDefinition, ToolDefinition,
 };
 use typed_mcp::tools::ToolContext;
 
-const TOOLS_SCHEMA: &str = include_str!("../examples/demo_server/tools.json");
-
 /// A tool the demo does not have.
 fn shout() -> ToolDefinition {
-    let schema = ArgumentSchema::from_defs(TOOLS_SCHEMA, "EchoArguments").expect("schema");
-    ToolDefinition::from_async(
+    ToolDefinition::new(
         "shout",
-        "Sends the text back in capitals.",
-        schema,
         |_ctx: ToolContext, args: EchoArguments| async move {
             Ok(Value::String(args.text.to_uppercase()))
         },
     )
     .expect("a valid tool")
+    .description("Sends the text back in capitals.")
 }
 
 fn names(list: &Value, field: &str, key: &str) -> Vec<String> {

@@ -212,16 +212,14 @@ async fn modern_requests_carry_their_log_level_and_set_level_does_not_exist() {
 /// A server whose `echo` needs the client's sampling capability.
 fn sampling_server() -> typed_mcp::mcp::McpServer {
     use mcp_server_support::demo::arguments::EchoArguments;
-    use typed_mcp::mcp::{ArgumentSchema, McpServer, ToolDefinition};
+    use typed_mcp::mcp::{McpServer, ToolDefinition};
     use typed_mcp::tools::ToolContext;
-    let file = include_str!("../examples/demo_server/tools.json");
-    let echo = ToolDefinition::from_async(
+    let echo = ToolDefinition::new(
         "echo",
-        "Echoes, for clients that can sample.",
-        ArgumentSchema::from_defs(file, "EchoArguments").unwrap(),
         |_ctx: ToolContext, args: EchoArguments| async move { Ok(Value::String(args.text)) },
     )
     .unwrap()
+    .description("Echoes, for clients that can sample.")
     .requires_client_capability("sampling");
     McpServer::builder("sampling", "1")
         .tool(echo)

@@ -11,24 +11,17 @@ use mcp_server_support::demo::arguments::EchoArguments;
 use mcp_server_support::{call, envelope, legacy_client, limits, TestClient};
 use serde_json::{json, Value};
 use typed_mcp::cache::CachePolicy;
-use typed_mcp::mcp::{ArgumentSchema, McpServer, ToolDefinition};
+use typed_mcp::mcp::{McpServer, ToolDefinition};
 use typed_mcp::tools::ToolContext;
-
-const TOOLS_SCHEMA: &str = include_str!("../examples/demo_server/tools.json");
 
 /// A tool answering the id of the task its handler runs on.
 fn where_it_runs(name: &str) -> ToolDefinition {
-    let schema = ArgumentSchema::from_defs(TOOLS_SCHEMA, "EchoArguments").expect("schema");
-    ToolDefinition::from_async(
-        name,
-        "Answers the id of the task it runs on.",
-        schema,
-        |_ctx: ToolContext, _args: EchoArguments| async move {
-            let task = tokio::task::try_id().map(|id| id.to_string());
-            Ok(json!(task))
-        },
-    )
+    ToolDefinition::new(name, |_ctx: ToolContext, _args: EchoArguments| async move {
+        let task = tokio::task::try_id().map(|id| id.to_string());
+        Ok(json!(task))
+    })
     .expect("tool")
+    .description("Answers the id of the task it runs on.")
 }
 
 /// The tasks three calls of `name` ran on.

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use tokio::sync::Notify;
 use typed_mcp::generated::limits::Limits;
 use typed_mcp::generated::protocol::validate;
-use typed_mcp::mcp::{ArgumentSchema, McpServer, ToolDefinition};
+use typed_mcp::mcp::{McpServer, ToolDefinition};
 use typed_mcp::tools::ToolContext;
 
 const TOOLS_SCHEMA: &str = include_str!("../examples/demo_server/tools.json");
@@ -250,21 +250,17 @@ fn gated_server() -> (McpServer, Arc<Notify>, Arc<Notify>, Arc<AtomicU64>) {
     let started = Arc::new(Notify::new());
     let runs = Arc::new(AtomicU64::new(0));
     let (g, s, r) = (Arc::clone(&gate), Arc::clone(&started), Arc::clone(&runs));
-    let tool = ToolDefinition::from_async(
-        "gate",
-        "Waits for the test, then echoes the text.",
-        ArgumentSchema::from_defs(TOOLS_SCHEMA, "EchoArguments").unwrap(),
-        move |_ctx: ToolContext, args: EchoArguments| {
-            let (g, s, r) = (Arc::clone(&g), Arc::clone(&s), Arc::clone(&r));
-            async move {
-                r.fetch_add(1, Ordering::SeqCst);
-                s.notify_one();
-                g.notified().await;
-                Ok(Value::String(args.text))
-            }
-        },
-    )
-    .unwrap();
+    let tool = ToolDefinition::new("gate", move |_ctx: ToolContext, args: EchoArguments| {
+        let (g, s, r) = (Arc::clone(&g), Arc::clone(&s), Arc::clone(&r));
+        async move {
+            r.fetch_add(1, Ordering::SeqCst);
+            s.notify_one();
+            g.notified().await;
+            Ok(Value::String(args.text))
+        }
+    })
+    .unwrap()
+    .description("Waits for the test, then echoes the text.");
     let server = McpServer::builder("gated", "1").tool(tool).build().unwrap();
     (server, gate, started, runs)
 }
@@ -340,22 +336,18 @@ async fn a_cancelled_call_stops_its_handler_while_it_waits() {
     let started = Arc::new(Notify::new());
     let dropped = Arc::new(Notify::new());
     let (s, d) = (Arc::clone(&started), Arc::clone(&dropped));
-    let tool = ToolDefinition::from_async(
-        "forever",
-        "Waits until stopped.",
-        ArgumentSchema::from_defs(TOOLS_SCHEMA, "EchoArguments").unwrap(),
-        move |_ctx: ToolContext, _args: EchoArguments| {
-            let signal = DropSignal(Arc::clone(&d));
-            let s = Arc::clone(&s);
-            async move {
-                let _signal = signal;
-                s.notify_one();
-                std::future::pending::<()>().await;
-                Ok(Value::Null)
-            }
-        },
-    )
-    .unwrap();
+    let tool = ToolDefinition::new("forever", move |_ctx: ToolContext, _args: EchoArguments| {
+        let signal = DropSignal(Arc::clone(&d));
+        let s = Arc::clone(&s);
+        async move {
+            let _signal = signal;
+            s.notify_one();
+            std::future::pending::<()>().await;
+            Ok(Value::Null)
+        }
+    })
+    .unwrap()
+    .description("Waits until stopped.");
     let server = McpServer::builder("forever", "1")
         .tool(tool)
         .build()

@@ -9,9 +9,10 @@ use mcp_server_support::{call, legacy_client, limits, modern, tool_error_code, T
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use typed_mcp::generated::limits::Limits;
-use typed_mcp::mcp::{ArgumentSchema, McpServer, OutputSchema, ToolDefinition};
+use typed_mcp::mcp::{McpServer, ToolDefinition};
 use typed_mcp::tools::{ToolCallError, ToolContext};
 use typed_mcp::validation::{SchemaValidate, ValidationError};
+use typed_mcp::SchemaDefinition;
 
 /// The conformance fixture's generated argument and output types.
 #[allow(missing_docs, unreachable_pub, dead_code)]
@@ -43,35 +44,67 @@ impl SchemaValidate for Letters {
     }
 }
 
-const LETTERS: &str = r#"{"$defs": {"Letters": {"type": "string", "pattern": "^[a-z]*$"}}}"#;
+/// Checks that `published` is the uniform envelope with `data` narrowed to `definition`
+/// (how the envelope itself is assembled is checked by the crate's unit tests).
+fn assert_envelope_of(published: &Value, definition: &Value) {
+    assert_eq!(
+        published["oneOf"].as_array().map(Vec::len),
+        Some(2),
+        "{published}"
+    );
+    let data = &published["$defs"]["ToolSuccess"]["properties"]["data"];
+    for (key, value) in definition.as_object().expect("an object definition") {
+        assert_eq!(&data[key], value, "{key} in {published}");
+    }
+    assert_eq!(
+        published["$defs"]["ToolFailure"]["properties"]["ok"]["const"],
+        false
+    );
+}
+
+impl SchemaDefinition for Letters {
+    const NAME: &'static str = "Letters";
+    const SCHEMA: &'static str = r#"{"type": "string", "pattern": "^[a-z]*$"}"#;
+    const DESCRIPTION: Option<&'static str> = None;
+}
+
+/// A type paired with a definition that is not its own: the definition's example (an
+/// object) does not decode into it (a string).
+#[derive(Debug, Serialize, Deserialize)]
+struct Mismatched(String);
+
+impl SchemaValidate for Mismatched {
+    fn validate_value(value: &Value) -> Result<(), Vec<ValidationError>> {
+        Letters::validate_value(value)
+    }
+}
+
+impl SchemaDefinition for Mismatched {
+    const NAME: &'static str = "AddOutput";
+    const SCHEMA: &'static str = r#"{"type": "object", "properties": {"sum": {"type": "integer"}},
+        "examples": [{"sum": 1}]}"#;
+    const DESCRIPTION: Option<&'static str> = None;
+}
 
 fn server(limits: Limits) -> McpServer {
-    let add = ToolDefinition::from_async_with_output(
-        "add",
-        "Adds two integers (a sum of at most 1000).",
-        ArgumentSchema::from_defs(FIXTURE, "AddArguments").unwrap(),
-        OutputSchema::from_defs(FIXTURE, "AddOutput").unwrap(),
-        |_ctx: ToolContext, args: AddArguments| async move {
-            let sum = args.a + args.b;
-            if sum == 13 {
-                return Err(ToolCallError::failed("unlucky"));
-            }
-            Ok(AddOutput {
-                sum,
-                summary: format!("{} + {} = {sum}", args.a, args.b),
-            })
-        },
-    )
+    let add = ToolDefinition::new("add", |_ctx: ToolContext, args: AddArguments| async move {
+        let sum = args.a + args.b;
+        if sum == 13 {
+            return Err(ToolCallError::failed("unlucky"));
+        }
+        Ok(AddOutput {
+            sum,
+            summary: format!("{} + {} = {sum}", args.a, args.b),
+        })
+    })
     .unwrap()
+    .description("Adds two integers (a sum of at most 1000).")
     .cacheable(true);
-    let letters = ToolDefinition::blocking_with_output(
-        "letters",
-        "Many letters.",
-        ArgumentSchema::from_defs(FIXTURE, "NoArguments").unwrap(),
-        OutputSchema::from_defs(LETTERS, "Letters").unwrap(),
-        |_ctx: ToolContext, _args: NoArguments| Ok(Letters("x".repeat(10_000))),
-    )
-    .unwrap();
+    let letters = ToolDefinition::new("letters", |_ctx: ToolContext, _args: NoArguments| {
+        Ok(Letters("x".repeat(10_000)))
+    })
+    .unwrap()
+    .description("Many letters.");
     McpServer::builder("typed-output", "1.0.0")
         .limits(limits)
         .tool(add)
@@ -103,11 +136,8 @@ async fn the_published_output_schema_describes_every_result_sent() {
     let mut client = legacy_client(server(Limits::default()), "2025-11-25").await;
     let list = client.result(json!(1), "tools/list", None).await;
     let schema = published_output_schema(&list, "add");
-    let expected = OutputSchema::from_defs(FIXTURE, "AddOutput")
-        .unwrap()
-        .published()
-        .unwrap();
-    assert_eq!(schema, expected);
+    let file: Value = serde_json::from_str(FIXTURE).expect("JSON");
+    assert_envelope_of(&schema, &file["$defs"]["AddOutput"]);
     assert_eq!(
         schema["$defs"]["ToolSuccess"]["properties"]["data"]["properties"]["sum"]["maximum"],
         1000
@@ -193,32 +223,24 @@ async fn a_typed_text_output_is_never_cut_to_fit() {
 
 #[test]
 fn an_output_definition_that_does_not_match_its_type_is_refused() {
-    // `AddOutput`'s example does not decode as `Letters`.
-    let mismatched = ToolDefinition::blocking_with_output(
-        "mismatched",
-        "The definition and the type disagree.",
-        ArgumentSchema::from_defs(FIXTURE, "NoArguments").unwrap(),
-        OutputSchema::from_defs(FIXTURE, "AddOutput").unwrap(),
-        |_ctx: ToolContext, _args: NoArguments| Ok(Letters(String::new())),
-    );
+    let mismatched =
+        ToolDefinition::<()>::new("mismatched", |_ctx: ToolContext, _args: NoArguments| {
+            Ok(Mismatched(String::new()))
+        })
+        .map(|tool| tool.description("The definition and the type disagree."));
     assert!(mismatched.is_err());
 }
 
 #[tokio::test]
 async fn returns_content_does_not_change_a_typed_output() {
-    let add = ToolDefinition::from_async_with_output(
-        "add",
-        "Adds two integers.",
-        ArgumentSchema::from_defs(FIXTURE, "AddArguments").unwrap(),
-        OutputSchema::from_defs(FIXTURE, "AddOutput").unwrap(),
-        |_ctx: ToolContext, args: AddArguments| async move {
-            Ok(AddOutput {
-                sum: args.a + args.b,
-                summary: String::new(),
-            })
-        },
-    )
+    let add = ToolDefinition::new("add", |_ctx: ToolContext, args: AddArguments| async move {
+        Ok(AddOutput {
+            sum: args.a + args.b,
+            summary: String::new(),
+        })
+    })
     .unwrap()
+    .description("Adds two integers.")
     .returns_content();
     let server = McpServer::builder("typed-output", "1.0.0")
         .tool(add)

@@ -12,7 +12,7 @@ use std::time::Duration;
 use mcp_server_support::{call, legacy_client, tool_error_code, TestClient};
 use serde_json::{json, Value};
 use typed_mcp::cache::CachePolicy;
-use typed_mcp::mcp::{McpServer, OutputSchema, ToolDefinition};
+use typed_mcp::mcp::{McpServer, ToolDefinition};
 use typed_mcp::tools::{ToolCallError, ToolContext, ToolResult};
 use typed_mcp::SchemaDefinition;
 
@@ -29,6 +29,24 @@ const NOTES: &str = include_str!("../examples/notes_server/notes.json");
 fn definition(name: &str) -> Value {
     let file: Value = serde_json::from_str(NOTES).expect("JSON");
     file["$defs"][name].clone()
+}
+
+/// Checks that `published` is the uniform envelope with `data` narrowed to `definition`
+/// (how the envelope itself is assembled is checked by the crate's unit tests).
+fn assert_envelope_of(published: &Value, definition: &Value) {
+    assert_eq!(
+        published["oneOf"].as_array().map(Vec::len),
+        Some(2),
+        "{published}"
+    );
+    let data = &published["$defs"]["ToolSuccess"]["properties"]["data"];
+    for (key, value) in definition.as_object().expect("an object definition") {
+        assert_eq!(&data[key], value, "{key} in {published}");
+    }
+    assert_eq!(
+        published["$defs"]["ToolFailure"]["properties"]["ok"]["const"],
+        false
+    );
 }
 
 fn listed(list: &Value, tool: &str) -> Value {
@@ -54,10 +72,8 @@ fn generated_types_carry_their_definition() {
         AddNoteArguments::DESCRIPTION,
         Some("Adds a note and answers its id.")
     );
-    assert_eq!(
-        OutputSchema::of::<AddNoteOutput>().unwrap(),
-        OutputSchema::from_defs(NOTES, "AddNoteOutput").unwrap()
-    );
+    let carried: Value = serde_json::from_str(AddNoteOutput::SCHEMA).expect("JSON");
+    assert_eq!(carried, definition("AddNoteOutput"));
 }
 
 #[tokio::test]
@@ -72,7 +88,7 @@ async fn a_tool_publishes_its_argument_definition_and_description_and_its_output
         }
     })
     .unwrap();
-    let renamed = ToolDefinition::new_blocking("title", |_ctx, args: AddNoteArguments| {
+    let renamed = ToolDefinition::new("title", |_ctx, args: AddNoteArguments| {
         Ok(Value::String(args.title))
     })
     .unwrap()
@@ -89,11 +105,7 @@ async fn a_tool_publishes_its_argument_definition_and_description_and_its_output
     let add = listed(&list, "add");
     assert_eq!(add["inputSchema"], definition("AddNoteArguments"));
     assert_eq!(add["description"], "Adds a note and answers its id.");
-    let published = OutputSchema::from_defs(NOTES, "AddNoteOutput")
-        .unwrap()
-        .published()
-        .unwrap();
-    assert_eq!(add["outputSchema"], published);
+    assert_envelope_of(&add["outputSchema"], &definition("AddNoteOutput"));
     let title = listed(&list, "title");
     assert_eq!(title["description"], "Answers the title.");
     assert!(title.get("outputSchema").is_none(), "{title}");
@@ -138,7 +150,7 @@ struct Counter(AtomicU64);
 
 #[tokio::test]
 async fn tools_share_the_server_state() {
-    let bump = ToolDefinition::with_state(
+    let bump = ToolDefinition::new(
         "bump",
         |counter: Arc<Counter>, _ctx, args: DeleteNoteArguments| async move {
             let total = counter.0.fetch_add(args.id.get(), Ordering::SeqCst) + args.id.get();
@@ -146,7 +158,7 @@ async fn tools_share_the_server_state() {
         },
     )
     .unwrap();
-    let read = ToolDefinition::with_state_blocking(
+    let read = ToolDefinition::new(
         "read",
         |counter: &Counter, _ctx, _args: SearchNotesArguments| {
             Ok(Value::from(counter.0.load(Ordering::SeqCst)))

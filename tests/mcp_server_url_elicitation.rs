@@ -11,7 +11,7 @@ use mcp_server_support::demo::arguments::EchoArguments;
 use mcp_server_support::{call, modern, TestClient};
 use serde_json::{json, Value};
 use typed_mcp::mcp::ToolDefinition;
-use typed_mcp::mcp::{user_text, ArgumentSchema, McpServer, PromptDefinition, PromptError};
+use typed_mcp::mcp::{user_text, McpServer, PromptDefinition, PromptError};
 use typed_mcp::tools::{ToolCallError, ToolContext, UrlElicitation};
 
 /// The elicitation `connect` asks for `service`.
@@ -27,27 +27,19 @@ fn connect_request(service: &str) -> UrlElicitation {
 /// does the same but requires `elicitation.url`; `ask_form` asks a form; the prompt
 /// `connected` asks like `connect`.
 fn server() -> McpServer {
-    let file = include_str!("../examples/demo_server/tools.json");
-    let schema = || ArgumentSchema::from_defs(file, "EchoArguments").unwrap();
     let connect = |name: &str| {
-        ToolDefinition::from_async(
-            name,
-            "Asks the user to sign in to a service.",
-            schema(),
-            |ctx: ToolContext, args: EchoArguments| async move {
-                let answer = ctx
-                    .elicit_url(&connect_request(&args.text))
-                    .await
-                    .map_err(|error| ToolCallError::failed(error.to_string()))?;
-                Ok(Value::from(format!("action={}", answer.action)))
-            },
-        )
+        ToolDefinition::new(name, |ctx: ToolContext, args: EchoArguments| async move {
+            let answer = ctx
+                .elicit_url(&connect_request(&args.text))
+                .await
+                .map_err(|error| ToolCallError::failed(error.to_string()))?;
+            Ok(Value::from(format!("action={}", answer.action)))
+        })
         .unwrap()
+        .description("Asks the user to sign in to a service.")
     };
-    let complete = ToolDefinition::from_async(
+    let complete = ToolDefinition::new(
         "connect_complete",
-        "Asks the user to sign in, then says the sign-in is done.",
-        schema(),
         |ctx: ToolContext, args: EchoArguments| async move {
             let request = connect_request(&args.text);
             let answer = ctx
@@ -61,11 +53,10 @@ fn server() -> McpServer {
             )))
         },
     )
-    .unwrap();
-    let ask_form = ToolDefinition::from_async(
+    .unwrap()
+    .description("Asks the user to sign in, then says the sign-in is done.");
+    let ask_form = ToolDefinition::new(
         "ask_form",
-        "Asks the user a form.",
-        schema(),
         |ctx: ToolContext, args: EchoArguments| async move {
             let answer = ctx
                 .elicit(json!({
@@ -77,7 +68,8 @@ fn server() -> McpServer {
             Ok(answer["action"].clone())
         },
     )
-    .unwrap();
+    .unwrap()
+    .description("Asks the user a form.");
     let prompt = PromptDefinition::asking(
         "connected",
         "Asks the user to sign in before rendering.",

@@ -19,16 +19,14 @@ const SCHEMA: &str = include_str!("../examples/conformance_server/json_schema_20
 /// A server with the `contact` tool, counting its handler's runs in `runs`.
 fn server(runs: &Arc<AtomicU64>) -> McpServer {
     let runs = Arc::clone(runs);
-    let tool = ToolDefinition::from_json_async(
-        "contact",
-        "Accepts a contact.",
-        VerbatimSchema::from_json_text(SCHEMA).expect("the schema compiles"),
-        move |_ctx: ToolContext, args: Value| {
-            runs.fetch_add(1, Ordering::SeqCst);
-            async move { Ok(json!({ "name": args["name"] })) }
-        },
-    )
-    .expect("the tool registers");
+    let tool = ToolDefinition::new("contact", move |_ctx: ToolContext, args: Value| {
+        runs.fetch_add(1, Ordering::SeqCst);
+        async move { Ok(json!({ "name": args["name"] })) }
+    })
+    .expect("the tool registers")
+    .description("Accepts a contact.")
+    .input_schema(VerbatimSchema::from_json_text(SCHEMA).expect("the schema compiles"))
+    .expect("the schema fits a tool");
     McpServer::builder("verbatim", "1.0.0")
         .tool(tool)
         .build()

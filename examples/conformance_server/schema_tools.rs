@@ -1,7 +1,7 @@
 //! The fixture tools whose schemas go beyond plain generated arguments.
 
 use serde_json::Value;
-use typed_mcp::mcp::{ArgumentSchema, McpError, OutputSchema, ToolDefinition, VerbatimSchema};
+use typed_mcp::mcp::{McpError, ToolDefinition, VerbatimSchema};
 use typed_mcp::tools::{ToolCallError, ToolContext};
 
 use super::arguments::{AddArguments, AddOutput};
@@ -11,10 +11,8 @@ use super::arguments::{AddArguments, AddOutput};
 /// so it is published verbatim and enforced by the runtime validator.
 pub(crate) fn json_schema_2020_12() -> Result<ToolDefinition, McpError> {
     let schema = VerbatimSchema::from_json_text(include_str!("json_schema_2020_12_tool.json"))?;
-    ToolDefinition::from_json_async(
+    ToolDefinition::new(
         "json_schema_2020_12_tool",
-        "Tool with JSON Schema 2020-12 features",
-        schema,
         |_ctx: ToolContext, args: Value| async move {
             let contact = ["phone", "email"]
                 .into_iter()
@@ -24,21 +22,17 @@ pub(crate) fn json_schema_2020_12() -> Result<ToolDefinition, McpError> {
                 "Arguments accepted; contact by {contact}."
             )))
         },
-    )
+    )?
+    .description("Tool with JSON Schema 2020-12 features")
+    .input_schema(schema)
 }
 
 /// `test_typed_output`: adds two integers and returns the generated `AddOutput`, published
 /// as its `outputSchema` (inside the uniform envelope). A sum over 1000 violates the output
 /// definition (`maximum: 1000`) and is refused before sending (an `INTERNAL` error result).
-pub(crate) fn typed_output(
-    arguments: ArgumentSchema,
-    schema_file: &str,
-) -> Result<ToolDefinition, McpError> {
-    ToolDefinition::from_async_with_output(
+pub(crate) fn typed_output() -> Result<ToolDefinition, McpError> {
+    ToolDefinition::new(
         "test_typed_output",
-        "Adds two integers; the output is typed (a sum of at most 1000).",
-        arguments,
-        OutputSchema::from_defs(schema_file, "AddOutput")?,
         |_ctx: ToolContext, args: AddArguments| async move {
             let sum = args.a + args.b;
             Ok::<_, ToolCallError>(AddOutput {
@@ -47,4 +41,5 @@ pub(crate) fn typed_output(
             })
         },
     )
+    .map(|tool| tool.description("Adds two integers; the output is typed (a sum of at most 1000)."))
 }

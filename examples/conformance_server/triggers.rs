@@ -28,21 +28,18 @@ fn internal(error: McpError) -> ToolCallError {
 
 /// The tool the tool hook adds and removes.
 fn dynamic_tool() -> Result<ToolDefinition, McpError> {
-    ToolDefinition::from_async(
+    ToolDefinition::new(
         "test_dynamic_tool",
-        "Added and removed by test_trigger_tool_change.",
-        super::schema("NoArguments")?,
         |_ctx: ToolContext, _args: NoArguments| async move { Ok(Value::from("dynamic")) },
     )
+    .map(|tool| tool.description("Added and removed by test_trigger_tool_change."))
 }
 
 /// The two hook tools.
 pub(crate) fn trigger_tools(slot: &ServerSlot) -> Result<Vec<ToolDefinition>, McpError> {
     let tools_slot = Arc::clone(slot);
-    let tool_change = ToolDefinition::from_async(
+    let tool_change = ToolDefinition::new(
         "test_trigger_tool_change",
-        "Adds test_dynamic_tool, or removes it when present (tools list_changed).",
-        super::schema("NoArguments")?,
         move |_ctx: ToolContext, _args: NoArguments| {
             let slot = Arc::clone(&tools_slot);
             async move {
@@ -55,12 +52,11 @@ pub(crate) fn trigger_tools(slot: &ServerSlot) -> Result<Vec<ToolDefinition>, Mc
                 Ok(Value::from("added test_dynamic_tool"))
             }
         },
-    )?;
+    )?
+    .description("Adds test_dynamic_tool, or removes it when present (tools list_changed).");
     let prompts_slot = Arc::clone(slot);
-    let prompt_change = ToolDefinition::from_async(
+    let prompt_change = ToolDefinition::new(
         "test_trigger_prompt_change",
-        "Adds test_dynamic_prompt, or removes it when present (prompts list_changed).",
-        super::schema("NoArguments")?,
         move |_ctx: ToolContext, _args: NoArguments| {
             let slot = Arc::clone(&prompts_slot);
             async move {
@@ -77,6 +73,7 @@ pub(crate) fn trigger_tools(slot: &ServerSlot) -> Result<Vec<ToolDefinition>, Mc
                 Ok(Value::from("added test_dynamic_prompt"))
             }
         },
-    )?;
+    )?
+    .description("Adds test_dynamic_prompt, or removes it when present (prompts list_changed).");
     Ok(vec![tool_change, prompt_change])
 }

@@ -9,8 +9,8 @@ use serde_json::{json, Number, Value};
 use typed_mcp::generated::limits::Limits;
 use typed_mcp::generated::protocol::{LoggingLevel, ResourceContents, TextResourceContents};
 use typed_mcp::mcp::{
-    user_text, ArgumentSchema, McpError, McpServer, PromptDefinition, PromptError,
-    ResourceDefinition, ResourceError, ResourceTemplateDefinition, TemplateParams, ToolDefinition,
+    user_text, McpError, McpServer, PromptDefinition, PromptError, ResourceDefinition,
+    ResourceError, ResourceTemplateDefinition, TemplateParams, ToolDefinition,
 };
 use typed_mcp::tools::{ToolCallError, ToolContext, ToolResult};
 
@@ -25,10 +25,6 @@ use arguments::{
     SleepArguments, SpinArguments, SumArguments,
 };
 
-/// The schema file the argument types were generated from; each tool publishes its
-/// definition as `inputSchema`.
-const TOOLS_SCHEMA: &str = include_str!("tools.json");
-
 /// The text of the `demo://readme` resource.
 pub(crate) const README: &str = include_str!("README.md");
 
@@ -37,10 +33,6 @@ pub(crate) const BIG_MAX_BYTES: u64 = 64 * 1024 * 1024;
 
 /// What `big` repeats.
 const BIG_PATTERN: &[u8] = b"abcdefghijklmnopqrstuvwxyz";
-
-fn schema(definition: &str) -> Result<ArgumentSchema, McpError> {
-    ArgumentSchema::from_defs(TOOLS_SCHEMA, definition)
-}
 
 fn as_f64(number: &Number) -> f64 {
     number.as_f64().unwrap_or(f64::NAN)
@@ -70,26 +62,19 @@ fn complete_name(prefix: &str) -> Vec<String> {
 
 pub(crate) fn build(limits: Limits) -> Result<McpServer, McpError> {
     let computations = Arc::new(AtomicU64::new(0));
-    let echo = ToolDefinition::from_async(
+    let echo = ToolDefinition::new(
         "echo",
-        "Sends the text back unchanged.",
-        schema("EchoArguments")?,
         |_ctx: ToolContext, args: EchoArguments| async move { Ok(Value::String(args.text)) },
     )?
+    .description("Sends the text back unchanged.")
     .in_place();
-    let add = ToolDefinition::from_async(
-        "add",
-        "Adds two numbers; answers {sum}.",
-        schema("AddArguments")?,
-        |_ctx: ToolContext, args: AddArguments| async move {
-            Ok(json!({ "sum": number(as_f64(&args.a) + as_f64(&args.b))? }))
-        },
-    )?
+    let add = ToolDefinition::new("add", |_ctx: ToolContext, args: AddArguments| async move {
+        Ok(json!({ "sum": number(as_f64(&args.a) + as_f64(&args.b))? }))
+    })?
+    .description("Adds two numbers; answers {sum}.")
     .in_place();
-    let sleep = ToolDefinition::from_async(
+    let sleep = ToolDefinition::new(
         "sleep",
-        "Waits for ms milliseconds without holding a thread (category slow).",
-        schema("SleepArguments")?,
         |ctx: ToolContext, args: SleepArguments| async move {
             let total = args.ms as f64;
             ctx.progress()
@@ -102,84 +87,69 @@ pub(crate) fn build(limits: Limits) -> Result<McpServer, McpError> {
             Ok(json!({ "sleptMs": args.ms }))
         },
     )?
+    .description("Waits for ms milliseconds without holding a thread (category slow).")
     .category("slow");
-    let spin = ToolDefinition::blocking(
-        "spin",
-        "Blocks its thread for ms milliseconds (a synchronous handler).",
-        schema("SpinArguments")?,
-        |ctx: ToolContext, args: SpinArguments| {
-            let started = Instant::now();
-            let duration = Duration::from_millis(args.ms);
-            while started.elapsed() < duration {
-                if ctx.is_cancelled() {
-                    return Err(ToolCallError::Cancelled);
-                }
-                std::thread::sleep(Duration::from_millis(1).min(duration));
+    let spin = ToolDefinition::new("spin", |ctx: ToolContext, args: SpinArguments| {
+        let started = Instant::now();
+        let duration = Duration::from_millis(args.ms);
+        while started.elapsed() < duration {
+            if ctx.is_cancelled() {
+                return Err(ToolCallError::Cancelled);
             }
-            Ok(json!({ "spunMs": args.ms }))
-        },
-    )?;
-    let big = ToolDefinition::from_async(
-        "big",
-        "Produces a text of exactly `bytes` bytes.",
-        schema("BigArguments")?,
-        |_ctx: ToolContext, args: BigArguments| async move {
-            if args.bytes > BIG_MAX_BYTES {
-                return Err(ToolCallError::failed(format!(
-                    "big produces at most {BIG_MAX_BYTES} bytes"
-                )));
-            }
-            let length = usize::try_from(args.bytes)
-                .map_err(|_| ToolCallError::failed("too many bytes for this machine"))?;
-            let text: String = BIG_PATTERN
-                .iter()
-                .cycle()
-                .take(length)
-                .map(|&b| char::from(b))
-                .collect();
-            Ok(Value::String(text))
-        },
-    )?
+            std::thread::sleep(Duration::from_millis(1).min(duration));
+        }
+        Ok(json!({ "spunMs": args.ms }))
+    })?
+    .description("Blocks its thread for ms milliseconds (a synchronous handler).");
+    let big = ToolDefinition::new("big", |_ctx: ToolContext, args: BigArguments| async move {
+        if args.bytes > BIG_MAX_BYTES {
+            return Err(ToolCallError::failed(format!(
+                "big produces at most {BIG_MAX_BYTES} bytes"
+            )));
+        }
+        let length = usize::try_from(args.bytes)
+            .map_err(|_| ToolCallError::failed("too many bytes for this machine"))?;
+        let text: String = BIG_PATTERN
+            .iter()
+            .cycle()
+            .take(length)
+            .map(|&b| char::from(b))
+            .collect();
+        Ok(Value::String(text))
+    })?
+    .description("Produces a text of exactly `bytes` bytes.")
     // Its answer is as large as the response limit allows: the request loop reserves that
     // much of the output budget per call, so a burst of calls stays within the budget even
     // before the first answer exists.
     .max_answer_bytes(usize::try_from(limits.response.max_response_bytes).unwrap_or(usize::MAX));
-    let sum = ToolDefinition::from_async(
-        "sum",
-        "Adds up an array of numbers; answers {sum}.",
-        schema("SumArguments")?,
-        |_ctx: ToolContext, args: SumArguments| async move {
-            Ok(json!({ "sum": number(args.values.iter().map(as_f64).sum())? }))
-        },
-    )?;
+    let sum = ToolDefinition::new("sum", |_ctx: ToolContext, args: SumArguments| async move {
+        Ok(json!({ "sum": number(args.values.iter().map(as_f64).sum())? }))
+    })?
+    .description("Adds up an array of numbers; answers {sum}.");
     let counter = Arc::clone(&computations);
-    let lookup = ToolDefinition::from_async(
-        "lookup",
+    let lookup = ToolDefinition::new("lookup", move |_ctx: ToolContext, args: LookupArguments| {
+        let counter = Arc::clone(&counter);
+        async move {
+            let computations = counter.fetch_add(1, Ordering::SeqCst) + 1;
+            let value: String = args.key.chars().rev().collect();
+            Ok(json!({ "key": args.key, "value": value, "computations": computations }))
+        }
+    })?
+    .description(
         "Looks up the value of a key (cacheable); `computations` counts how often the lookup \
          really ran, so a cached answer repeats it.",
-        schema("LookupArguments")?,
-        move |_ctx: ToolContext, args: LookupArguments| {
-            let counter = Arc::clone(&counter);
-            async move {
-                let computations = counter.fetch_add(1, Ordering::SeqCst) + 1;
-                let value: String = args.key.chars().rev().collect();
-                Ok(json!({ "key": args.key, "value": value, "computations": computations }))
-            }
-        },
-    )?
+    )
     .cacheable(true);
-    let route = ToolDefinition::from_async(
+    let route = ToolDefinition::new(
         "route",
+        |_ctx: ToolContext, args: RouteArguments| async move { Ok(json!({ "routedTo": args.key })) },
+    )?
+    .description(
         "Sends back the routing key; over Streamable HTTP the key is mirrored in the \
          Mcp-Param-Route header, which the server checks against the body.",
-        schema("RouteArguments")?,
-        |_ctx: ToolContext, args: RouteArguments| async move { Ok(json!({ "routedTo": args.key })) },
-    )?;
-    let confirm = ToolDefinition::from_async(
+    );
+    let confirm = ToolDefinition::new(
         "confirm",
-        "Asks the user a yes/no question (an elicitation: a request to the client in 2025, an \
-         input_required round in 2026-07-28), then reports the answer.",
-        schema("ConfirmArguments")?,
         |ctx: ToolContext, args: ConfirmArguments| async move {
             let answer = ctx
                 .elicit(json!({
@@ -198,7 +168,11 @@ pub(crate) fn build(limits: Limits) -> Result<McpServer, McpError> {
                 "confirmed": answer["content"]["confirmed"] == true
             }))
         },
-    )?;
+    )?
+    .description(
+        "Asks the user a yes/no question (an elicitation: a request to the client in 2025, an \
+         input_required round in 2026-07-28), then reports the answer.",
+    );
     let greetings = ResourceTemplateDefinition::new(
         "demo://greetings/{name}",
         "greeting",

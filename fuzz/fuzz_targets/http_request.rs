@@ -40,17 +40,14 @@ fn server() -> &'static McpServer {
             "required": ["text"]
         }))
         .expect("a valid schema");
-        let echo = ToolDefinition::from_json_async(
+        let echo = ToolDefinition::new(
             "echo",
-            "Sends the text back.",
-            schema.clone(),
             |_ctx: ToolContext, args: Value| async move { Ok(args["text"].clone()) },
         )
+        .and_then(|tool| tool.description("Sends the text back.").input_schema(schema.clone()))
         .expect("echo");
-        let chatty = ToolDefinition::from_json_async(
+        let chatty = ToolDefinition::new(
             "chatty",
-            "Reports progress, then sends the text back.",
-            schema,
             |ctx: ToolContext, args: Value| async move {
                 let _sent = ctx
                     .progress()
@@ -58,6 +55,10 @@ fn server() -> &'static McpServer {
                 Ok(args["text"].clone())
             },
         )
+        .and_then(|tool| {
+            tool.description("Reports progress, then sends the text back.")
+                .input_schema(schema)
+        })
         .expect("chatty");
         let readme = ResourceDefinition::text("demo://readme", "readme", "text/plain", "hello");
         let greet = PromptDefinition::new("greet", "Greets.", |args| {

@@ -110,9 +110,9 @@ impl McpServerBuilder {
         }
     }
 
-    /// Gives the server a state shared by its tools: a tool built with
-    /// [`ToolDefinition::with_state`] gets it on every call (see the
-    /// [`typed tools`](super::ToolDefinition::new) docs). Call it before adding such tools:
+    /// Gives the server a state shared by its tools: a tool whose handler takes the state
+    /// ([`ToolDefinition::new`] with an `Arc<S>` or `&S` first parameter) gets it on every
+    /// call. Call it before adding such tools:
     /// from here on the builder takes the tools of this state type.
     pub fn state<S: Send + Sync + 'static>(self, state: S) -> McpServerBuilder<S> {
         McpServerBuilder {

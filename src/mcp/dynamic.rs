@@ -18,7 +18,7 @@ use super::McpError;
 
 impl McpServer {
     /// Adds a tool while serving and announces the change. A tool taking a state
-    /// ([`ToolDefinition::with_state`]) is given it first with [`ToolDefinition::bind`].
+    /// (see [`ToolDefinition::new`]) is given it first with [`ToolDefinition::bind`].
     ///
     /// # Errors
     ///

@@ -16,7 +16,8 @@
 //!   violations (path, keyword, limit, actual) are the `data.validationErrors` of `-32602`.
 //!   Notifications are never answered.
 //! - **Tools.** [`ToolDefinition`]s with generated argument (and output) types, which carry
-//!   their schema definitions ([`ToolDefinition::new`], [`ToolDefinition::with_state`]); the
+//!   their schema definitions ([`ToolDefinition::new`], one constructor for every handler
+//!   shape: async or blocking, with or without the server state); the
 //!   runner applies the limits, timeouts, cancellation and the response envelope; cacheable
 //!   tools go through the result cache; a request's `progressToken` turns the handler's
 //!   progress reports into `notifications/progress`.
@@ -81,7 +82,7 @@ mod resources;
 mod subscriptions;
 mod tool_call;
 mod tools;
-mod typed_tool;
+pub(crate) mod typed_tool;
 mod uri_template;
 #[cfg(feature = "runtime-schema")]
 mod verbatim_schema;
@@ -91,7 +92,6 @@ pub(crate) use builder::ServerState;
 pub use builder::{CacheHints, McpServer, McpServerBuilder, DEFAULT_TTL_MS};
 #[cfg(feature = "http")]
 pub(crate) use dispatch::Connection;
-pub use output_schema::OutputSchema;
 pub use prompts::{
     user_text, AskingPromptRenderer, PromptArguments, PromptCompleter, PromptContext,
     PromptDefinition, PromptError, PromptFuture, PromptRenderer,
@@ -100,8 +100,8 @@ pub use resource_templates::{
     ResourceTemplateDefinition, TemplateCompleter, TemplateParams, TemplateReader,
 };
 pub use resources::{ResourceDefinition, ResourceError, ResourceReader, UriPolicy};
-pub use tools::{ArgumentSchema, ToolDefinition};
-pub use typed_tool::ToolOutput;
+pub use tools::ToolDefinition;
+pub use typed_tool::{ToolArguments, ToolFn, ToolOutput};
 pub use uri_template::{UriTemplate, UriTemplateError};
 #[cfg(feature = "runtime-schema")]
 pub use verbatim_schema::VerbatimSchema;

@@ -32,16 +32,13 @@
 //! The output definition must be self-contained (no `$ref`), as argument definitions are; the
 //! envelope parts are copied from `schema/errors.json` without their `x-` annotations.
 
-use std::future::Future;
-use std::sync::Arc;
-
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use super::{ArgumentSchema, McpError, ToolDefinition};
+use super::{McpError, ToolDefinition};
 use crate::generated::protocol::ToolOutputSchema;
-use crate::tools::{ToolCallError, ToolContext};
+use crate::tools::ToolCallError;
 use crate::validation::SchemaValidate;
 
 /// The envelope definitions, from the file the runtime's envelope types are generated from.
@@ -61,7 +58,7 @@ const ENVELOPE_DEFS: [&str; 6] = [
 /// The JSON Schema of a tool's output: one self-contained definition (no `$ref`) of the
 /// user's schema file, of any type.
 #[derive(Debug, Clone, PartialEq)]
-pub struct OutputSchema {
+pub(crate) struct OutputSchema {
     definition: Value,
 }
 
@@ -72,7 +69,7 @@ impl OutputSchema {
     ///
     /// [`McpError::InvalidToolSchema`] when the text is not JSON, has no such definition, or
     /// the definition is not a self-contained schema object.
-    pub fn from_defs(file_text: &str, name: &str) -> Result<Self, McpError> {
+    pub(crate) fn from_defs(file_text: &str, name: &str) -> Result<Self, McpError> {
         let invalid = |reason: &str| McpError::InvalidToolSchema {
             name: name.to_owned(),
             reason: reason.to_owned(),
@@ -102,7 +99,7 @@ impl OutputSchema {
     /// # Errors
     ///
     /// As [`OutputSchema::from_defs`].
-    pub fn of<O: crate::SchemaDefinition>() -> Result<Self, McpError> {
+    pub(crate) fn of<O: crate::SchemaDefinition>() -> Result<Self, McpError> {
         let file = format!(
             r#"{{"$defs": {{{}: {}}}}}"#,
             Value::from(O::NAME),
@@ -112,8 +109,8 @@ impl OutputSchema {
     }
 
     /// The tool's output definition, as it appears under `data` in the published schema.
-    #[must_use]
-    pub fn definition(&self) -> &Value {
+    #[cfg(test)]
+    pub(crate) fn definition(&self) -> &Value {
         &self.definition
     }
 
@@ -123,7 +120,7 @@ impl OutputSchema {
     ///
     /// [`McpError::InvalidToolSchema`] should the envelope definitions be unusable (they are
     /// part of the crate, checked by its tests).
-    pub fn published(&self) -> Result<Value, McpError> {
+    pub(crate) fn published(&self) -> Result<Value, McpError> {
         let broken = || McpError::InvalidToolSchema {
             name: "ToolResultEnvelope".to_owned(),
             reason: "the envelope definitions of schema/errors.json are unusable".to_owned(),
@@ -203,67 +200,6 @@ pub(crate) fn checked_output<O: Serialize + SchemaValidate>(
         return Err(internal());
     }
     Ok(value)
-}
-
-impl ToolDefinition {
-    /// A tool with an async handler taking the generated argument type `A` and returning the
-    /// generated output type `O`, whose `outputSchema` is published (see
-    /// [`OutputSchema::published`]).
-    ///
-    /// # Errors
-    ///
-    /// As [`ToolDefinition::from_async`], and [`McpError::InvalidToolSchema`] when an
-    /// `examples` entry of the output definition is rejected by `O`'s validator or does not
-    /// decode into `O`.
-    pub fn from_async_with_output<A, O, F, Fut>(
-        name: impl Into<String>,
-        description: impl Into<String>,
-        arguments: ArgumentSchema,
-        output: OutputSchema,
-        handler: F,
-    ) -> Result<Self, McpError>
-    where
-        A: DeserializeOwned + SchemaValidate + Send + 'static,
-        O: Serialize + DeserializeOwned + SchemaValidate + Send + 'static,
-        F: Fn(ToolContext, A) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<O, ToolCallError>> + Send + 'static,
-    {
-        let name = name.into();
-        let tool = Arc::<str>::from(name.as_str());
-        let handler = Arc::new(handler);
-        let definition = Self::from_async(name, description, arguments, move |ctx, args: A| {
-            let handler = Arc::clone(&handler);
-            let tool = Arc::clone(&tool);
-            async move { checked_output(&tool, &handler(ctx, args).await?) }
-        })?;
-        definition.with_output::<O>(&output)
-    }
-
-    /// Like [`ToolDefinition::from_async_with_output`], with a synchronous handler run on
-    /// the blocking pool.
-    ///
-    /// # Errors
-    ///
-    /// As [`ToolDefinition::from_async_with_output`].
-    pub fn blocking_with_output<A, O, F>(
-        name: impl Into<String>,
-        description: impl Into<String>,
-        arguments: ArgumentSchema,
-        output: OutputSchema,
-        handler: F,
-    ) -> Result<Self, McpError>
-    where
-        A: DeserializeOwned + SchemaValidate + Send + 'static,
-        O: Serialize + DeserializeOwned + SchemaValidate + Send + 'static,
-        F: Fn(ToolContext, A) -> Result<O, ToolCallError> + Send + Sync + 'static,
-    {
-        let name = name.into();
-        let tool = name.clone();
-        let definition = Self::blocking(name, description, arguments, move |ctx, args: A| {
-            checked_output(&tool, &handler(ctx, args)?)
-        })?;
-        definition.with_output::<O>(&output)
-    }
 }
 
 impl<S> ToolDefinition<S> {

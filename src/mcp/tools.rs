@@ -1,20 +1,5 @@
-//! Typed tools: a tool's arguments are a type generated from a JSON Schema definition, and
-//! the `inputSchema` published in `tools/list` is that same definition.
-//!
-//! Write the arguments of your tools as `$defs` of a schema file and generate their types in
-//! `build.rs` with `typed-mcp-codegen`. Every generated type carries its definition
-//! ([`SchemaDefinition`](crate::SchemaDefinition)), so a tool needs nothing but its name and
-//! its handler ([`ToolDefinition::new`], see also `with_state` for shared state):
-//!
-//! ```ignore
-//! let echo = ToolDefinition::new("echo", |_ctx, args: EchoArguments| async move {
-//!     Ok(serde_json::Value::String(args.text))
-//! })?;
-//! ```
-//!
-//! [`ToolDefinition::from_async`] and [`ToolDefinition::blocking`] build the same tools from
-//! a schema given explicitly ([`ArgumentSchema::from_defs`] with the file's text and the
-//! definition's name).
+//! A tool: what `tools/list` publishes about it ([`ToolDefinition`]) and the schema of its
+//! arguments. Tools are made with [`ToolDefinition::new`] (see the module `typed_tool`).
 //!
 //! Before the handler runs, the arguments pass the request limits (see
 //! [`crate::tools`]), then the generated validator of the type (`A::validate_value`): a
@@ -24,14 +9,13 @@
 //! the wrong type.
 //!
 //! A schema the generator cannot type (`$ref`, `$anchor`, `allOf`, `if` / `then` / `else`,
-//! ...) is registered with a [`super::VerbatimSchema`] instead (feature `runtime-schema`):
-//! published as written, checked by a complete runtime validator, handed over as JSON.
+//! ...) is given to a tool taking [`serde_json::Value`] arguments with
+//! [`ToolDefinition::input_schema`] (feature `runtime-schema`): published as written, checked
+//! by a complete runtime validator, handed over as JSON.
 //!
-//! A tool may also declare its output as a definition of the schema file
-//! ([`super::OutputSchema`], [`ToolDefinition::from_async_with_output`]): its `outputSchema`
-//! is published, and its output is the generated type, validated before it is sent.
+//! A tool whose handler returns a generated type publishes that type's definition as its
+//! `outputSchema`, and its output is validated before it is sent.
 
-use std::future::Future;
 use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
@@ -39,14 +23,14 @@ use serde_json::{Map, Value};
 
 use super::McpError;
 use crate::generated::protocol::{Tool, ToolAnnotations, ToolInputSchema};
-use crate::tools::{ToolCallError, ToolContext, ToolEntry, ToolHandler, ToolResult};
+use crate::tools::{ToolCallError, ToolEntry, ToolHandler};
 use crate::validation::reads::{has_integral_fraction, integral_fractions_to_integers};
 use crate::validation::SchemaValidate;
 
 /// The JSON Schema of a tool's arguments: one self-contained definition (no `$ref`) with
 /// `type: "object"`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ArgumentSchema {
+pub(crate) struct ArgumentSchema {
     definition: Map<String, Value>,
 }
 
@@ -57,7 +41,7 @@ impl ArgumentSchema {
     ///
     /// [`McpError::InvalidToolSchema`] when the text is not JSON, has no such definition, or
     /// the definition is not a self-contained object schema.
-    pub fn from_defs(file_text: &str, name: &str) -> Result<Self, McpError> {
+    pub(crate) fn from_defs(file_text: &str, name: &str) -> Result<Self, McpError> {
         let invalid = |reason: &str| McpError::InvalidToolSchema {
             name: name.to_owned(),
             reason: reason.to_owned(),
@@ -83,7 +67,7 @@ impl ArgumentSchema {
     /// # Errors
     ///
     /// As [`ArgumentSchema::from_value`].
-    pub fn of<A: crate::SchemaDefinition>() -> Result<Self, McpError> {
+    pub(crate) fn of<A: crate::SchemaDefinition>() -> Result<Self, McpError> {
         let file = format!(
             r#"{{"$defs": {{{}: {}}}}}"#,
             Value::from(A::NAME),
@@ -98,7 +82,7 @@ impl ArgumentSchema {
     ///
     /// [`McpError::InvalidToolSchema`] unless the value is an object schema with
     /// `type: "object"` and no `$ref` inside.
-    pub fn from_value(schema: Value) -> Result<Self, McpError> {
+    pub(crate) fn from_value(schema: Value) -> Result<Self, McpError> {
         let invalid = |reason: &str| McpError::InvalidToolSchema {
             name: String::new(),
             reason: reason.to_owned(),
@@ -120,9 +104,38 @@ impl ArgumentSchema {
     }
 
     /// The definition, as published.
-    #[must_use]
-    pub fn as_map(&self) -> &Map<String, Value> {
+    #[cfg(test)]
+    pub(crate) fn as_map(&self) -> &Map<String, Value> {
         &self.definition
+    }
+
+    /// The schema as a tool's `inputSchema`, once every `examples` entry of it is accepted
+    /// by `A`'s validator and decodes into `A` (which catches a definition paired with the
+    /// wrong type).
+    pub(crate) fn checked_against<A: DeserializeOwned + SchemaValidate>(
+        &self,
+        tool: &str,
+    ) -> Result<ToolInputSchema, McpError> {
+        for (index, example) in self.examples().enumerate() {
+            let accepted = A::validate_value(example).is_ok() && A::deserialize(example).is_ok();
+            if !accepted {
+                return Err(McpError::InvalidToolSchema {
+                    name: tool.to_owned(),
+                    reason: format!(
+                        "example {index} of the argument schema is rejected by the argument \
+                         type's validator or does not decode into it: the example is wrong, or \
+                         the type was generated from another definition"
+                    ),
+                });
+            }
+        }
+        self.to_input_schema().map_err(|error| match error {
+            McpError::InvalidToolSchema { reason, .. } => McpError::InvalidToolSchema {
+                name: tool.to_owned(),
+                reason,
+            },
+            other => other,
+        })
     }
 
     fn examples(&self) -> impl Iterator<Item = &Value> {
@@ -156,8 +169,8 @@ pub(crate) type Binder<S> = Arc<dyn Fn(Arc<S>) -> ToolHandler + Send + Sync>;
 
 /// A tool: what `tools/list` publishes about it and how the runtime runs it.
 ///
-/// `S` is the server state its handler takes ([`ToolDefinition::with_state`]; `()` for
-/// none): [`McpServerBuilder::tool`](super::McpServerBuilder::tool) accepts the tools of the
+/// Made with [`ToolDefinition::new`]. `S` is the server state its handler takes (any `S`
+/// for a handler that takes none): [`McpServerBuilder::tool`](super::McpServerBuilder::tool) accepts the tools of the
 /// builder's state type and hands them the state, so a tool cannot be registered on a server
 /// whose state it does not know.
 pub struct ToolDefinition<S = ()> {
@@ -167,6 +180,9 @@ pub struct ToolDefinition<S = ()> {
     pub(crate) content_blocks: bool,
     /// A published `outputSchema` describes the output: it is never cut.
     pub(crate) structured_output: bool,
+    /// The handler takes its arguments as JSON ([`ToolDefinition::input_schema`] may give
+    /// their schema).
+    pub(crate) verbatim_arguments: bool,
     /// Until [`ToolDefinition::bind`]: makes `entry`'s handler from the state.
     pub(crate) unbound: Option<Binder<S>>,
 }
@@ -179,6 +195,7 @@ impl<S> Clone for ToolDefinition<S> {
             required_capabilities: self.required_capabilities.clone(),
             content_blocks: self.content_blocks,
             structured_output: self.structured_output,
+            verbatim_arguments: self.verbatim_arguments,
             unbound: self.unbound.clone(),
         }
     }
@@ -197,102 +214,18 @@ impl<S> std::fmt::Debug for ToolDefinition<S> {
     }
 }
 
-impl ToolDefinition {
-    /// A tool with an async handler taking the generated argument type `A`.
-    ///
-    /// # Errors
-    ///
-    /// [`McpError::InvalidToolSchema`] when the schema does not fit a tool, or an `examples`
-    /// entry of the schema is rejected by `A`'s validator or does not decode into `A`.
-    pub fn from_async<A, F, Fut>(
-        name: impl Into<String>,
-        description: impl Into<String>,
-        schema: ArgumentSchema,
-        handler: F,
-    ) -> Result<Self, McpError>
-    where
-        A: DeserializeOwned + SchemaValidate + Send + 'static,
-        F: Fn(ToolContext, A) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = ToolResult> + Send + 'static,
-    {
-        let handler = Arc::new(handler);
-        let entry = ToolEntry::new(ToolHandler::from_async(move |context, arguments| {
-            let handler = Arc::clone(&handler);
-            async move {
-                let arguments = typed_arguments::<A>(arguments)?;
-                handler(context, arguments).await
-            }
-        }));
-        Self::assemble::<A>(name.into(), description.into(), &schema, entry)
-    }
-
-    /// A tool with a synchronous handler taking the generated argument type `A`, run on the
-    /// blocking pool (it should check [`ToolContext::is_cancelled`] now and then).
-    ///
-    /// # Errors
-    ///
-    /// As [`ToolDefinition::from_async`].
-    pub fn blocking<A, F>(
-        name: impl Into<String>,
-        description: impl Into<String>,
-        schema: ArgumentSchema,
-        handler: F,
-    ) -> Result<Self, McpError>
-    where
-        A: DeserializeOwned + SchemaValidate + Send + 'static,
-        F: Fn(ToolContext, A) -> ToolResult + Send + Sync + 'static,
-    {
-        let entry = ToolEntry::new(ToolHandler::blocking(move |context, arguments| {
-            handler(context, typed_arguments::<A>(arguments)?)
-        }));
-        Self::assemble::<A>(name.into(), description.into(), &schema, entry)
-    }
-
-    pub(crate) fn assemble<A: DeserializeOwned + SchemaValidate>(
-        name: String,
-        description: String,
-        schema: &ArgumentSchema,
-        entry: ToolEntry,
-    ) -> Result<Self, McpError> {
-        for (index, example) in schema.examples().enumerate() {
-            let accepted = A::validate_value(example).is_ok() && A::deserialize(example).is_ok();
-            if !accepted {
-                return Err(McpError::InvalidToolSchema {
-                    name,
-                    reason: format!(
-                        "example {index} of the argument schema is rejected by the argument \
-                         type's validator or does not decode into it: the example is wrong, or \
-                         the type was generated from another definition"
-                    ),
-                });
-            }
-        }
-        let input_schema = schema.to_input_schema().map_err(|error| match error {
-            McpError::InvalidToolSchema { reason, .. } => McpError::InvalidToolSchema {
-                name: name.clone(),
-                reason,
-            },
-            other => other,
-        })?;
-        Ok(Self::with_input_schema(
-            name,
-            description,
-            input_schema,
-            entry,
-        ))
-    }
-
+impl<S> ToolDefinition<S> {
     /// A tool publishing `input_schema`, run by `entry`.
     pub(crate) fn with_input_schema(
         name: String,
-        description: String,
+        description: Option<String>,
         input_schema: ToolInputSchema,
         entry: ToolEntry,
     ) -> Self {
         Self {
             tool: Tool {
                 annotations: None,
-                description: Some(description),
+                description,
                 icons: None,
                 input_schema,
                 meta: None,
@@ -304,6 +237,7 @@ impl ToolDefinition {
             required_capabilities: Vec::new(),
             content_blocks: false,
             structured_output: false,
+            verbatim_arguments: false,
             unbound: None,
         }
     }
@@ -374,7 +308,7 @@ impl<S> ToolDefinition<S> {
     /// calling task (over stdio, the connection's reading task, unless the tool is
     /// cacheable), and a call that finishes in it costs no task of its own (see
     /// [`ToolEntry::in_place`](crate::tools::ToolEntry::in_place), and what a handler that
-    /// breaks the declaration costs). No effect on a [`blocking`](Self::blocking) tool.
+    /// breaks the declaration costs). No effect on a blocking tool.
     #[must_use]
     pub fn in_place(mut self) -> Self {
         self.entry.in_place = true;
@@ -408,7 +342,7 @@ impl<S> ToolDefinition<S> {
     }
 
     /// Sets the description `tools/list` shows (by default the argument definition's
-    /// `description` for tools built with [`ToolDefinition::new`]).
+    /// `description`).
     #[must_use]
     pub fn description(mut self, description: impl Into<String>) -> Self {
         self.tool.description = Some(description.into());
@@ -456,6 +390,7 @@ impl<S> ToolDefinition<S> {
             required_capabilities: self.required_capabilities,
             content_blocks: self.content_blocks,
             structured_output: self.structured_output,
+            verbatim_arguments: self.verbatim_arguments,
             unbound: None,
         }
     }

@@ -1,23 +1,44 @@
-//! Tools whose schema is on their generated types: [`ToolDefinition::new`] and its blocking
-//! and stateful twins.
+//! The one way to define a tool: [`ToolDefinition::new`] with a handler.
 //!
-//! The argument type `A` is generated from a definition of the user's schema file and
-//! carries it ([`SchemaDefinition`]): the tool publishes that definition as `inputSchema`,
-//! takes its `description`, and checks every call with its generated validator. The output
-//! is either a [`serde_json::Value`] (no `outputSchema`), or a generated type whose
-//! definition is published as the tool's `outputSchema` (inside the uniform envelope, see
-//! [`OutputSchema::published`]), serialized and checked by its validator before it is sent.
+//! As with axum's `Handler`, the variation lives in the handler's shape, not in the
+//! constructor's name: the handler is any function or closure of one of these forms (see
+//! [`ToolFn`]):
+//!
+//! | handler | runs |
+//! |---|---|
+//! | `async fn(ToolContext, A) -> Result<Out, ToolCallError>` | as a task |
+//! | `fn(ToolContext, A) -> Result<Out, ToolCallError>` | on the blocking pool |
+//! | `async fn(Arc<S>, ToolContext, A) -> Result<Out, ToolCallError>` | as a task, with the server state |
+//! | `fn(&S, ToolContext, A) -> Result<Out, ToolCallError>` | on the blocking pool, with the server state |
+//!
+//! - The arguments `A` ([`ToolArguments`]) are a type generated from a definition of the
+//!   user's schema file (it carries the definition, [`SchemaDefinition`]): the tool publishes
+//!   that definition as `inputSchema`, takes its `description`, and checks every call with the
+//!   generated validator before the handler runs. Or `A` is [`serde_json::Value`]: the
+//!   arguments are handed over verbatim, the published schema is `{"type": "object"}` unless
+//!   one is given with [`ToolDefinition::input_schema`] (feature `runtime-schema`), which is
+//!   then checked at run time.
+//! - The output `Out` ([`ToolOutput`]) is a [`serde_json::Value`] (no `outputSchema`), or a
+//!   generated type whose definition is published as the tool's `outputSchema` (inside the
+//!   uniform envelope, see the module `output_schema`), serialized and checked by its
+//!   validator before it is sent.
+//!
+//! Closures need their `ToolContext` parameter annotated when they use it (and the state
+//! parameter, `&S` or `Arc<S>`, always), as axum handlers name their extractors: the
+//! constructor's bound is [`ToolFn`], not a closure signature the compiler could read the
+//! types from.
 //!
 //! # Server state
 //!
 //! [`McpServerBuilder::state`](super::McpServerBuilder::state) gives the server one value of
-//! a type `S`; a tool built with [`ToolDefinition::with_state`] gets it on every call (an
-//! `Arc<S>`, cloned per call; `&S` for blocking handlers). As with axum's `State`, the state
-//! type is checked at compile time: the builder becomes `McpServerBuilder<S>`, and its
+//! a type `S`; a handler taking the state gets it on every call (an `Arc<S>`, cloned per
+//! call; `&S` for blocking handlers). As with axum's `State`, the state type is checked at
+//! compile time: the builder becomes `McpServerBuilder<S>`, and its
 //! [`tool`](super::McpServerBuilder::tool) takes only `ToolDefinition<S>`, so a tool cannot
 //! be registered on a server whose state it does not know. Unlike axum, nothing is cloned
 //! but the `Arc`: `S` needs no `Clone`, and shared mutation is the state's own business (a
-//! `Mutex` or `RwLock` inside it).
+//! `Mutex` or `RwLock` inside it). A handler without state makes a `ToolDefinition<S>` for
+//! any `S`.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -26,15 +47,57 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::output_schema::checked_output;
-use super::tools::{typed_arguments, Binder};
-use super::{ArgumentSchema, McpError, OutputSchema, ToolDefinition};
+use super::output_schema::{checked_output, OutputSchema};
+use super::tools::{typed_arguments, ArgumentSchema, Binder};
+use super::{McpError, ToolDefinition};
+use crate::generated::protocol::ToolInputSchema;
 use crate::tools::{ToolCallError, ToolContext, ToolEntry, ToolHandler, ToolResult};
 use crate::SchemaDefinition;
 
-/// What a tool built with [`ToolDefinition::new`] may return: a [`serde_json::Value`]
-/// (published without `outputSchema`), or a type generated from a schema definition, which
-/// is published as the tool's `outputSchema` and validated before it is sent.
+/// What a tool's handler may take as its arguments: a type generated from a schema
+/// definition (published as the tool's `inputSchema` and checked by its generated
+/// validator), or [`serde_json::Value`] (the arguments verbatim; see
+/// [`ToolDefinition::input_schema`]).
+pub trait ToolArguments: Send + Sized + 'static {
+    /// Declares the arguments on `definition` (its `inputSchema` and description).
+    #[doc(hidden)]
+    fn declare<S>(definition: ToolDefinition<S>) -> Result<ToolDefinition<S>, McpError>;
+
+    /// The call's arguments as `Self`, or why they are refused.
+    #[doc(hidden)]
+    fn from_arguments(arguments: Value) -> Result<Self, ToolCallError>;
+}
+
+impl ToolArguments for Value {
+    fn declare<S>(mut definition: ToolDefinition<S>) -> Result<ToolDefinition<S>, McpError> {
+        definition.verbatim_arguments = true;
+        Ok(definition)
+    }
+
+    fn from_arguments(arguments: Value) -> Result<Self, ToolCallError> {
+        Ok(arguments)
+    }
+}
+
+impl<A> ToolArguments for A
+where
+    A: SchemaDefinition + DeserializeOwned + Send + 'static,
+{
+    fn declare<S>(mut definition: ToolDefinition<S>) -> Result<ToolDefinition<S>, McpError> {
+        let schema = ArgumentSchema::of::<A>().map_err(|error| named(error, definition.name()))?;
+        definition.tool.input_schema = schema.checked_against::<A>(definition.name())?;
+        definition.tool.description = A::DESCRIPTION.map(str::to_owned);
+        Ok(definition)
+    }
+
+    fn from_arguments(arguments: Value) -> Result<Self, ToolCallError> {
+        typed_arguments::<A>(arguments)
+    }
+}
+
+/// What a tool's handler may return: a [`serde_json::Value`] (published without
+/// `outputSchema`), or a type generated from a schema definition, which is published as the
+/// tool's `outputSchema` and validated before it is sent.
 pub trait ToolOutput: Send + Sized + 'static {
     /// Declares the output on `definition` (its `outputSchema`, if any).
     #[doc(hidden)]
@@ -80,6 +143,110 @@ fn named(error: McpError, tool: &str) -> McpError {
     }
 }
 
+/// A tool's handler: a function or closure of one of the shapes listed in the
+/// [module docs](self) (async or blocking, with or without the server state `S`). `M` only
+/// tells the shapes apart; you never name it.
+pub trait ToolFn<S, M>: Send + Sync + Sized + 'static {
+    /// The tool named `name`, run by this handler.
+    #[doc(hidden)]
+    fn into_definition(self, name: String) -> Result<ToolDefinition<S>, McpError>;
+}
+
+/// Tells the handler shapes of [`ToolFn`] apart (public only because the compiler names it
+/// in callers' inferred types; reached through `typed_mcp::__private`).
+#[derive(Debug)]
+pub struct AsyncFn;
+/// Tells the handler shapes of [`ToolFn`] apart (see [`AsyncFn`]).
+#[derive(Debug)]
+pub struct BlockingFn;
+/// Tells the handler shapes of [`ToolFn`] apart (see [`AsyncFn`]).
+#[derive(Debug)]
+pub struct WithState;
+
+impl<S, F, Fut, A, Out> ToolFn<S, (AsyncFn, A)> for F
+where
+    S: Send + Sync + 'static,
+    F: Fn(ToolContext, A) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Out, ToolCallError>> + Send + 'static,
+    A: ToolArguments,
+    Out: ToolOutput,
+{
+    fn into_definition(self, name: String) -> Result<ToolDefinition<S>, McpError> {
+        let tool = Arc::<str>::from(name.as_str());
+        let handler = Arc::new(self);
+        let run = ToolHandler::from_async(move |context, arguments| {
+            let (handler, tool) = (Arc::clone(&handler), Arc::clone(&tool));
+            async move {
+                let arguments = A::from_arguments(arguments)?;
+                handler(context, arguments).await?.into_data(&tool)
+            }
+        });
+        assemble::<S, A, Out>(name, run, None)
+    }
+}
+
+impl<S, F, A, Out> ToolFn<S, (BlockingFn, A)> for F
+where
+    S: Send + Sync + 'static,
+    F: Fn(ToolContext, A) -> Result<Out, ToolCallError> + Send + Sync + 'static,
+    A: ToolArguments,
+    Out: ToolOutput,
+{
+    fn into_definition(self, name: String) -> Result<ToolDefinition<S>, McpError> {
+        let tool = name.clone();
+        let run = ToolHandler::blocking(move |context, arguments| {
+            self(context, A::from_arguments(arguments)?)?.into_data(&tool)
+        });
+        assemble::<S, A, Out>(name, run, None)
+    }
+}
+
+impl<S, F, Fut, A, Out> ToolFn<S, (AsyncFn, WithState, A)> for F
+where
+    S: Send + Sync + 'static,
+    F: Fn(Arc<S>, ToolContext, A) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Out, ToolCallError>> + Send + 'static,
+    A: ToolArguments,
+    Out: ToolOutput,
+{
+    fn into_definition(self, name: String) -> Result<ToolDefinition<S>, McpError> {
+        let tool = Arc::<str>::from(name.as_str());
+        let handler = Arc::new(self);
+        let binder: Binder<S> = Arc::new(move |state: Arc<S>| {
+            let (handler, tool) = (Arc::clone(&handler), Arc::clone(&tool));
+            ToolHandler::from_async(move |context, arguments| {
+                let (handler, tool, state) =
+                    (Arc::clone(&handler), Arc::clone(&tool), Arc::clone(&state));
+                async move {
+                    let arguments = A::from_arguments(arguments)?;
+                    handler(state, context, arguments).await?.into_data(&tool)
+                }
+            })
+        });
+        assemble::<S, A, Out>(name, unbound_placeholder(), Some(binder))
+    }
+}
+
+impl<S, F, A, Out> ToolFn<S, (BlockingFn, WithState, A)> for F
+where
+    S: Send + Sync + 'static,
+    F: Fn(&S, ToolContext, A) -> Result<Out, ToolCallError> + Send + Sync + 'static,
+    A: ToolArguments,
+    Out: ToolOutput,
+{
+    fn into_definition(self, name: String) -> Result<ToolDefinition<S>, McpError> {
+        let tool = Arc::<str>::from(name.as_str());
+        let handler = Arc::new(self);
+        let binder: Binder<S> = Arc::new(move |state: Arc<S>| {
+            let (handler, tool) = (Arc::clone(&handler), Arc::clone(&tool));
+            ToolHandler::blocking(move |context, arguments| {
+                handler(&state, context, A::from_arguments(arguments)?)?.into_data(&tool)
+            })
+        });
+        assemble::<S, A, Out>(name, unbound_placeholder(), Some(binder))
+    }
+}
+
 /// A handler that must be given the state first (never run: [`ToolDefinition::bind`]
 /// replaces it).
 fn unbound_placeholder() -> ToolHandler {
@@ -90,14 +257,71 @@ fn unbound_placeholder() -> ToolHandler {
     })
 }
 
+/// The tool named `name` run by `handler` (or by what `binder` makes of the state), its
+/// arguments and output declared by their types.
+fn assemble<S, A: ToolArguments, Out: ToolOutput>(
+    name: String,
+    handler: ToolHandler,
+    binder: Option<Binder<S>>,
+) -> Result<ToolDefinition<S>, McpError> {
+    let mut definition =
+        ToolDefinition::<S>::with_input_schema(name, None, any_object(), ToolEntry::new(handler));
+    definition.unbound = binder;
+    Out::declare(A::declare(definition)?)
+}
+
+/// `{"type": "object"}`: what a tool taking its arguments verbatim publishes by default.
+fn any_object() -> ToolInputSchema {
+    serde_json::from_value(serde_json::json!({"type": "object"}))
+        .expect("{\"type\": \"object\"} is a tool input schema")
+}
+
 impl<S: Send + Sync + 'static> ToolDefinition<S> {
-    /// A tool named `name` with an async handler taking the generated argument type `A`:
-    /// its `inputSchema`, description and validator come from `A`'s schema definition.
+    /// The tool `name`, run by `handler`: an async or blocking function or closure, taking
+    /// the server state or not, whose arguments and output types say what the tool publishes
+    /// (see the [module docs](self) and [`ToolFn`]).
     ///
-    /// ```ignore
-    /// let add = ToolDefinition::new("add_note", |_ctx, args: AddNoteArguments| async move {
-    ///     Ok(serde_json::json!({"title": args.title}))
+    /// ```
+    /// use serde::Deserialize;
+    /// use typed_mcp::mcp::{McpServer, ToolDefinition};
+    /// use typed_mcp::tools::{ToolCallError, ToolContext};
+    /// # use typed_mcp::validation::{SchemaValidate, ValidationError};
+    ///
+    /// // In a real crate, `EchoArguments` is generated from the `$defs` of a schema file
+    /// // by `typed-mcp-codegen` in build.rs; written by hand here.
+    /// #[derive(Deserialize)]
+    /// struct EchoArguments {
+    ///     text: String,
+    /// }
+    /// # impl SchemaValidate for EchoArguments {
+    /// #     fn validate_value(_: &serde_json::Value) -> Result<(), Vec<ValidationError>> { Ok(()) }
+    /// # }
+    /// impl typed_mcp::SchemaDefinition for EchoArguments {
+    ///     const NAME: &'static str = "EchoArguments";
+    ///     const SCHEMA: &'static str = r#"{"type": "object", "required": ["text"],
+    ///         "properties": {"text": {"type": "string"}}}"#;
+    ///     const DESCRIPTION: Option<&'static str> = Some("Sends the text back.");
+    /// }
+    ///
+    /// // Async, no state, JSON output.
+    /// let echo = ToolDefinition::new("echo", |_ctx, args: EchoArguments| async move {
+    ///     Ok(serde_json::Value::String(args.text))
     /// })?;
+    /// // Blocking (run on the blocking pool), with the server's state.
+    /// let count = ToolDefinition::new(
+    ///     "count",
+    ///     |calls: &std::sync::atomic::AtomicU64, _ctx: ToolContext, _args: EchoArguments| {
+    ///         let before = calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    ///         Ok::<_, ToolCallError>(serde_json::json!({ "calls": before + 1 }))
+    ///     },
+    /// )?;
+    /// let server = McpServer::builder("example", "1.0.0")
+    ///     .state(std::sync::atomic::AtomicU64::new(0))
+    ///     .tool(echo)
+    ///     .tool(count)
+    ///     .build()?;
+    /// assert_eq!(server.name(), "example");
+    /// # Ok::<(), typed_mcp::mcp::McpError>(())
     /// ```
     ///
     /// # Errors
@@ -105,125 +329,10 @@ impl<S: Send + Sync + 'static> ToolDefinition<S> {
     /// [`McpError::InvalidToolSchema`] when a definition does not fit a tool (an argument
     /// definition must be a self-contained object schema), or an `examples` entry of one is
     /// rejected by its type.
-    pub fn new<A, Out, F, Fut>(name: impl Into<String>, handler: F) -> Result<Self, McpError>
+    pub fn new<H, M>(name: impl Into<String>, handler: H) -> Result<Self, McpError>
     where
-        A: SchemaDefinition + DeserializeOwned + Send + 'static,
-        Out: ToolOutput,
-        F: Fn(ToolContext, A) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Out, ToolCallError>> + Send + 'static,
+        H: ToolFn<S, M>,
     {
-        let name = name.into();
-        let tool = Arc::<str>::from(name.as_str());
-        let handler = Arc::new(handler);
-        let run = ToolHandler::from_async(move |context, arguments| {
-            let (handler, tool) = (Arc::clone(&handler), Arc::clone(&tool));
-            async move {
-                let arguments = typed_arguments::<A>(arguments)?;
-                handler(context, arguments).await?.into_data(&tool)
-            }
-        });
-        Self::typed::<A, Out>(name, run, None)
-    }
-
-    /// Like [`ToolDefinition::new`], with a synchronous handler run on the blocking pool (it
-    /// should check [`ToolContext::is_cancelled`] now and then).
-    ///
-    /// # Errors
-    ///
-    /// As [`ToolDefinition::new`].
-    pub fn new_blocking<A, Out, F>(name: impl Into<String>, handler: F) -> Result<Self, McpError>
-    where
-        A: SchemaDefinition + DeserializeOwned + Send + 'static,
-        Out: ToolOutput,
-        F: Fn(ToolContext, A) -> Result<Out, ToolCallError> + Send + Sync + 'static,
-    {
-        let name = name.into();
-        let tool = name.clone();
-        let run = ToolHandler::blocking(move |context, arguments| {
-            handler(context, typed_arguments::<A>(arguments)?)?.into_data(&tool)
-        });
-        Self::typed::<A, Out>(name, run, None)
-    }
-
-    /// Like [`ToolDefinition::new`], with a handler that also takes the server state
-    /// ([`McpServerBuilder::state`](super::McpServerBuilder::state)) as an `Arc<S>`.
-    ///
-    /// # Errors
-    ///
-    /// As [`ToolDefinition::new`].
-    pub fn with_state<A, Out, F, Fut>(name: impl Into<String>, handler: F) -> Result<Self, McpError>
-    where
-        A: SchemaDefinition + DeserializeOwned + Send + 'static,
-        Out: ToolOutput,
-        F: Fn(Arc<S>, ToolContext, A) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Out, ToolCallError>> + Send + 'static,
-    {
-        let name = name.into();
-        let tool = Arc::<str>::from(name.as_str());
-        let handler = Arc::new(handler);
-        let binder: Binder<S> = Arc::new(move |state: Arc<S>| {
-            let (handler, tool) = (Arc::clone(&handler), Arc::clone(&tool));
-            ToolHandler::from_async(move |context, arguments| {
-                let (handler, tool, state) =
-                    (Arc::clone(&handler), Arc::clone(&tool), Arc::clone(&state));
-                async move {
-                    let arguments = typed_arguments::<A>(arguments)?;
-                    handler(state, context, arguments).await?.into_data(&tool)
-                }
-            })
-        });
-        Self::typed::<A, Out>(name, unbound_placeholder(), Some(binder))
-    }
-
-    /// Like [`ToolDefinition::with_state`], with a synchronous handler (taking `&S`) run on
-    /// the blocking pool.
-    ///
-    /// # Errors
-    ///
-    /// As [`ToolDefinition::new`].
-    pub fn with_state_blocking<A, Out, F>(
-        name: impl Into<String>,
-        handler: F,
-    ) -> Result<Self, McpError>
-    where
-        A: SchemaDefinition + DeserializeOwned + Send + 'static,
-        Out: ToolOutput,
-        F: Fn(&S, ToolContext, A) -> Result<Out, ToolCallError> + Send + Sync + 'static,
-    {
-        let name = name.into();
-        let tool = Arc::<str>::from(name.as_str());
-        let handler = Arc::new(handler);
-        let binder: Binder<S> = Arc::new(move |state: Arc<S>| {
-            let (handler, tool) = (Arc::clone(&handler), Arc::clone(&tool));
-            ToolHandler::blocking(move |context, arguments| {
-                handler(&state, context, typed_arguments::<A>(arguments)?)?.into_data(&tool)
-            })
-        });
-        Self::typed::<A, Out>(name, unbound_placeholder(), Some(binder))
-    }
-
-    /// The tool of `A`'s definition, run by `handler` (or by what `binder` makes of the state).
-    fn typed<A, Out>(
-        name: String,
-        handler: ToolHandler,
-        binder: Option<Binder<S>>,
-    ) -> Result<Self, McpError>
-    where
-        A: SchemaDefinition + DeserializeOwned,
-        Out: ToolOutput,
-    {
-        let schema = ArgumentSchema::of::<A>().map_err(|error| named(error, &name))?;
-        let stateless =
-            ToolDefinition::assemble::<A>(name, String::new(), &schema, ToolEntry::new(handler))?;
-        let mut definition = ToolDefinition {
-            tool: stateless.tool,
-            entry: stateless.entry,
-            required_capabilities: stateless.required_capabilities,
-            content_blocks: stateless.content_blocks,
-            structured_output: stateless.structured_output,
-            unbound: binder,
-        };
-        definition.tool.description = A::DESCRIPTION.map(str::to_owned);
-        Out::declare(definition)
+        handler.into_definition(name.into())
     }
 }

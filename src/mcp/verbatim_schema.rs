@@ -21,14 +21,13 @@
 //! another document makes registration fail: nothing is fetched), and the `contentEncoding` /
 //! `contentMediaType` / `contentSchema` keywords are annotations, as in 2020-12.
 
-use std::future::Future;
 use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::{McpError, ToolDefinition};
 use crate::generated::protocol::ToolInputSchema;
-use crate::tools::{ToolCallError, ToolContext, ToolEntry, ToolHandler, ToolResult};
+use crate::tools::{ToolCallError, ToolFuture, ToolHandler};
 use crate::validation::ValidationError;
 
 /// A tool argument schema published exactly as written and enforced at run time by a
@@ -186,82 +185,77 @@ fn json_type(value: &Value) -> &'static str {
     }
 }
 
-impl ToolDefinition {
-    /// A tool whose arguments are checked against a [`VerbatimSchema`] and handed to the
-    /// async handler as JSON.
+impl<S: Send + Sync + 'static> ToolDefinition<S> {
+    /// Publishes `schema` as the `inputSchema` of a tool whose handler takes its arguments
+    /// as [`serde_json::Value`], and checks every call's arguments against it before the
+    /// handler runs (a violation is a `VALIDATION_FAILED` result, the handler is not called).
+    ///
+    /// ```
+    /// use serde_json::{json, Value};
+    /// use typed_mcp::mcp::{ToolDefinition, VerbatimSchema};
+    ///
+    /// let schema = VerbatimSchema::from_value(json!({
+    ///     "type": "object",
+    ///     "properties": {"when": {"type": "string", "format": "date"}},
+    ///     "if": {"required": ["when"]}, "else": {"required": ["now"]}
+    /// }))?;
+    /// let book: ToolDefinition = ToolDefinition::new("book", |_ctx, args: Value| async move {
+    ///     Ok(json!({"booked": args.get("when").is_some()}))
+    /// })?
+    /// .input_schema(schema)?;
+    /// assert_eq!(book.tool().input_schema.extra["else"]["required"][0], "now");
+    /// # Ok::<(), typed_mcp::mcp::McpError>(())
+    /// ```
     ///
     /// # Errors
     ///
-    /// [`McpError::InvalidToolSchema`] when the schema does not fit a tool's `inputSchema`.
-    pub fn from_json_async<F, Fut>(
-        name: impl Into<String>,
-        description: impl Into<String>,
-        schema: VerbatimSchema,
-        handler: F,
-    ) -> Result<Self, McpError>
-    where
-        F: Fn(ToolContext, Value) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = ToolResult> + Send + 'static,
-    {
-        let handler = Arc::new(handler);
-        let checker = schema.clone();
-        let entry = ToolEntry::new(ToolHandler::from_async(move |context, arguments| {
-            let handler = Arc::clone(&handler);
-            let checked = checker
-                .validate(&arguments)
-                .map_err(ToolCallError::InvalidArguments);
-            async move {
-                checked?;
-                handler(context, arguments).await
-            }
-        }));
-        Self::verbatim(name.into(), description.into(), &schema, entry)
-    }
-
-    /// A tool whose arguments are checked against a [`VerbatimSchema`] and handed to the
-    /// synchronous handler as JSON, run on the blocking pool.
-    ///
-    /// # Errors
-    ///
-    /// As [`ToolDefinition::from_json_async`].
-    pub fn json_blocking<F>(
-        name: impl Into<String>,
-        description: impl Into<String>,
-        schema: VerbatimSchema,
-        handler: F,
-    ) -> Result<Self, McpError>
-    where
-        F: Fn(ToolContext, Value) -> ToolResult + Send + Sync + 'static,
-    {
-        let checker = schema.clone();
-        let entry = ToolEntry::new(ToolHandler::blocking(move |context, arguments| {
-            checker
-                .validate(&arguments)
-                .map_err(ToolCallError::InvalidArguments)?;
-            handler(context, arguments)
-        }));
-        Self::verbatim(name.into(), description.into(), &schema, entry)
-    }
-
-    fn verbatim(
-        name: String,
-        description: String,
-        schema: &VerbatimSchema,
-        entry: ToolEntry,
-    ) -> Result<Self, McpError> {
+    /// [`McpError::InvalidToolSchema`] when the schema does not fit a tool's `inputSchema`, or
+    /// the tool's arguments are a generated type (which publishes its own definition).
+    pub fn input_schema(mut self, schema: VerbatimSchema) -> Result<Self, McpError> {
+        let invalid = |name: &str, reason: String| McpError::InvalidToolSchema {
+            name: name.to_owned(),
+            reason,
+        };
+        if !self.verbatim_arguments {
+            return Err(invalid(
+                &self.tool.name,
+                "the tool's arguments are a generated type, which publishes its own definition: \
+                 a schema given with input_schema() needs a handler taking serde_json::Value"
+                    .to_owned(),
+            ));
+        }
         let input_schema = schema.input_schema().map_err(|error| match error {
-            McpError::InvalidToolSchema { reason, .. } => McpError::InvalidToolSchema {
-                name: name.clone(),
-                reason,
-            },
+            McpError::InvalidToolSchema { reason, .. } => invalid(&self.tool.name, reason),
             other => other,
         })?;
-        Ok(Self::with_input_schema(
-            name,
-            description,
-            input_schema,
-            entry,
-        ))
+        self.tool.input_schema = input_schema;
+        self.entry.handler = checked(self.entry.handler, schema.clone());
+        if let Some(binder) = self.unbound.take() {
+            self.unbound = Some(Arc::new(move |state| {
+                checked(binder(state), schema.clone())
+            }));
+        }
+        Ok(self)
+    }
+}
+
+/// `handler`, run only on arguments `schema` accepts.
+fn checked(handler: ToolHandler, schema: VerbatimSchema) -> ToolHandler {
+    match handler {
+        ToolHandler::Async(run) => ToolHandler::Async(Arc::new(move |context, arguments| {
+            match schema.validate(&arguments) {
+                Ok(()) => run(context, arguments),
+                Err(violations) => Box::pin(std::future::ready(Err(
+                    ToolCallError::InvalidArguments(violations),
+                ))) as ToolFuture,
+            }
+        })),
+        ToolHandler::Blocking(run) => ToolHandler::Blocking(Arc::new(move |context, arguments| {
+            schema
+                .validate(&arguments)
+                .map_err(ToolCallError::InvalidArguments)?;
+            run(context, arguments)
+        })),
     }
 }
 

@@ -8,9 +8,7 @@ use std::sync::Arc;
 use crate::mcp_server_support::demo::arguments::EchoArguments;
 use crate::mcp_server_support::{call, modern, TestClient};
 use serde_json::{json, Value};
-use typed_mcp::mcp::{
-    user_text, ArgumentSchema, McpServer, PromptDefinition, PromptError, ToolDefinition,
-};
+use typed_mcp::mcp::{user_text, McpServer, PromptDefinition, PromptError, ToolDefinition};
 use typed_mcp::tools::{ToolCallError, ToolContext};
 
 /// How many times each tool's handler started and how many times it ran to its end.
@@ -27,14 +25,6 @@ impl Runs {
             self.completed.load(Ordering::SeqCst),
         )
     }
-}
-
-pub(crate) fn schema() -> ArgumentSchema {
-    ArgumentSchema::from_defs(
-        include_str!("../../examples/demo_server/tools.json"),
-        "EchoArguments",
-    )
-    .unwrap()
 }
 
 pub(crate) fn failed(error: typed_mcp::tools::ClientRequestError) -> ToolCallError {
@@ -67,10 +57,8 @@ pub(crate) fn elicitation_params(message: &str) -> Value {
 /// - `declared` needs `sampling` and `elicitation.url` declared (`-32021` otherwise).
 pub(crate) fn server(two: &Arc<Runs>, three: &Arc<Runs>, declared: &Arc<Runs>) -> McpServer {
     let runs = Arc::clone(two);
-    let two_rounds = ToolDefinition::from_async(
+    let two_rounds = ToolDefinition::new(
         "two_rounds",
-        "Asks the model, then the user about the model's answer.",
-        schema(),
         move |ctx: ToolContext, args: EchoArguments| {
             let runs = Arc::clone(&runs);
             async move {
@@ -90,12 +78,11 @@ pub(crate) fn server(two: &Arc<Runs>, three: &Arc<Runs>, declared: &Arc<Runs>) -
             }
         },
     )
-    .unwrap();
+    .unwrap()
+    .description("Asks the model, then the user about the model's answer.");
     let runs = Arc::clone(three);
-    let three_at_once = ToolDefinition::from_async(
+    let three_at_once = ToolDefinition::new(
         "three_at_once",
-        "Asks a sampling, an elicitation and the roots in one round.",
-        schema(),
         move |ctx: ToolContext, args: EchoArguments| {
             let runs = Arc::clone(&runs);
             async move {
@@ -132,24 +119,22 @@ pub(crate) fn server(two: &Arc<Runs>, three: &Arc<Runs>, declared: &Arc<Runs>) -
             }
         },
     )
-    .unwrap();
+    .unwrap()
+    .description("Asks a sampling, an elicitation and the roots in one round.");
     let runs = Arc::clone(declared);
-    let declared = ToolDefinition::from_async(
-        "declared",
-        "Needs sampling and URL-mode elicitation declared.",
-        schema(),
-        move |_ctx: ToolContext, args: EchoArguments| {
+    let declared =
+        ToolDefinition::new("declared", move |_ctx: ToolContext, args: EchoArguments| {
             let runs = Arc::clone(&runs);
             async move {
                 let _before: usize = runs.started.fetch_add(1, Ordering::SeqCst);
                 let _before: usize = runs.completed.fetch_add(1, Ordering::SeqCst);
                 Ok(Value::from(args.text))
             }
-        },
-    )
-    .unwrap()
-    .requires_client_capability("sampling")
-    .requires_client_capability("elicitation.url");
+        })
+        .unwrap()
+        .description("Needs sampling and URL-mode elicitation declared.")
+        .requires_client_capability("sampling")
+        .requires_client_capability("elicitation.url");
     // A prompt of the same name as the tool: two keyed rounds.
     let prompt = PromptDefinition::asking(
         "two_rounds",

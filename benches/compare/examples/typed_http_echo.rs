@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 use serde_json::Value;
 use tracing::level_filters::LevelFilter;
-use typed_mcp::mcp::{ArgumentSchema, McpServer, ToolDefinition};
+use typed_mcp::mcp::{McpServer, ToolDefinition};
 use typed_mcp::tools::ToolContext;
 
 /// The generated argument type of `schema/echo_arguments.json` (see `build.rs`).
@@ -23,16 +23,13 @@ mod arguments {
 
 use arguments::EchoArguments;
 
-const SCHEMA: &str = include_str!("../schema/echo_arguments.json");
-
 async fn serve() -> Result<(), Box<dyn std::error::Error>> {
     use tokio::signal::unix::{signal, SignalKind};
-    let echo = ToolDefinition::from_async(
+    let echo = ToolDefinition::new(
         "echo",
-        "Sends the text back unchanged.",
-        ArgumentSchema::from_defs(SCHEMA, "EchoArguments")?,
         |_ctx: ToolContext, args: EchoArguments| async move { Ok(Value::String(args.text)) },
     )?
+    .description("Sends the text back unchanged.")
     .in_place();
     let server = McpServer::builder("typed-http-echo", env!("CARGO_PKG_VERSION"))
         .tool(echo)

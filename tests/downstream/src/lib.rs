@@ -6,7 +6,7 @@
 
 use serde_json::{json, Number, Value};
 use typed_mcp::generated::limits::Limits;
-use typed_mcp::mcp::{ArgumentSchema, McpError, McpServer, ToolDefinition};
+use typed_mcp::mcp::{McpError, McpServer, ToolDefinition};
 use typed_mcp::tools::{ToolCallError, ToolContext, ToolResult};
 
 /// Types and validators generated from `schema/text_tools.json`.
@@ -21,9 +21,6 @@ pub mod math_tools {
 
 use math_tools::{MeanArguments, RoundArguments, RoundArgumentsMode};
 use text_tools::{CountWordsArguments, ShoutArguments};
-
-const TEXT_TOOLS: &str = include_str!("../schema/text_tools.json");
-const MATH_TOOLS: &str = include_str!("../schema/math_tools.json");
 
 fn number(value: f64) -> ToolResult {
     Number::from_f64(value)
@@ -52,28 +49,24 @@ pub fn tools() -> Result<Vec<ToolDefinition>, McpError> {
         },
     )?
     .description("Upper-cases a text and repeats it `times` times.");
-    let count_words = ToolDefinition::blocking(
+    let count_words = ToolDefinition::new(
         "count_words",
-        "Counts the whitespace-separated words of a text; answers {words}.",
-        ArgumentSchema::from_defs(TEXT_TOOLS, "CountWordsArguments")?,
         |_ctx: ToolContext, args: CountWordsArguments| {
             Ok(json!({ "words": args.text.split_whitespace().count() }))
         },
-    )?;
-    let mean = ToolDefinition::from_async(
+    )?
+    .description("Counts the whitespace-separated words of a text; answers {words}.");
+    let mean = ToolDefinition::new(
         "mean",
-        "The arithmetic mean of 1 to 100 numbers; answers {mean}.",
-        ArgumentSchema::from_defs(MATH_TOOLS, "MeanArguments")?,
         |_ctx: ToolContext, args: MeanArguments| async move {
             let sum: f64 = args.values.iter().map(as_f64).sum();
             // The validator guarantees at least one value (`minItems: 1`).
             Ok(json!({ "mean": number(sum / args.values.len() as f64)? }))
         },
-    )?;
-    let round = ToolDefinition::from_async(
+    )?
+    .description("The arithmetic mean of 1 to 100 numbers; answers {mean}.");
+    let round = ToolDefinition::new(
         "round",
-        "Rounds a number up, down or to the nearest integer; answers {rounded}.",
-        ArgumentSchema::from_defs(MATH_TOOLS, "RoundArguments")?,
         |_ctx: ToolContext, args: RoundArguments| async move {
             let value = as_f64(&args.value);
             let rounded = match args.mode {
@@ -83,7 +76,8 @@ pub fn tools() -> Result<Vec<ToolDefinition>, McpError> {
             };
             Ok(json!({ "rounded": number(rounded)? }))
         },
-    )?;
+    )?
+    .description("Rounds a number up, down or to the nearest integer; answers {rounded}.");
     Ok(vec![shout, count_words, mean, round])
 }
 
