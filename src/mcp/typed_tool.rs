@@ -143,9 +143,20 @@ fn named(error: McpError, tool: &str) -> McpError {
     }
 }
 
-/// A tool's handler: a function or closure of one of the shapes listed in the
-/// [module docs](self) (async or blocking, with or without the server state `S`). `M` only
-/// tells the shapes apart; you never name it.
+/// A tool's handler: a function or closure of one of these shapes (`M` only tells them
+/// apart; you never name it):
+///
+/// | handler | runs |
+/// |---|---|
+/// | `async fn(ToolContext, A) -> Result<Out, ToolCallError>` | as a task |
+/// | `fn(ToolContext, A) -> Result<Out, ToolCallError>` | on the blocking pool |
+/// | `async fn(Arc<S>, ToolContext, A) -> Result<Out, ToolCallError>` | as a task, with the server state |
+/// | `fn(&S, ToolContext, A) -> Result<Out, ToolCallError>` | on the blocking pool, with the server state |
+///
+/// `A` is a [`ToolArguments`] (a generated type, or `serde_json::Value`), `Out` a
+/// [`ToolOutput`] (`serde_json::Value`, or a generated type). Closures name the type of
+/// their `ToolContext` parameter when they use it, and of their state parameter always:
+/// the compiler cannot read them from this trait as it would from a closure signature.
 pub trait ToolFn<S, M>: Send + Sync + Sized + 'static {
     /// The tool named `name`, run by this handler.
     #[doc(hidden)]
@@ -279,7 +290,10 @@ fn any_object() -> ToolInputSchema {
 impl<S: Send + Sync + 'static> ToolDefinition<S> {
     /// The tool `name`, run by `handler`: an async or blocking function or closure, taking
     /// the server state or not, whose arguments and output types say what the tool publishes
-    /// (see the [module docs](self) and [`ToolFn`]).
+    /// (see [`ToolFn`] for the shapes). A generated argument type is published as the tool's
+    /// `inputSchema` (its `description` as the tool's) and checks every call before the
+    /// handler runs; a generated output type is published as its `outputSchema` and checks
+    /// every output before it is sent.
     ///
     /// ```
     /// use serde::Deserialize;
