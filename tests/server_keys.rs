@@ -90,17 +90,15 @@ async fn keys_given_to_the_builder_win_over_the_limits() {
 }
 
 fn echo_tool_named(name: &str) -> typed_mcp::mcp::ToolDefinition {
-    let file = include_str!("../examples/demo_server/tools.json");
-    typed_mcp::mcp::ToolDefinition::from_async(
+    typed_mcp::mcp::ToolDefinition::new(
         name,
-        "Echoes.",
-        typed_mcp::mcp::ArgumentSchema::from_defs(file, "EchoArguments").unwrap(),
         |_ctx: typed_mcp::tools::ToolContext,
          args: mcp_server_support::demo::arguments::EchoArguments| async move {
             Ok(Value::from(args.text))
         },
     )
     .unwrap()
+    .description("Echoes.")
 }
 
 #[test]
