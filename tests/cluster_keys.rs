@@ -303,9 +303,9 @@ async fn cursors_survive_restarts_and_a_key_rotation() {
     if !tools_present() {
         return;
     }
-    let mut cluster = Cluster::start_with(INSTANCES, PAGED);
+    let cluster = Cluster::start_with(INSTANCES, PAGED);
     cluster.write_keys(&[("k1", SECRET_1)]);
-    let took = cluster.restart();
+    let (took, _pids) = cluster.restart();
     println!("restart of {INSTANCES} instances: {took:?}");
     let nginx = cluster.url.clone();
     let reference = walk(&cluster, &nginx, 0).await.names;
@@ -315,7 +315,7 @@ async fn cursors_survive_restarts_and_a_key_rotation() {
     let tail = reference[first.names.len()..].to_vec();
 
     // A cursor from before a restart is accepted after it, on every instance.
-    let _took = cluster.restart();
+    let _restarted = cluster.restart();
     for index in 0..INSTANCES {
         assert_eq!(
             rest_of_walk(&cluster, index, &c1).await.0,
@@ -326,14 +326,14 @@ async fn cursors_survive_restarts_and_a_key_rotation() {
 
     // Rotation, step 1: k2 is added after k1 (it verifies only); k1 still signs.
     cluster.write_keys(&[("k1", SECRET_1), ("k2", SECRET_2)]);
-    let _took = cluster.restart();
+    let _restarted = cluster.restart();
     let second = page(&cluster, &nginx, 0, Some(&c1)).await;
     let c2 = second.next.expect("a third page");
     assert!(c2.starts_with("k1."), "k1 still signs: {c2}");
 
     // Step 2: k2 signs, k1 verifies: the walk begun under k1 goes on, handed k2 cursors.
     cluster.write_keys(&[("k2", SECRET_2), ("k1", SECRET_1)]);
-    let _took = cluster.restart();
+    let _restarted = cluster.restart();
     let mut names = first.names.clone();
     names.extend(second.names);
     let (rest, cursors) = rest_of_walk(&cluster, 1, &c2).await;
@@ -354,7 +354,7 @@ async fn cursors_survive_restarts_and_a_key_rotation() {
 
     // Step 3: k1 is dropped: its cursors are foreign now, k2's still work.
     cluster.write_keys(&[("k2", SECRET_2)]);
-    let _took = cluster.restart();
+    let _restarted = cluster.restart();
     for index in 0..INSTANCES {
         let url = cluster.instances[index].url.clone();
         for old in [&c1, &c2] {

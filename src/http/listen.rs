@@ -3,12 +3,15 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::http::{Request, StatusCode};
 use axum::response::Response as HttpResponse;
-use futures_util::future::{Either, Ready};
+use futures_util::future::{Either, FutureExt as _, MapOk, Ready};
+use futures_util::TryFutureExt as _;
 
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
@@ -19,8 +22,16 @@ use tokio_util::sync::CancellationToken;
 use super::repoll::Repoll;
 use super::{HttpError, McpHttpService, MCP_PATH};
 
-/// How long open connections get to finish after shutdown was asked for.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+/// What a stopping server gives its connections (`http.shutdownLingerMs`,
+/// `http.shutdownGraceMs`).
+#[derive(Clone, Copy, Debug)]
+struct Shutdown {
+    /// How long a connection stays open for its peer to close it, every response now
+    /// saying `Connection: close`.
+    linger: Duration,
+    /// How long a request in flight then gets to finish.
+    grace: Duration,
+}
 
 /// A running HTTP server: its address, and the handle that stops it.
 #[derive(Debug)]
@@ -50,7 +61,12 @@ impl RunningHttpServer {
         self.stop.clone()
     }
 
-    /// Stops accepting, lets open connections finish (a few seconds at most), and waits.
+    /// Stops accepting and waits until every connection is closed: for up to
+    /// `http.shutdownLingerMs` (default 0) peers may go on sending requests on the open
+    /// connections, each answered with `Connection: close`, and close them themselves (so a
+    /// load balancer never sends a request on a connection the server is closing); then idle
+    /// connections close and requests in flight get up to `http.shutdownGraceMs` (default
+    /// 5 s) to finish.
     ///
     /// # Errors
     ///
@@ -132,13 +148,21 @@ pub(crate) async fn start(
     #[cfg(not(feature = "tls"))]
     let tls = None;
     let scheme = if tls.is_some() { "https" } else { "http" };
+    let shutdown = Shutdown {
+        linger: service.options().shutdown_linger(),
+        grace: service.options().shutdown_grace(),
+    };
     let streams = service.clone();
-    let router = McpRoute(service);
+    let router = McpRoute {
+        service,
+        draining: Arc::new(AtomicBool::new(false)),
+    };
     let task = tokio::spawn(accept_loop(
         Listener {
             listener,
             tls,
             header_timeout,
+            shutdown,
         },
         router,
         stop.clone(),
@@ -161,6 +185,7 @@ struct Listener {
     #[cfg(not(feature = "tls"))]
     tls: Option<std::convert::Infallible>,
     header_timeout: Duration,
+    shutdown: Shutdown,
 }
 
 async fn accept_loop(
@@ -168,6 +193,7 @@ async fn accept_loop(
         listener,
         tls,
         header_timeout,
+        shutdown,
     }: Listener,
     router: McpRoute,
     stop: CancellationToken,
@@ -178,17 +204,32 @@ async fn accept_loop(
     let drain = CancellationToken::new();
     let mut connections = JoinSet::new();
     let mut consecutive_errors = 0_u32;
+    let mut stopping = false;
     loop {
-        let accepted = tokio::select! {
-            () = stop.cancelled() => break,
-            Some(_finished) = connections.join_next(), if !connections.is_empty() => continue,
-            accepted = listener.accept() => accepted,
+        let accepted = if stopping {
+            // Connections the kernel completed but nobody accepted yet would be reset when
+            // the listener closes, after a load balancer sent them a request: they are
+            // served too.
+            match listener.accept().now_or_never() {
+                Some(accepted) => accepted,
+                None => break,
+            }
+        } else {
+            tokio::select! {
+                () = stop.cancelled() => {
+                    stopping = true;
+                    continue;
+                }
+                Some(_finished) = connections.join_next(), if !connections.is_empty() => continue,
+                accepted = listener.accept() => accepted,
+            }
         };
         let (socket, peer) = match accepted {
             Ok(accepted) => {
                 consecutive_errors = 0;
                 accepted
             }
+            Err(_) if stopping => break,
             Err(error) => {
                 // Out of file descriptors and the like: back off, give up if it persists.
                 consecutive_errors += 1;
@@ -212,7 +253,7 @@ async fn accept_loop(
                 socket,
                 peer,
                 service,
-                header_timeout,
+                (header_timeout, shutdown),
                 stop,
             ));
             continue;
@@ -225,13 +266,15 @@ async fn accept_loop(
                 .header_read_timeout(header_timeout)
                 .keep_alive(true)
                 .serve_connection(TokioIo::new(socket), service);
-            drive(connection, peer, stop, |connection| {
+            drive(connection, peer, stop, shutdown, |connection| {
                 connection.graceful_shutdown();
             })
             .await;
         });
     }
     drop(listener);
+    // From here every response says `Connection: close`.
+    router.draining.store(true, Ordering::Release);
     streams.close_streams();
     drain.cancel();
     while connections.join_next().await.is_some() {}
@@ -239,32 +282,40 @@ async fn accept_loop(
     Ok(())
 }
 
-/// Drives one connection until it ends, or until `stop`: then asks it to finish (with
-/// `graceful_shutdown`) and gives it [`SHUTDOWN_GRACE`].
+/// Drives one connection until it ends, or until `stop`. Then, for up to
+/// `shutdown.linger`, the peer may go on sending requests (each answered with `Connection:
+/// close`) and close the connection itself, so that a load balancer's pool never sends a
+/// request on a connection the server is closing; after that the connection is asked to
+/// finish (`graceful_shutdown`: at once when idle) and gets `shutdown.grace`.
 async fn drive<C, E>(
     connection: C,
     peer: SocketAddr,
     stop: CancellationToken,
+    shutdown: Shutdown,
     graceful_shutdown: impl FnOnce(std::pin::Pin<&mut C>),
 ) where
     C: std::future::Future<Output = Result<(), E>>,
     E: std::fmt::Display,
 {
+    let ended = |result: Result<(), E>| {
+        if let Err(error) = result {
+            tracing::debug!(%error, %peer, "HTTP connection ended with an error");
+        }
+    };
     let mut connection = Repoll::new(connection);
     tokio::select! {
-        result = &mut connection => {
-            if let Err(error) = result {
-                tracing::debug!(%error, %peer, "HTTP connection ended with an error");
-            }
+        result = &mut connection => return ended(result),
+        () = stop.cancelled() => {}
+    }
+    if !shutdown.linger.is_zero() {
+        if let Ok(result) = tokio::time::timeout(shutdown.linger, &mut connection).await {
+            return ended(result);
         }
-        () = stop.cancelled() => {
-            graceful_shutdown(connection.inner_mut());
-            match tokio::time::timeout(SHUTDOWN_GRACE, connection).await {
-                Ok(Ok(())) => {}
-                Ok(Err(error)) => tracing::debug!(%error, %peer, "HTTP connection ended with an error"),
-                Err(_elapsed) => tracing::debug!(%peer, "HTTP connection cut at shutdown"),
-            }
-        }
+    }
+    graceful_shutdown(connection.inner_mut());
+    match tokio::time::timeout(shutdown.grace, connection).await {
+        Ok(result) => ended(result),
+        Err(_elapsed) => tracing::debug!(%peer, "HTTP connection cut at shutdown"),
     }
 }
 
@@ -276,7 +327,7 @@ async fn serve_tls(
     socket: tokio::net::TcpStream,
     peer: SocketAddr,
     service: TowerToHyperService<McpRoute>,
-    header_timeout: Duration,
+    (header_timeout, shutdown): (Duration, Shutdown),
     stop: CancellationToken,
 ) {
     let stream = match tokio::time::timeout(header_timeout, acceptor.accept(socket)).await {
@@ -299,7 +350,7 @@ async fn serve_tls(
         .keep_alive(true);
     builder.http2().timer(TokioTimer::new());
     let connection = builder.serve_connection(TokioIo::new(stream), service);
-    drive(connection, peer, stop, |connection| {
+    drive(connection, peer, stop, shutdown, |connection| {
         connection.graceful_shutdown();
     })
     .await;
@@ -310,7 +361,27 @@ async fn serve_tls(
 /// would, without its per-request routing work (path matching, URL parameters, a boxed
 /// clone of the route's service).
 #[derive(Clone)]
-struct McpRoute(McpHttpService);
+struct McpRoute {
+    service: McpHttpService,
+    /// Set once the server stops: HTTP/1 responses then carry `Connection: close`, so that
+    /// the peer (a load balancer's connection pool) sends nothing more on the connection.
+    draining: Arc<AtomicBool>,
+}
+
+/// A response as it is.
+fn unchanged(response: HttpResponse) -> HttpResponse {
+    response
+}
+
+/// A response that closes its HTTP/1 connection (HTTP/2 drops the header; its connections
+/// end with GOAWAY).
+fn closing(mut response: HttpResponse) -> HttpResponse {
+    let _previous = response.headers_mut().insert(
+        axum::http::header::CONNECTION,
+        axum::http::HeaderValue::from_static("close"),
+    );
+    response
+}
 
 impl<B> tower::Service<Request<B>> for McpRoute
 where
@@ -320,20 +391,28 @@ where
     type Response = HttpResponse;
     type Error = Infallible;
     type Future = Either<
-        <McpHttpService as tower::Service<Request<B>>>::Future,
+        MapOk<
+            <McpHttpService as tower::Service<Request<B>>>::Future,
+            fn(HttpResponse) -> HttpResponse,
+        >,
         Ready<Result<HttpResponse, Infallible>>,
     >;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        tower::Service::<Request<B>>::poll_ready(&mut self.0, cx)
+        tower::Service::<Request<B>>::poll_ready(&mut self.service, cx)
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
+        let finish: fn(HttpResponse) -> HttpResponse = if self.draining.load(Ordering::Acquire) {
+            closing
+        } else {
+            unchanged
+        };
         if request.uri().path() == MCP_PATH {
-            return Either::Left(self.0.call(request));
+            return Either::Left(self.service.call(request).map_ok(finish));
         }
         let mut response = HttpResponse::new(axum::body::Body::empty());
         *response.status_mut() = StatusCode::NOT_FOUND;
-        Either::Right(futures_util::future::ready(Ok(response)))
+        Either::Right(futures_util::future::ready(Ok(finish(response))))
     }
 }

@@ -93,6 +93,14 @@ impl HttpOptions {
         Duration::from_millis(non_negative(self.limits.session_idle_timeout_ms))
     }
 
+    pub(crate) fn shutdown_linger(&self) -> Duration {
+        Duration::from_millis(self.limits.shutdown_linger_ms.unwrap_or(0))
+    }
+
+    pub(crate) fn shutdown_grace(&self) -> Duration {
+        Duration::from_millis(self.limits.shutdown_grace_ms)
+    }
+
     pub(crate) fn header_read_timeout(&self) -> Duration {
         Duration::from_millis(u64::from(self.limits.header_read_timeout_ms))
     }

@@ -208,8 +208,8 @@ impl Cluster {
     }
 
     /// `deploy/local-cluster.sh restart`: every instance restarted in turn, on its own
-    /// address; returns how long it took.
-    pub fn restart(&mut self) -> Duration {
+    /// address; returns how long it took and the new processes' ids.
+    pub fn restart(&self) -> (Duration, Vec<u32>) {
         let started = std::time::Instant::now();
         let output = Command::new("bash")
             .arg(script())
@@ -231,17 +231,16 @@ impl Cluster {
             self.instances.len(),
             "one line per instance: {stdout}"
         );
-        for (instance, line) in self.instances.iter_mut().zip(lines) {
+        let mut pids = Vec::new();
+        for (instance, line) in self.instances.iter().zip(lines) {
             let fields: Vec<&str> = line.split_whitespace().collect();
             let ["instance", url, pid] = fields.as_slice() else {
                 panic!("unexpected line from local-cluster.sh restart: {line:?}");
             };
             assert_eq!(*url, instance.url, "restarted on its own address");
-            let pid: u32 = pid.parse().expect("pid");
-            assert_ne!(pid, instance.pid, "a new process");
-            instance.pid = pid;
+            pids.push(pid.parse().expect("pid"));
         }
-        started.elapsed()
+        (started.elapsed(), pids)
     }
 
     /// Sends SIGKILL to `pid` (a crash, not a shutdown) and waits until it is gone.
