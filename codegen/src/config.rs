@@ -66,6 +66,11 @@ pub struct GeneratedDefinition {
     pub rust_type: String,
     /// The stem of its validator: `validate::<stem>(&value)`.
     pub validator: String,
+    /// `Some(keyword)` when the definition is validated at run time by a schema evaluator
+    /// rather than by generated code, naming the keyword (or construct) that needed it;
+    /// `None` when its validator is generated Rust code. A build script is told with a
+    /// `cargo:warning`.
+    pub run_time: Option<String>,
 }
 
 impl Default for Config {
@@ -263,6 +268,18 @@ impl Config {
                 println!("cargo:rerun-if-changed={}", schema.display());
             }
             let (code, definitions) = self.render(schema)?;
+            if emit {
+                for def in &definitions {
+                    if let Some(keyword) = &def.run_time {
+                        println!(
+                            "cargo:warning=typed-mcp-codegen: {}: definition `{}` is validated at \
+                             run time, not by generated code (`{keyword}`)",
+                            schema.display(),
+                            def.name
+                        );
+                    }
+                }
+            }
             let stem = schema
                 .file_stem()
                 .and_then(|s| s.to_str())

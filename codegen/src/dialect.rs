@@ -54,11 +54,23 @@ const SCHEMA_KEYWORDS: &[&str] = &[
     "items",
     "propertyNames",
     "additionalItems",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "unevaluatedProperties",
+    "unevaluatedItems",
 ];
 /// Keywords whose value is an array of schemas.
 const ARRAY_KEYWORDS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems"];
 /// Keywords whose value maps names to schemas.
-const MAP_KEYWORDS: &[&str] = &["properties", "dependentSchemas", "dependencies"];
+const MAP_KEYWORDS: &[&str] = &[
+    "properties",
+    "dependentSchemas",
+    "dependencies",
+    "patternProperties",
+];
 
 /// Rewrites `schema` (and everything below it) into 2020-12; `dialect` is the one in force
 /// where `schema` sits.
@@ -78,6 +90,7 @@ pub(crate) fn normalize(schema: &mut Value, dialect: Dialect) {
             ) || key.starts_with("x-")
         });
     }
+    rewrite_counts(map);
     rewrite_items(map);
     rewrite_dependencies(map);
     rewrite_exclusive(map, "exclusiveMinimum", "minimum");
@@ -94,6 +107,34 @@ pub(crate) fn normalize(schema: &mut Value, dialect: Dialect) {
             if let Value::Object(subs) = value {
                 subs.values_mut().for_each(|s| normalize(s, dialect));
             }
+        }
+    }
+}
+
+/// A count written as an integral decimal (`"maxItems": 2.0`) → the integer (`2`): the
+/// same number in JSON Schema, and the form the emitters read.
+fn rewrite_counts(map: &mut Map<String, Value>) {
+    for keyword in [
+        "minItems",
+        "maxItems",
+        "minLength",
+        "maxLength",
+        "minProperties",
+        "maxProperties",
+        "minContains",
+        "maxContains",
+    ] {
+        let Some(Value::Number(count)) = map.get(keyword) else {
+            continue;
+        };
+        let integral = count
+            .as_f64()
+            .filter(|f| count.as_u64().is_none() && f.fract() == 0.0 && *f >= 0.0);
+        if let Some(whole) = integral {
+            // Exact for every count a real schema writes (below 2^53).
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let whole = whole as u64;
+            map.insert(keyword.into(), Value::from(whole));
         }
     }
 }

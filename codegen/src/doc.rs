@@ -23,6 +23,9 @@ pub(crate) struct SchemaDoc {
     /// Names of the definitions the embedded evaluator validates (their `schema` is the
     /// [`crate::interp::MARKER`]).
     pub(crate) evaluated: Vec<String>,
+    /// For each name in `evaluated` (same order): the keyword or construct that sent it to
+    /// the evaluator.
+    pub(crate) evaluated_why: Vec<String>,
     /// The remote documents listed in the `Config`, as an object mapping URIs to documents.
     pub(crate) remotes: Value,
     /// Whether the emitted validators assert `format` (see `Config::format_assertion`).
@@ -73,6 +76,16 @@ const SUPPORTED_KEYWORDS: &[&str] = &[
     "propertyNames",
     "dependentRequired",
     "dependentSchemas",
+    "patternProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "minContains",
+    "maxContains",
+    "unevaluatedProperties",
+    "unevaluatedItems",
     // annotations
     "default",
     "description",
@@ -117,13 +130,13 @@ impl SchemaDoc {
         Self::from_value_evaluating(file, root, &[])
     }
 
-    /// As [`SchemaDoc::from_value`], the definitions named in `evaluate` (and every one using
-    /// what the emitted validators do not implement, see [`needs_evaluator`]) being left to
-    /// the embedded evaluator.
+    /// As [`SchemaDoc::from_value`], the definitions named in `evaluate` (with the reason
+    /// why) and every one using what the emitted validators do not implement (see
+    /// [`evaluator_reason`]) being left to the embedded evaluator.
     pub(crate) fn from_value_evaluating(
         file: &Path,
         root: Value,
-        evaluate: &[String],
+        evaluate: &[(String, String)],
     ) -> Result<Self> {
         let file = file.to_path_buf();
         let raw = root.clone();
@@ -190,11 +203,18 @@ impl SchemaDoc {
             .and_then(crate::dialect::Dialect::from_uri)
             .unwrap_or(crate::dialect::Dialect::Current);
         let mut evaluated = Vec::new();
+        let mut evaluated_why = Vec::new();
         for def in &mut defs {
-            if !def.pointer.is_empty()
-                && (evaluate.contains(&def.name) || needs_evaluator(&def.schema))
-            {
+            if def.pointer.is_empty() {
+                continue;
+            }
+            let asked = evaluate
+                .iter()
+                .find(|(name, _)| *name == def.name)
+                .map(|(_, why)| why.clone());
+            if let Some(why) = asked.or_else(|| evaluator_reason(&def.schema)) {
                 evaluated.push(def.name.clone());
+                evaluated_why.push(why);
                 def.schema = serde_json::json!({ crate::interp::MARKER: true });
             }
         }
@@ -206,10 +226,12 @@ impl SchemaDoc {
             defs,
             raw,
             evaluated,
+            evaluated_why,
             remotes: Value::Object(Map::new()),
             assert_formats: true,
         };
         doc.lift_nested_defs();
+        doc.lift_ref_targets();
         for def in &doc.defs {
             check_schema(&doc.file, &def.pointer, &def.schema, true)?;
         }
@@ -318,10 +340,11 @@ const NORMALIZED_KEYWORDS: &[&str] = &[
 /// Whether `schema` uses anything the emitted validators do not implement keyword by keyword
 /// (a keyword outside [`SUPPORTED_KEYWORDS`], a reference other than to a definition, a
 /// metaschema the dialect pass does not know, a count written as a decimal, an empty `enum`,
-/// a decimal `multipleOf`): such a definition is validated by the embedded evaluator.
-pub(crate) fn needs_evaluator(schema: &Value) -> bool {
+/// a decimal `multipleOf`): such a definition is validated by the embedded evaluator. Returns
+/// the first such keyword (with its value for a reference or `$schema`).
+pub(crate) fn evaluator_reason(schema: &Value) -> Option<String> {
     let Value::Object(map) = schema else {
-        return false;
+        return None;
     };
     for (key, value) in map {
         let key = key.as_str();
@@ -329,58 +352,57 @@ pub(crate) fn needs_evaluator(schema: &Value) -> bool {
             continue;
         }
         if !SUPPORTED_KEYWORDS.contains(&key) && !NORMALIZED_KEYWORDS.contains(&key) {
-            return true;
+            return Some(key.to_string());
         }
         let odd = match (key, value) {
             ("$schema", Value::String(uri)) => crate::dialect::Dialect::from_uri(uri).is_none(),
             ("$ref", Value::String(target)) => !is_definition_ref(target),
-            (
-                "minItems" | "maxItems" | "minLength" | "maxLength" | "minProperties"
-                | "maxProperties",
-                count,
-            ) => count.as_u64().is_none() && count.as_f64().is_some_and(|f| f.fract() == 0.0),
             ("enum", Value::Array(values)) => values.is_empty(),
             _ => false,
         };
         if odd {
-            return true;
+            return Some(match value {
+                Value::String(text) => format!("{key}: {text}"),
+                _ => key.to_string(),
+            });
         }
         let below = match (key, value) {
-            ("additionalProperties" | "items" | "propertyNames" | "additionalItems", sub) => {
-                needs_evaluator(sub)
-            }
+            (
+                "additionalProperties"
+                | "items"
+                | "propertyNames"
+                | "additionalItems"
+                | "not"
+                | "if"
+                | "then"
+                | "else"
+                | "contains"
+                | "unevaluatedProperties"
+                | "unevaluatedItems",
+                sub,
+            ) => evaluator_reason(sub),
             ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(subs)) => {
-                subs.iter().any(needs_evaluator)
+                subs.iter().find_map(evaluator_reason)
             }
             (
-                "properties" | "dependentSchemas" | "dependencies" | "$defs" | "definitions",
+                "properties" | "dependentSchemas" | "dependencies" | "$defs" | "definitions"
+                | "patternProperties",
                 Value::Object(subs),
-            ) => subs.values().any(needs_evaluator),
-            _ => false,
+            ) => subs.values().find_map(evaluator_reason),
+            _ => None,
         };
-        if below {
-            return true;
+        if below.is_some() {
+            return below;
         }
     }
-    false
+    None
 }
 
-/// Whether the emitted validators resolve `target`: a definition of the file, or one nested in
-/// another definition's `$defs` / `definitions` (lifted out by the document).
+/// Whether the emitted validators resolve `target`: a JSON Pointer into the document (a
+/// definition, a nested `$defs` entry lifted by the document, or any other schema, copied
+/// into a definition of its own by [`SchemaDoc::lift_ref_targets`]).
 fn is_definition_ref(target: &str) -> bool {
-    if ref_target(target).is_some() {
-        return true;
-    }
-    let Some(pointer) = target.strip_prefix("#/") else {
-        return false;
-    };
-    let tokens: Vec<&str> = pointer.split('/').collect();
-    !target.contains('%')
-        && tokens.len() >= 2
-        && tokens.len() % 2 == 0
-        && tokens
-            .chunks(2)
-            .all(|pair| matches!(pair[0], "$defs" | "definitions") && !pair[1].is_empty())
+    ref_target(target).is_some() || crate::ref_targets::fragment_pointer(target).is_some()
 }
 
 /// `#/$defs/Name` or `#/definitions/Name` → `Name`.
@@ -441,7 +463,36 @@ fn check_schema(file: &Path, at: &str, schema: &Value, _is_def_root: bool) -> Re
                 }
             }
             "additionalProperties" => check_schema(file, &here, value, false)?,
-            "items" | "propertyNames" => check_schema(file, &here, value, false)?,
+            "items"
+            | "propertyNames"
+            | "not"
+            | "if"
+            | "then"
+            | "else"
+            | "contains"
+            | "unevaluatedProperties"
+            | "unevaluatedItems" => {
+                check_schema(file, &here, value, false)?;
+            }
+            "patternProperties" => {
+                let Value::Object(subs) = value else {
+                    return Err(invalid(
+                        file,
+                        &here,
+                        "`patternProperties` must be an object",
+                    ));
+                };
+                for (pattern, sub) in subs {
+                    let p = format!("{here}/{}", escape_pointer(pattern));
+                    if let Err(e) = regress::Regex::with_flags(pattern, "u") {
+                        let message = format!(
+                            "`patternProperties` name is not an ECMA-262 regular expression: {e}"
+                        );
+                        return Err(invalid(file, &p, &message));
+                    }
+                    check_schema(file, &p, sub, false)?;
+                }
+            }
             "dependentSchemas" => {
                 let Value::Object(subs) = value else {
                     return Err(invalid(file, &here, "`dependentSchemas` must be an object"));
@@ -527,9 +578,8 @@ fn malformed_value(keyword: &str, value: &Value) -> Option<&'static str> {
             (value.is_number(), "a number")
         }
         "multipleOf" => (value.as_f64().is_some_and(|m| m > 0.0), "a number > 0"),
-        "minItems" | "maxItems" | "minLength" | "maxLength" | "minProperties" | "maxProperties" => {
-            (value.as_u64().is_some(), "a non-negative integer")
-        }
+        "minItems" | "maxItems" | "minLength" | "maxLength" | "minProperties" | "maxProperties"
+        | "minContains" | "maxContains" => (value.as_u64().is_some(), "a non-negative integer"),
         "uniqueItems" => (value.is_boolean(), "a boolean"),
         "dependentRequired" => (
             value.as_object().is_some_and(|deps| {
@@ -570,7 +620,17 @@ pub(crate) fn visit_schemas_mut(
                     }
                 }
             }
-            "additionalProperties" | "propertyNames" => visit_schemas_mut(value, &here, visit)?,
+            "additionalProperties"
+            | "propertyNames"
+            | "not"
+            | "if"
+            | "then"
+            | "else"
+            | "contains"
+            | "unevaluatedProperties"
+            | "unevaluatedItems" => {
+                visit_schemas_mut(value, &here, visit)?;
+            }
             // An array of schemas is `items`' tuple form (draft 7, and the types view's
             // tuples).
             "items" => match value {
@@ -581,7 +641,7 @@ pub(crate) fn visit_schemas_mut(
                 }
                 sub => visit_schemas_mut(sub, &here, visit)?,
             },
-            "dependentSchemas" => {
+            "dependentSchemas" | "patternProperties" => {
                 if let Value::Object(subs) = value {
                     for (name, sub) in subs.iter_mut() {
                         let p = format!("{here}/{}", escape_pointer(name));

@@ -26,13 +26,18 @@ impl SchemaDoc {
             let mut by_name = std::collections::BTreeMap::new();
             let mut by_pointer = std::collections::BTreeMap::new();
             for (at, name, schema) in nested {
-                let mut fresh = if self.get(&name).is_none() {
-                    name.clone()
-                } else {
-                    format!("{parent}{}", pascal(&name))
-                };
+                // Taken: a name that is, or becomes the same Rust type or function name as,
+                // one already there (`a` and `A` are both type `A`).
                 let taken = |n: &str| {
-                    self.get(n).is_some() || lifted.iter().any(|d: &Definition| d.name == n)
+                    self.defs
+                        .iter()
+                        .chain(lifted.iter())
+                        .any(|d: &Definition| same_rust_names(&d.name, n))
+                };
+                let mut fresh = if taken(&name) {
+                    format!("{parent}{}", pascal(&name))
+                } else {
+                    name.clone()
                 };
                 let wanted = fresh.clone();
                 let mut n = 2;
@@ -226,6 +231,13 @@ fn hoist_below(
             _ => {}
         }
     }
+}
+
+/// Whether definitions `a` and `b` would get the same Rust type or validator name.
+fn same_rust_names(a: &str, b: &str) -> bool {
+    a == b
+        || crate::types::rust_type_name(a) == crate::types::rust_type_name(b)
+        || crate::naming::fn_stem(a) == crate::naming::fn_stem(b)
 }
 
 fn replace_placeholder(schema: &mut Value, wanted: &str, name: &str) {

@@ -33,6 +33,7 @@ mod hoist;
 mod interp;
 mod naming;
 mod output;
+mod ref_targets;
 mod types;
 mod validators;
 

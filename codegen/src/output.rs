@@ -47,7 +47,7 @@ fn render_evaluating(
     assert_formats: bool,
 ) -> Result<(String, Vec<GeneratedDefinition>)> {
     let root = SchemaDoc::read(schema)?;
-    let mut evaluate: Vec<String> = Vec::new();
+    let mut evaluate: Vec<(String, String)> = Vec::new();
     let mut first_errors: Vec<(String, Error)> = Vec::new();
     loop {
         let attempt = SchemaDoc::from_value_evaluating(schema, root.clone(), &evaluate).and_then(
@@ -67,11 +67,15 @@ fn render_evaluating(
         let Some(name) = culprit(&root, &error) else {
             return Err(error);
         };
-        if evaluate.contains(&name) {
+        if evaluate.iter().any(|(n, _)| *n == name) {
             let first = first_errors.into_iter().find(|(n, _)| *n == name);
             return Err(first.map_or(error, |(_, e)| e));
         }
-        evaluate.push(name.clone());
+        let why = match &error {
+            Error::Unsupported { keyword, .. } => keyword.clone(),
+            _ => "its type (the type generator failed on it)".to_string(),
+        };
+        evaluate.push((name.clone(), why));
         first_errors.push((name, error));
     }
 }
@@ -110,6 +114,11 @@ fn render_unguarded(
             pointer: def.pointer.clone(),
             rust_type: types.names.get(&def.name).cloned().unwrap_or_default(),
             validator: stems[&def.name].clone(),
+            run_time: doc
+                .evaluated
+                .iter()
+                .position(|n| *n == def.name)
+                .map(|i| doc.evaluated_why[i].clone()),
         })
         .collect();
     let type_items = types.items;

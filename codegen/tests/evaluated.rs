@@ -1,5 +1,6 @@
 //! Schemas the emitted validators do not implement keyword by keyword (once refused) now
-//! generate: each such definition is validated by the embedded evaluator and typed by its
+//! generate: each such definition is validated by the embedded evaluator (and
+//! `GeneratedDefinition::run_time` says so) and typed by its
 //! shape (a struct whose members the shape cannot follow are `serde_json::Value`s), while the
 //! other definitions of the file keep their own code.
 //! (Their verdicts are checked by the JSON Schema Test Suite, `tests/jsts-fixture`.)
@@ -12,22 +13,44 @@ fn generate(name: &str) -> String {
 }
 
 #[test]
-fn if_then_else_is_evaluated() {
+fn if_then_else_is_generated_code() {
     let code = generate("if_then_else");
-    assert!(code.contains("__eval::Registry::new("), "{code}");
-    assert!(code.contains("mod __eval"), "the evaluator is embedded");
+    assert!(!code.contains("mod __eval"), "no evaluator: {code}");
+    assert!(code.contains("\"/$defs/A/then/required\""), "{code}");
 }
 
 #[test]
-fn not_is_evaluated() {
+fn not_is_generated_code_and_keeps_the_struct() {
     let code = generate("not_keyword");
-    assert!(code.contains("__eval::Registry::new("), "{code}");
+    assert!(!code.contains("mod __eval"), "no evaluator: {code}");
     // The object keeps its struct; the member under `not` (no `type`) is a JSON value.
     assert!(code.contains("pub struct A {"), "{code}");
     assert!(
         code.contains("pub x: ::std::option::Option<::typed_mcp::__private::serde_json::Value>"),
         "{code}"
     );
+}
+
+#[test]
+fn anchors_are_evaluated_at_run_time_and_said_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("u.json");
+    std::fs::write(
+        &schema,
+        r##"{"$defs": {"A": {"$anchor": "a", "properties": {"x": {"$ref": "#a"}}}, "B": {"type": "string"}}}"##,
+    )
+    .unwrap();
+    let files = typed_mcp_codegen::Config::new()
+        .schema(&schema)
+        .out_dir(dir.path())
+        .generate()
+        .unwrap();
+    let run_time: Vec<_> = files[0]
+        .definitions
+        .iter()
+        .map(|d| (d.name.as_str(), d.run_time.as_deref()))
+        .collect();
+    assert_eq!(run_time, [("A", Some("$anchor")), ("B", None)]);
 }
 
 #[test]

@@ -182,11 +182,60 @@ fn happy_path_builds_no_error_values() {
 
 #[test]
 fn keywords_beyond_the_emitted_validators_go_to_the_evaluator() {
-    // `if` has no keyword-by-keyword emitter: the definition is validated by the embedded
-    // 2020-12 evaluator instead of being refused.
-    let code = emit(r##"{"$defs": {"A": {"if": {"type": "string"}}}}"##).unwrap();
+    // `$dynamicRef` has no keyword-by-keyword emitter yet: the definition is validated by
+    // the embedded 2020-12 evaluator instead of being refused.
+    let code =
+        emit(r##"{"$defs": {"A": {"$dynamicAnchor": "x", "items": {"$dynamicRef": "#x"}}}}"##)
+            .unwrap();
     assert!(code.contains("__eval::Registry"), "{code}");
     assert!(code.contains("registry.is_valid("), "{code}");
+}
+
+#[test]
+fn unevaluated_keywords_are_emitted_code_with_annotations() {
+    let code = emit(
+        r##"{"$defs": {
+            "A": {"allOf": [{"$ref": "#/$defs/B"}], "properties": {"a": true},
+                  "unevaluatedProperties": false,
+                  "prefixItems": [true], "unevaluatedItems": {"type": "string"}},
+            "B": {"properties": {"b": true}}
+        }}"##,
+    )
+    .unwrap();
+    assert!(!code.contains("__eval"), "{code}");
+    // B's annotations are collected by a helper written once, through the `$ref`.
+    assert_eq!(code.matches("fn __ann_p_b<").count(), 1, "{code}");
+    for path in [
+        "/$defs/A/unevaluatedProperties",
+        "/$defs/A/unevaluatedItems/type",
+    ] {
+        assert!(code.contains(&format!("\"{path}\"")), "{path} in {code}");
+    }
+}
+
+#[test]
+fn conditional_applicators_are_emitted_code() {
+    let code = emit(
+        r##"{"$defs": {"A": {
+            "if": {"type": "string"}, "then": {"minLength": 2}, "else": {"minimum": 3},
+            "not": {"const": 7},
+            "contains": {"type": "integer"}, "minContains": 2, "maxContains": 4,
+            "patternProperties": {"^x-": {"type": "string"}}, "additionalProperties": false
+        }}}"##,
+    )
+    .unwrap();
+    assert!(!code.contains("__eval"), "{code}");
+    for path in [
+        "/$defs/A/then/minLength",
+        "/$defs/A/else/minimum",
+        "/$defs/A/not",
+        "/$defs/A/minContains",
+        "/$defs/A/maxContains",
+        "/$defs/A/patternProperties/^x-/type",
+        "/$defs/A/additionalProperties",
+    ] {
+        assert!(code.contains(&format!("\"{path}\"")), "{path} in {code}");
+    }
 }
 
 #[test]

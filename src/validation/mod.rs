@@ -36,6 +36,7 @@ use serde_json::Value;
 
 pub(crate) mod collector;
 pub(crate) mod error;
+pub(crate) mod evaluated;
 pub(crate) mod formats;
 pub(crate) mod lazy;
 pub(crate) mod location;

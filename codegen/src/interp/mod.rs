@@ -1,8 +1,8 @@
 //! Definitions validated by an embedded evaluator instead of keyword-by-keyword code.
 //!
 //! A definition whose schema uses what the emitted validators do not implement keyword by
-//! keyword (`unevaluatedProperties`, `$dynamicRef`, `$id` resources, remote references,
-//! `not`, `if`, `contains`, ...) is not refused: its type is built from its shape (see
+//! keyword (`$dynamicRef`, `$id` / `$anchor` resources, remote references,
+//! ...) is not refused: its type is built from its shape (see
 //! `types::shape`: those keywords only narrow what is valid; a bare `serde_json::Value`
 //! when nothing typed is left) and its validator hands the value to [`evaluator`], a complete
 //! 2020-12 evaluator whose source is copied into the generated code ([`SOURCE`]) with the

@@ -1,7 +1,7 @@
 //! The *shape* of a definition the embedded evaluator validates (see [`crate::interp`]).
 //!
-//! Such a definition uses keywords the emitted validators do not implement one by one (`not`,
-//! `if`/`then`/`else`, `contains`, `unevaluatedProperties`, `$dynamicRef`, ...). Its validator
+//! Such a definition uses keywords the emitted validators do not implement one by one
+//! (`$dynamicRef`, `$id` / `$anchor` resources, remote references, ...). Its validator
 //! is the evaluator, which is complete; its *type* need not be a bare `serde_json::Value`:
 //! most of those keywords only narrow which instances are valid, so the type of what remains
 //! (`type`, `properties`, `required`, `additionalProperties`, `items`, local `$ref`s) holds

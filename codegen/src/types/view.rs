@@ -17,6 +17,9 @@
 //!   in a flattened map instead of refusing them. Only `additionalProperties: false` closes
 //!   a type (`deny_unknown_fields`);
 //! - tuples (`prefixItems`) become arrays of any JSON value: the validator checks the items;
+//! - applicators that only narrow (`not`, `if`/`then`/`else`, `contains`, `unevaluated*`)
+//!   are dropped, and an object with `patternProperties` stays open (the validator checks
+//!   those members);
 //! - a `default` the type cannot hold safely is an annotation only (see [`keep_default`]).
 
 use serde_json::{Map, Value};
@@ -28,6 +31,16 @@ pub(crate) const NUMBER_DEF: &str = "TypedMcpExactNumber";
 
 /// Keywords typify never needs: the validators enforce them.
 const VALIDATION_ONLY: &[&str] = &[
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "minContains",
+    "maxContains",
+    "patternProperties",
+    "unevaluatedProperties",
+    "unevaluatedItems",
     "format",
     "pattern",
     "minLength",
@@ -237,6 +250,15 @@ fn tuple_arity(map: &Map<String, Value>) -> Option<usize> {
 fn rewrite(map: &mut Map<String, Value>) {
     // The tuple decision needs the counts the retain below strips.
     let arity = tuple_arity(map);
+    // Members a pattern claims are not `additionalProperties`' to type: the object stays
+    // open (its members kept in the flattened map), the validator checks them.
+    if map
+        .get("patternProperties")
+        .and_then(Value::as_object)
+        .is_some_and(|patterns| !patterns.is_empty())
+    {
+        map.remove("additionalProperties");
+    }
     map.retain(|key, _| !VALIDATION_ONLY.contains(&key.as_str()) && !key.starts_with("x-"));
     // `minimum` only matters to typify for integers (it picks u64 for `minimum >= 0`).
     if map.get("type").and_then(Value::as_str) != Some("integer") {
@@ -259,9 +281,14 @@ fn rewrite(map: &mut Map<String, Value>) {
             }
         }
     }
-    let is_object =
-        map.get("type").and_then(Value::as_str) == Some("object") || map.contains_key("properties");
-    if is_object && !map.contains_key("additionalProperties") {
+    let is_object = map.get("type").and_then(Value::as_str) == Some("object")
+        || map.contains_key("properties")
+        || map.contains_key("required");
+    let open = matches!(
+        map.get("additionalProperties"),
+        None | Some(Value::Bool(true))
+    );
+    if is_object && open {
         map.insert("additionalProperties".into(), Value::Object(Map::new()));
     }
     if map

@@ -96,10 +96,17 @@ impl Emitter<'_> {
                 if needed.is_empty() {
                     continue;
                 }
+                let message = format!(
+                    "missing property `{{limit}}`, required when `{}` is present",
+                    name.escape_debug()
+                );
+                let template = self.template(&message);
                 out.extend(quote! {
                     #(
                         if #obj.contains_key(#name) && !#obj.contains_key(#needed) {
-                            errors.missing(#at, #schema_path, #needed);
+                            errors.fail(#at, #schema_path, "dependentRequired", || {
+                                (#rt::Part::Str(#needed), #rt::Part::Null, #template)
+                            });
                         }
                     )*
                 });

@@ -87,6 +87,7 @@ impl Emitter<'_> {
         out.extend(self.array_checks(map, path, v, at)?);
         out.extend(self.string_checks(map, path, v, at));
         out.extend(self.number_checks(map, path, v, at));
+        out.extend(self.conditional_checks(map, path, v, at)?);
         if let Some(Value::String(reference)) = map.get("$ref") {
             let walker = self.walker_of_ref(reference, path)?;
             out.extend(quote!(#walker(#v, #at, errors);));
@@ -102,6 +103,7 @@ impl Emitter<'_> {
                 out.extend(self.union(kind, branches, path, v, at)?);
             }
         }
+        out.extend(self.unevaluated_checks(map, path, v, at)?);
         Ok(out)
     }
 

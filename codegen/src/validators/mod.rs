@@ -22,6 +22,7 @@ use crate::doc::{Definition, SchemaDoc};
 use crate::error::{Error, Result};
 
 mod applicators;
+mod conditionals;
 mod formats;
 mod keywords;
 mod literals;
@@ -29,6 +30,7 @@ pub(crate) mod naming;
 mod objects;
 mod shapes;
 mod simple_pattern;
+mod unevaluated;
 mod unions;
 
 /// Emits the items of the `validate` module for `doc`; `runtime` is the runtime crate's
@@ -74,6 +76,11 @@ pub(super) struct Emitter<'d> {
     root_pick: Option<Ident>,
     /// Pointer of the definition being emitted.
     current_pointer: String,
+    /// The yes/no walker written for the subschema at each schema path (see
+    /// `conditionals`).
+    questions: BTreeMap<String, Ident>,
+    /// The annotation collector written for each definition (see [`unevaluated`]).
+    annotators: BTreeMap<(String, unevaluated::Kind), Ident>,
 }
 
 impl<'d> Emitter<'d> {
@@ -89,6 +96,8 @@ impl<'d> Emitter<'d> {
             next_id: 0,
             root_pick: None,
             current_pointer: String::new(),
+            questions: BTreeMap::new(),
+            annotators: BTreeMap::new(),
         }
     }
 

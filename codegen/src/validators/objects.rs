@@ -1,5 +1,5 @@
-//! Object keywords: `required`, `properties`, `additionalProperties`, `minProperties`,
-//! `maxProperties`.
+//! Object keywords: `required`, `properties`, `patternProperties`, `additionalProperties`,
+//! `minProperties`, `maxProperties`.
 //!
 //! When several members need checking, the instance's members are walked once with a
 //! `match` on the key (declared properties get an arm, the rest go to
@@ -70,17 +70,46 @@ impl Emitter<'_> {
             }
             None => (TokenStream::new(), false),
         };
+        let patterned = format_ident!("patterned_{id}");
+        let mut pattern_checks = TokenStream::new();
+        let mut patterns_use_value = false;
+        if let Some(Value::Object(patterns)) = map.get("patternProperties") {
+            let here = child(path, "patternProperties");
+            for (pattern, sub) in patterns {
+                let kat = format_ident!("at_{}", self.fresh());
+                let checks =
+                    self.schema(sub, &child(&here, pattern), &quote!(#val), &quote!(#kat))?;
+                if checks.is_empty() && additional.is_empty() {
+                    continue;
+                }
+                let test = self.pattern_test(pattern, &quote!(#key.as_str()));
+                let mark = (!additional.is_empty()).then(|| quote!(#patterned = true;));
+                let checks = if checks.is_empty() {
+                    checks
+                } else {
+                    patterns_use_value = true;
+                    quote!(let #kat = &#at.key(#key); #checks)
+                };
+                pattern_checks.extend(quote!(if #test { #mark #checks }));
+            }
+        }
+        let tracks = !pattern_checks.is_empty() && !additional.is_empty();
+        let additional = if tracks {
+            quote!(if !#patterned { #additional })
+        } else {
+            additional
+        };
         let busy = properties
             .iter()
             .filter(|p| !p.checks.is_empty() || p.bit.is_some())
             .count();
-        let walk = !additional.is_empty() || busy >= 2;
+        let walk = !additional.is_empty() || !pattern_checks.is_empty() || busy >= 2;
 
         let mut body = TokenStream::new();
         let mut tracked = Vec::new();
         if walk {
             let mut arms = TokenStream::new();
-            let mut uses_value = additional_uses_value;
+            let mut uses_value = additional_uses_value || patterns_use_value;
             for p in &properties {
                 if p.checks.is_empty() && p.bit.is_none() && additional.is_empty() {
                     continue;
@@ -113,6 +142,8 @@ impl Emitter<'_> {
             } else {
                 quote!(match #key.as_str() { #arms _ => { #additional } })
             };
+            let flag = tracks.then(|| quote!(let mut #patterned = false;));
+            let dispatch = quote!(#flag #pattern_checks #dispatch);
             if !tracked.is_empty() {
                 body.extend(quote!(let mut #seen = 0u64;));
             }

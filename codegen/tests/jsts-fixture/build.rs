@@ -98,10 +98,13 @@ fn main() {
                     .unwrap_or_else(|| panic!("no definition generated for {}", group.name));
                 format!(
                     "Some(crate::Generated {{ validate: |v| validate::{}(v).is_ok(), \
-                     round_trip: crate::round_trip::<{}>, typed: {} }})",
+                     errors: |v| validate::{}(v).err().unwrap_or_default(), \
+                     round_trip: crate::round_trip::<{}>, typed: {}, run_time: {:?} }})",
+                    def.validator,
                     def.validator,
                     def.rust_type,
-                    !is_json_value(&code, &def.rust_type)
+                    !is_json_value(&code, &def.rust_type),
+                    def.run_time
                 )
             }
         };

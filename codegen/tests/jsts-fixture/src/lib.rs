@@ -26,11 +26,16 @@ pub struct Group {
 pub struct Generated {
     /// The generated validator's verdict on a value.
     pub validate: fn(&Value) -> bool,
+    /// Every violation the generated validator reports for a value (empty when valid).
+    pub errors: fn(&Value) -> Vec<typed_mcp::validation::ValidationError>,
     /// The value deserialized into the generated type and serialized back.
     pub round_trip: fn(&Value) -> Result<Value, String>,
     /// Whether the generated type is a Rust type of its own (a struct, tuple, enum or
     /// scalar), not a newtype around a bare JSON value.
     pub typed: bool,
+    /// `Some(keyword)` when the group's validator evaluates the schema at run time (the
+    /// keyword that needed it), `None` when it is generated code.
+    pub run_time: Option<&'static str>,
 }
 
 /// `value` through `T` and back to JSON.

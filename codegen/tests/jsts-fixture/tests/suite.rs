@@ -5,6 +5,11 @@
 //! (deserialize, serialize) as an equal JSON value (`serde_json::Value` equality: `2` and
 //! `2.0` differ).
 //!
+//! It also prints, per accepted group, whether its validator is generated code or evaluates
+//! the schema at run time (and which keyword needed that), and checks the diagnostics: the
+//! first violation reported for an invalid instance names a path that exists in the instance
+//! and a schema path that exists in the group's schema and ends at the keyword reported.
+//!
 //! The suite is located by `TYPED_MCP_JSTS_DIR` (default `../shared/jsts` beside the
 //! repository). Missing, the test is skipped with a printed reason, or fails when `CI` is set.
 
@@ -17,6 +22,10 @@ use serde_json::Value;
 const MIN_ACCEPTED: usize = 381;
 const MIN_AGREE_PERCENT: f64 = 100.0;
 const MIN_ROUND_TRIP_PERCENT: f64 = 100.0;
+/// The least number of accepted groups validated by generated code (not at run time).
+const MIN_GENERATED: usize = 315;
+/// The least number of rejected instances whose first violation passes the diagnostics check.
+const MIN_DIAGNOSED: usize = 456;
 
 /// What an exception leaves out of the figures for one instance.
 #[derive(PartialEq)]
@@ -48,6 +57,12 @@ struct Figures {
     excepted: usize,
     /// Accepted groups whose type is a Rust type of its own, not a bare JSON value.
     typed: usize,
+    /// Accepted groups whose validator is generated code (not run-time evaluation).
+    generated: usize,
+    /// Instances the suite calls invalid and the validator rejects.
+    rejected: usize,
+    /// Of those, the ones whose first violation passes the diagnostics check.
+    diagnosed: usize,
 }
 
 fn percent(part: usize, whole: usize) -> f64 {
@@ -89,7 +104,12 @@ fn json_schema_test_suite_draft2020_12() {
         round_trip: 0,
         excepted: 0,
         typed: 0,
+        generated: 0,
+        rejected: 0,
+        diagnosed: 0,
     };
+    let mut run_time: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let mut undiagnosed = Vec::new();
     let mut refusals: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut problems = Vec::new();
     for group in GROUPS {
@@ -103,16 +123,35 @@ fn json_schema_test_suite_draft2020_12() {
         };
         figures.accepted += 1;
         figures.typed += usize::from(generated.typed);
+        match generated.run_time {
+            None => {
+                figures.generated += 1;
+                println!("group {label}: generated code");
+            }
+            Some(keyword) => {
+                println!("group {label}: run-time evaluation (`{keyword}`)");
+                run_time.entry(keyword).or_default().push(label.clone());
+            }
+        }
         let suite = files.entry(group.file).or_insert_with(|| {
             let text = std::fs::read_to_string(dir.join(group.file)).expect("a suite file");
             serde_json::from_str(&text).expect("a suite file is JSON")
         });
+        let schema = &suite[group.index]["schema"];
         let tests = suite[group.index]["tests"].as_array().expect("tests");
         for test in tests {
             let description = test["description"].as_str().unwrap_or_default();
             let data = &test["data"];
             let expected = test["valid"].as_bool().expect("valid is a boolean");
             let verdict = (generated.validate)(data);
+            if !expected && !verdict {
+                figures.rejected += 1;
+                let errors = (generated.errors)(data);
+                match diagnosis(schema, data, &errors) {
+                    Ok(()) => figures.diagnosed += 1,
+                    Err(why) => undiagnosed.push(format!("{label} `{description}`: {why}")),
+                }
+            }
             if let Some(reason) = exception(group.file, group.index, description, Check::Verdict) {
                 figures.excepted += 1;
                 println!("exception (verdict {verdict}) {label} `{description}`: {reason}");
@@ -153,6 +192,16 @@ fn json_schema_test_suite_draft2020_12() {
             groups.join(", ")
         );
     }
+    for (keyword, groups) in &run_time {
+        println!(
+            "run time ({}): `{keyword}`: {}",
+            groups.len(),
+            groups.join(", ")
+        );
+    }
+    for problem in &undiagnosed {
+        println!("diagnostics: {problem}");
+    }
     for problem in &problems {
         println!("{problem}");
     }
@@ -165,6 +214,9 @@ fn json_schema_test_suite_draft2020_12() {
         round_trip,
         excepted,
         typed,
+        generated,
+        rejected,
+        diagnosed,
     } = figures;
     println!("JSON Schema Test Suite, draft 2020-12 (required tests), through typed-mcp-codegen:");
     // Every accepted group is in this crate: the test runs only if they all compiled.
@@ -186,6 +238,15 @@ fn json_schema_test_suite_draft2020_12() {
         percent(round_trip, valid)
     );
     println!("  documented exceptions:      {excepted} (instance, check) pairs, listed above");
+    println!(
+        "  validated by generated code: {generated}/{accepted} groups ({:.1}%), at run time: {}",
+        percent(generated, accepted),
+        accepted - generated
+    );
+    println!(
+        "  diagnostics (path + keyword): {diagnosed}/{rejected} rejected instances ({:.1}%)",
+        percent(diagnosed, rejected)
+    );
     assert!(
         accepted >= MIN_ACCEPTED,
         "accepted groups fell below {MIN_ACCEPTED}"
@@ -198,4 +259,52 @@ fn json_schema_test_suite_draft2020_12() {
         percent(round_trip, valid) >= MIN_ROUND_TRIP_PERCENT,
         "round-trip below {MIN_ROUND_TRIP_PERCENT}%"
     );
+    assert!(
+        generated >= MIN_GENERATED,
+        "groups validated by generated code fell below {MIN_GENERATED}"
+    );
+    assert!(
+        diagnosed >= MIN_DIAGNOSED,
+        "rejected instances with a diagnosed first violation fell below {MIN_DIAGNOSED}"
+    );
+}
+
+/// Checks the first of `errors` (reported for the invalid `instance` of a group whose schema
+/// is `schema`): its path exists in the instance, its schema path (a pointer into the
+/// combined file, `/$defs/<group>/...`) exists in the group's schema, and that place is the
+/// keyword reported (its last token, the one before for `dependentRequired/<name>`, or a
+/// `false` schema for keyword `false`).
+fn diagnosis(
+    schema: &Value,
+    instance: &Value,
+    errors: &[typed_mcp::validation::ValidationError],
+) -> Result<(), String> {
+    let Some(first) = errors.first() else {
+        return Err("rejected with no violation".into());
+    };
+    let (path, schema_path, keyword) = (first.path(), first.schema_path(), first.keyword());
+    if instance.pointer(path).is_none() {
+        return Err(format!("path `{path}` is not in the instance"));
+    }
+    let mut tokens = schema_path.split('/').skip(1);
+    if tokens.next() != Some("$defs") || tokens.next().is_none() {
+        return Err(format!("schema path `{schema_path}` is not in the group"));
+    }
+    let rest: Vec<&str> = tokens.collect();
+    let inner = rest.iter().fold(String::new(), |acc, t| acc + "/" + t);
+    let Some(at) = schema.pointer(&inner) else {
+        return Err(format!("schema path `{schema_path}` is not in the schema"));
+    };
+    let last = rest.last().copied().unwrap_or_default();
+    // A keyword mapping names to what they need (`dependentRequired/<name>`) is one above.
+    let parent = rest.iter().rev().nth(1).copied().unwrap_or_default();
+    let names_keyword = last == keyword
+        || (keyword == "false" && *at == Value::Bool(false))
+        || (keyword == "dependentRequired" && parent == keyword);
+    if !names_keyword {
+        return Err(format!(
+            "keyword `{keyword}` is not where schema path `{schema_path}` points"
+        ));
+    }
+    Ok(())
 }

@@ -345,7 +345,21 @@ pub mod validate {
                 errors.missing(at, "/$defs/MoveArgs/required", "target");
             }
             if map_1.contains_key("unit") && !map_1.contains_key("scale") {
-                errors.missing(at, "/$defs/MoveArgs/dependentRequired/unit", "scale");
+                errors
+                    .fail(
+                        at,
+                        "/$defs/MoveArgs/dependentRequired/unit",
+                        "dependentRequired",
+                        || {
+                            (
+                                __rt::Part::Str("scale"),
+                                __rt::Part::Null,
+                                __rt::Message::Template(
+                                    "missing property `{limit}`, required when `unit` is present",
+                                ),
+                            )
+                        },
+                    );
             }
             if map_1.contains_key("label") {
                 if let __rt::Value::Object(map_57) = value {
