@@ -10,6 +10,13 @@
 //! `http://ADDR/mcp` instead of stdio and writes `listening on http://ADDR/mcp` to stderr
 //! once it accepts connections; it stops on SIGTERM / SIGINT.
 //!
+//! With `--auth-issuer ISSUER_URL --auth-audience RESOURCE` (build with `--features auth`)
+//! the HTTP server is an OAuth resource server: it accepts only JWT access tokens of that
+//! issuer for that resource (the MCP endpoint's URL, e.g. `http://127.0.0.1:8080/mcp`),
+//! checked against the JWKS the issuer's OpenID or RFC 8414 metadata names, and serves its
+//! protected resource metadata (RFC 9728) at `/.well-known/oauth-protected-resource/mcp`.
+//! `--auth-scopes "a b"` lists the scopes a client should ask for (and every request needs).
+//!
 //! FILE is a limits document (`schema/limits.json`); an invalid one is refused with every
 //! violation listed (exit 2). Tools: `echo`, `add`, `sleep`, `spin`, `big`, `sum`, `lookup`;
 //! resource `demo://readme`; prompt `greet`. Logs go to stderr (`RUST_LOG`, default `info`);
@@ -27,12 +34,22 @@ use typed_mcp::mcp::McpServer;
 #[path = "demo_server/demo.rs"]
 mod demo;
 
-const USAGE: &str = "usage: demo_server [--limits FILE] [--http ADDR]";
+const USAGE: &str = "usage: demo_server [--limits FILE] [--http ADDR \
+                     [--auth-issuer ISSUER_URL --auth-audience RESOURCE [--auth-scopes SCOPES]]]";
+
+/// The resource server options of the command line.
+#[derive(Default)]
+struct AuthArgs {
+    issuer: Option<String>,
+    audience: Option<String>,
+    scopes: Vec<String>,
+}
 
 /// The command line: the limits, and the HTTP address when serving HTTP.
-fn parse_args() -> Result<(Limits, Option<SocketAddr>), String> {
+fn parse_args() -> Result<(Limits, Option<SocketAddr>, AuthArgs), String> {
     let mut limits = Limits::default();
     let mut http = None;
+    let mut auth = AuthArgs::default();
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         match flag.as_str() {
@@ -51,27 +68,76 @@ fn parse_args() -> Result<(Limits, Option<SocketAddr>), String> {
                     .map_err(|_| "--http needs an address such as 127.0.0.1:8080".to_owned())?;
                 http = Some(addr);
             }
+            "--auth-issuer" => auth.issuer = Some(args.next().ok_or("--auth-issuer needs a URL")?),
+            "--auth-audience" => {
+                auth.audience = Some(args.next().ok_or("--auth-audience needs a URL")?);
+            }
+            "--auth-scopes" => {
+                let scopes = args.next().ok_or("--auth-scopes needs a list")?;
+                auth.scopes = scopes.split_whitespace().map(str::to_owned).collect();
+            }
             "--help" | "-h" => return Err(USAGE.to_owned()),
             _ => return Err(format!("unknown option; {USAGE}")),
         }
     }
-    Ok((limits, http))
+    if auth.issuer.is_some() != auth.audience.is_some() {
+        return Err("--auth-issuer and --auth-audience go together".to_owned());
+    }
+    if auth.issuer.is_some() && http.is_none() {
+        return Err("--auth-issuer needs --http".to_owned());
+    }
+    Ok((limits, http, auth))
 }
 
 /// Serves HTTP until SIGTERM / SIGINT.
-async fn serve_http(server: McpServer, addr: SocketAddr) -> Result<(), Box<dyn std::error::Error>> {
-    let running = server.serve_http(addr).await?;
+async fn serve_http(
+    server: McpServer,
+    addr: SocketAddr,
+    auth: AuthArgs,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let options = server.http_options().bound_to(addr);
+    let options = protect(options, auth).await?;
+    let running = server.serve_http_with(addr, options).await?;
     // The line tests and scripts wait for (stderr: stdout stays free of anything else).
     eprintln!("listening on {}", running.url());
     running.shutdown_on_signal().await?;
     Ok(())
 }
 
+/// The options with the resource server the command line asks for.
+#[cfg(feature = "auth")]
+async fn protect(
+    options: typed_mcp::http::HttpOptions,
+    auth: AuthArgs,
+) -> Result<typed_mcp::http::HttpOptions, Box<dyn std::error::Error>> {
+    use typed_mcp::http::auth::{JwtValidator, ResourceServer};
+    let (Some(issuer), Some(audience)) = (auth.issuer, auth.audience) else {
+        return Ok(options);
+    };
+    let validator = JwtValidator::discover(&issuer, &audience).await?;
+    let server = ResourceServer::new(&audience, &issuer, validator)
+        .scopes_supported(auth.scopes.clone())
+        .require_scopes(auth.scopes);
+    tracing::info!(%issuer, resource = %audience, "accepting JWT access tokens only");
+    Ok(options.auth(server))
+}
+
+#[cfg(not(feature = "auth"))]
+async fn protect(
+    options: typed_mcp::http::HttpOptions,
+    auth: AuthArgs,
+) -> Result<typed_mcp::http::HttpOptions, Box<dyn std::error::Error>> {
+    if auth.issuer.is_some() || auth.audience.is_some() || !auth.scopes.is_empty() {
+        return Err("--auth-issuer needs the demo built with --features auth".into());
+    }
+    Ok(options)
+}
+
 fn main() -> ExitCode {
     if let Err(error) = typed_mcp::logging::init_stderr(LevelFilter::INFO) {
         eprintln!("demo_server: {error}");
     }
-    let (limits, http) = match parse_args() {
+    let (limits, http, auth) = match parse_args() {
         Ok(parsed) => parsed,
         Err(message) => {
             tracing::error!("not starting: {message}");
@@ -91,7 +157,7 @@ fn main() -> ExitCode {
     if let Some(addr) = http {
         let result = runtime.block_on(async {
             let server = demo::build(limits)?;
-            serve_http(server, addr).await
+            serve_http(server, addr, auth).await
         });
         runtime.shutdown_background();
         return match result {

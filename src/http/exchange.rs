@@ -117,9 +117,11 @@ impl Running {
         mut request: Request<'static>,
         token: CancellationToken,
         ticket: Option<SessionTicket>,
+        auth: crate::server::SharedAuth,
     ) -> Self {
         let (writer, receiver) = message_channel(NOTIFICATION_QUEUE);
-        let ctx = RequestContext::new(request.id.clone(), token.clone(), Peer::new(writer));
+        let ctx = RequestContext::new(request.id.clone(), token.clone(), Peer::new(writer))
+            .with_auth(auth);
         let method = request.method.clone();
         // The handler takes the params; the request keeps its id and method for the answer
         // and the logs.
@@ -191,8 +193,9 @@ pub(crate) async fn run(
     token: CancellationToken,
     delivery: Delivery,
     ticket: Option<SessionTicket>,
+    auth: crate::server::SharedAuth,
 ) -> Answer {
-    let mut running = Running::start(connection, request, token, ticket);
+    let mut running = Running::start(connection, request, token, ticket, auth);
     match delivery {
         Delivery::Stream => {
             return Answer::Stream(Streaming {

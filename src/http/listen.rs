@@ -153,10 +153,7 @@ pub(crate) async fn start(
         grace: service.options().shutdown_grace(),
     };
     let streams = service.clone();
-    let router = McpRoute {
-        service,
-        draining: Arc::new(AtomicBool::new(false)),
-    };
+    let router = McpRoute::new(service);
     let task = tokio::spawn(accept_loop(
         Listener {
             listener,
@@ -366,7 +363,31 @@ struct McpRoute {
     /// Set once the server stops: HTTP/1 responses then carry `Connection: close`, so that
     /// the peer (a load balancer's connection pool) sends nothing more on the connection.
     draining: Arc<AtomicBool>,
+    /// With a resource server: `/mcp` and the metadata paths go through its layer.
+    #[cfg(feature = "auth")]
+    auth: Option<(super::auth::AuthService<McpHttpService>, Vec<String>)>,
 }
+
+impl McpRoute {
+    fn new(service: McpHttpService) -> Self {
+        #[cfg(feature = "auth")]
+        let auth = service.options().auth.clone().map(|server| {
+            let paths = server.metadata_paths();
+            (server.layer().into_service(service.clone()), paths)
+        });
+        Self {
+            service,
+            draining: Arc::new(AtomicBool::new(false)),
+            #[cfg(feature = "auth")]
+            auth,
+        }
+    }
+}
+
+#[cfg(feature = "auth")]
+type AuthFuture = super::auth::BoxFuture<'static, Result<HttpResponse, Infallible>>;
+#[cfg(not(feature = "auth"))]
+type AuthFuture = futures_util::future::Pending<Result<HttpResponse, Infallible>>;
 
 /// A response as it is.
 fn unchanged(response: HttpResponse) -> HttpResponse {
@@ -392,7 +413,7 @@ where
     type Error = Infallible;
     type Future = Either<
         MapOk<
-            <McpHttpService as tower::Service<Request<B>>>::Future,
+            Either<<McpHttpService as tower::Service<Request<B>>>::Future, AuthFuture>,
             fn(HttpResponse) -> HttpResponse,
         >,
         Ready<Result<HttpResponse, Infallible>>,
@@ -408,8 +429,15 @@ where
         } else {
             unchanged
         };
+        #[cfg(feature = "auth")]
+        if let Some((auth, paths)) = &mut self.auth {
+            let path = request.uri().path();
+            if path == MCP_PATH || paths.iter().any(|p| p == path) {
+                return Either::Left(Either::Right(auth.call(request)).map_ok(finish));
+            }
+        }
         if request.uri().path() == MCP_PATH {
-            return Either::Left(self.service.call(request).map_ok(finish));
+            return Either::Left(Either::Left(self.service.call(request)).map_ok(finish));
         }
         let mut response = HttpResponse::new(axum::body::Body::empty());
         *response.status_mut() = StatusCode::NOT_FOUND;

@@ -51,6 +51,8 @@
 //! # Ok(()) }
 //! ```
 
+#[cfg(feature = "auth")]
+pub mod auth;
 mod body;
 mod exchange;
 mod guard;

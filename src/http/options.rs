@@ -28,6 +28,9 @@ pub struct HttpOptions {
     /// TLS of the listener `serve_http_with` starts (unused when mounted elsewhere).
     #[cfg(feature = "tls")]
     pub(crate) tls: Option<super::TlsConfig>,
+    /// The resource server `serve_http_with` puts in front (unused when mounted elsewhere).
+    #[cfg(feature = "auth")]
+    pub(crate) auth: Option<super::auth::ResourceServer>,
 }
 
 impl Default for HttpOptions {
@@ -48,6 +51,8 @@ impl HttpOptions {
             loopback_only: true,
             #[cfg(feature = "tls")]
             tls: None,
+            #[cfg(feature = "auth")]
+            auth: None,
         }
     }
 
@@ -72,6 +77,16 @@ impl HttpOptions {
     #[cfg(feature = "tls")]
     pub fn tls(mut self, tls: super::TlsConfig) -> Self {
         self.tls = Some(tls);
+        self
+    }
+
+    /// Protect the server started by
+    /// [`McpServer::serve_http_with`](crate::mcp::McpServer::serve_http_with) with this
+    /// resource server: its layer in front of `/mcp`, its metadata at the well-known paths.
+    /// (In your own router, use [`ResourceServer::layer`](super::auth::ResourceServer::layer).)
+    #[cfg(feature = "auth")]
+    pub fn auth(mut self, auth: super::auth::ResourceServer) -> Self {
+        self.auth = Some(auth.max_body_bytes(self.max_body_bytes));
         self
     }
 

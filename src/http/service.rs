@@ -187,6 +187,11 @@ impl Inner {
         };
         let (parts, body) = request.into_parts();
         let headers = &parts.headers;
+        // The caller's identity, when an auth layer in front verified it.
+        let auth: crate::server::SharedAuth = parts
+            .extensions
+            .get::<Arc<crate::server::AuthInfo>>()
+            .cloned();
         let accepted = accepted(headers);
         if !accepted.json && !accepted.event_stream {
             return reply::error(
@@ -217,11 +222,11 @@ impl Inner {
         let delivery = Delivery::for_accept(accepted);
         match session {
             Some(session) => {
-                self.session_post(&session, headers, &bytes, delivery, permit)
+                self.session_post(&session, headers, &bytes, delivery, permit, auth)
                     .await
             }
             None => {
-                self.sessionless_post(headers, &bytes, delivery, permit)
+                self.sessionless_post(headers, &bytes, delivery, permit, auth)
                     .await
             }
         }
@@ -234,6 +239,7 @@ impl Inner {
         bytes: &[u8],
         delivery: Delivery,
         permit: OwnedSemaphorePermit,
+        auth: crate::server::SharedAuth,
     ) -> HttpResponse {
         let request = match parse_frame_within(bytes, BatchPolicy::Reject, self.options.max_depth) {
             Frame::Single(Ok(Message::Request(request))) => request.into_owned(),
@@ -277,12 +283,13 @@ impl Inner {
                 CancellationToken::new(),
                 delivery,
                 None,
+                auth,
             )
             .await;
             return respond(answer, true, permit);
         }
         if request.method == "initialize" {
-            return self.initialize(request, delivery, permit).await;
+            return self.initialize(request, delivery, permit, auth).await;
         }
         reply::error(
             StatusCode::BAD_REQUEST,
@@ -341,6 +348,7 @@ impl Inner {
         request: RpcRequest<'static>,
         delivery: Delivery,
         permit: OwnedSemaphorePermit,
+        auth: crate::server::SharedAuth,
     ) -> HttpResponse {
         let batches = SharedBatchPolicy::new(BatchPolicy::Reject);
         let connection = Arc::new(Connection::new(Arc::clone(&self.state), batches.clone()));
@@ -350,6 +358,7 @@ impl Inner {
             CancellationToken::new(),
             delivery.json_only(),
             None,
+            auth,
         )
         .await;
         let Answer::Json(response) = answer else {
@@ -396,6 +405,7 @@ impl Inner {
         bytes: &[u8],
         delivery: Delivery,
         permit: OwnedSemaphorePermit,
+        auth: crate::server::SharedAuth,
     ) -> HttpResponse {
         match single(headers, &MCP_PROTOCOL_VERSION) {
             Err(()) => {
@@ -414,7 +424,7 @@ impl Inner {
                 let request = request.into_owned();
                 let probe = ParamsProbe::read(request.params.as_deref());
                 let delivery = delivery.with_progress(probe.wants_progress);
-                let answer = session_request(session, request, delivery).await;
+                let answer = session_request(session, request, delivery, auth).await;
                 respond(answer, false, permit)
             }
             Frame::Single(Ok(Message::Notification(notification))) => {
@@ -438,6 +448,7 @@ impl Inner {
                             session,
                             request.into_owned(),
                             Delivery::JsonOnly,
+                            auth.clone(),
                         )),
                         Ok(Message::Notification(notification)) => {
                             stream::session_notification(session, &notification).await;
@@ -511,6 +522,7 @@ async fn session_request(
     session: &Arc<HttpSession>,
     request: RpcRequest<'static>,
     delivery: Delivery,
+    auth: crate::server::SharedAuth,
 ) -> Answer {
     let Some(ticket) = session.register(&request.id) else {
         let error = crate::jsonrpc::ErrorObject::new(
@@ -527,6 +539,7 @@ async fn session_request(
         token,
         delivery,
         Some(ticket),
+        auth,
     )
     .await
 }

@@ -365,7 +365,13 @@ impl Connection {
                     declared,
                 );
                 sets.prompts
-                    .get(&p.name, p.arguments.map(to_json_map), era, Some(client))
+                    .get(
+                        &p.name,
+                        p.arguments.map(to_json_map),
+                        era,
+                        Some(client),
+                        ctx.shared_auth(),
+                    )
                     .await
             }
             ("prompts/get", Era::Modern) => {
@@ -391,7 +397,13 @@ impl Connection {
                 };
                 let answer = sets
                     .prompts
-                    .get(&name, arguments, era, Some(inputs.requester()))
+                    .get(
+                        &name,
+                        arguments,
+                        era,
+                        Some(inputs.requester()),
+                        ctx.shared_auth(),
+                    )
                     .await;
                 match inputs.result(&state.state_key, &scope) {
                     Some(input_required) => input_required,

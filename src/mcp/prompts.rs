@@ -38,17 +38,26 @@ pub type AskingPromptRenderer =
 #[derive(Clone)]
 pub struct PromptContext {
     client: Option<crate::tools::ClientRequester>,
+    auth: crate::server::SharedAuth,
 }
 
 impl std::fmt::Debug for PromptContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PromptContext")
             .field("client", &self.client.is_some())
+            .field("auth", &self.auth)
             .finish()
     }
 }
 
 impl PromptContext {
+    /// The caller's verified identity when the server is protected (see
+    /// [`ToolContext::auth`](crate::tools::ToolContext::auth)).
+    #[must_use]
+    pub fn auth(&self) -> Option<&crate::server::AuthInfo> {
+        self.auth.as_deref()
+    }
+
     /// Asks the client under `key` (`sampling/createMessage`, `elicitation/create`,
     /// `roots/list`).
     ///
@@ -287,6 +296,7 @@ impl PromptSet {
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
         era: Era,
         client: Option<crate::tools::ClientRequester>,
+        auth: crate::server::SharedAuth,
     ) -> HandlerResult {
         let Some(definition) = self.by_name.get(name) else {
             return Err(invalid_params(
@@ -325,7 +335,7 @@ impl PromptSet {
         }
         let rendered = match &definition.render {
             Render::Plain(render) => render(&arguments),
-            Render::Asking(render) => render(PromptContext { client }, arguments).await,
+            Render::Asking(render) => render(PromptContext { client, auth }, arguments).await,
         };
         let messages = match rendered {
             Ok(messages) => messages,

@@ -109,7 +109,8 @@ impl ToolSet {
                     .content_blocks(definition.content_blocks)
                     .structured_output(definition.structured_output)
                     .legacy_result(matches!(request.era, Era::Legacy(_)))
-                    .max_answer_bytes(entry.max_answer_bytes);
+                    .max_answer_bytes(entry.max_answer_bytes)
+                    .auth(request.ctx.shared_auth());
                 if let Some(client) = request.client.clone() {
                     options = options.client_requester(client);
                 }
@@ -143,7 +144,12 @@ impl ToolSet {
             };
             // `prepared` and `options` are moved whole into the call (a value moved in part
             // would stay in the future).
-            let outcome = match self.cache_for(entry) {
+            // A call with a verified identity is never served from (or stored in) the shared
+            // result cache: its result may depend on who asked.
+            let cache = self
+                .cache_for(entry)
+                .filter(|_| request.ctx.auth().is_none());
+            let outcome = match cache {
                 // Boxed: the cache's path holds two runs of the tool and the cache's own
                 // state; inline, every request's future would carry its size (see
                 // future_size.rs).

@@ -177,6 +177,7 @@ pub struct RequestContext {
     id: Id<'static>,
     cancellation: CancellationToken,
     peer: Peer,
+    auth: super::SharedAuth,
 }
 
 impl RequestContext {
@@ -188,7 +189,26 @@ impl RequestContext {
             id,
             cancellation,
             peer,
+            auth: None,
         }
+    }
+
+    /// The same context, carrying the caller's verified identity (set by the HTTP transport).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn with_auth(mut self, auth: super::SharedAuth) -> Self {
+        self.auth = auth;
+        self
+    }
+
+    /// The caller's verified identity, when the transport authenticated the request (HTTP
+    /// behind `typed_mcp::http::auth`); `None` on stdio and unprotected HTTP.
+    #[must_use]
+    pub fn auth(&self) -> Option<&super::AuthInfo> {
+        self.auth.as_deref()
+    }
+
+    pub(crate) fn shared_auth(&self) -> super::SharedAuth {
+        self.auth.clone()
     }
 
     /// The request id, byte for byte as the client wrote it.

@@ -46,6 +46,7 @@
 //! # });
 //! ```
 
+mod auth_info;
 mod handler;
 mod in_flight;
 mod in_place;
@@ -56,6 +57,8 @@ mod task;
 
 use crate::framing::FramingError;
 
+pub use auth_info::AuthInfo;
+pub(crate) use auth_info::SharedAuth;
 pub use handler::{Handler, HandlerResult, NotificationContext, Peer, RequestContext};
 #[cfg(feature = "http")]
 pub(crate) use in_flight::{InFlight, Ticket};

@@ -39,6 +39,8 @@ pub struct CallOptions {
     /// The tool's declared answer bound ([`ToolEntry::max_answer_bytes`](super::ToolEntry::max_answer_bytes)): when smaller than
     /// `maxResponseBytes`, the response line is kept within it instead.
     pub max_answer_bytes: Option<usize>,
+    /// The caller's verified identity ([`ToolContext::auth`](super::ToolContext::auth)).
+    pub auth: Option<std::sync::Arc<crate::server::AuthInfo>>,
 }
 
 impl CallOptions {
@@ -63,6 +65,7 @@ impl CallOptions {
             line_overhead,
             legacy_result: false,
             max_answer_bytes: None,
+            auth: None,
         }
     }
 
@@ -78,6 +81,13 @@ impl CallOptions {
     #[must_use]
     pub fn cancel_token(mut self, token: CancellationToken) -> Self {
         self.cancel = token;
+        self
+    }
+
+    /// The caller's verified identity, handed to the handler.
+    #[must_use]
+    pub fn auth(mut self, auth: Option<std::sync::Arc<crate::server::AuthInfo>>) -> Self {
+        self.auth = auth;
         self
     }
 

@@ -163,6 +163,7 @@ pub struct ToolContext {
     deadline: Instant,
     progress: ProgressReporter,
     client: Option<super::client::ClientRequester>,
+    auth: Option<Arc<crate::server::AuthInfo>>,
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -172,6 +173,7 @@ impl std::fmt::Debug for ToolContext {
             .field("deadline", &self.deadline)
             .field("progress", &self.progress)
             .field("client", &self.client.is_some())
+            .field("auth", &self.auth)
             .finish_non_exhaustive()
     }
 }
@@ -190,7 +192,20 @@ impl ToolContext {
             deadline,
             progress,
             client,
+            auth: None,
         }
+    }
+
+    pub(crate) fn with_auth(mut self, auth: Option<Arc<crate::server::AuthInfo>>) -> Self {
+        self.auth = auth;
+        self
+    }
+
+    /// The caller's verified identity (subject, client id, scopes, claims) when the server
+    /// is protected (`typed_mcp::http::auth`); `None` on stdio and unprotected HTTP.
+    #[must_use]
+    pub fn auth(&self) -> Option<&crate::server::AuthInfo> {
+        self.auth.as_deref()
     }
 
     /// Sends a request to the client and waits for its result: `sampling/createMessage`,

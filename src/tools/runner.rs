@@ -306,7 +306,8 @@ impl ToolRunner {
                 deadline,
                 progress.clone(),
                 options.client.clone(),
-            );
+            )
+            .with_auth(options.auth.clone());
             let ended = match &entry.handler {
                 ToolHandler::Async(handler) => {
                     // The handler's synchronous part (before its future) may panic too.
