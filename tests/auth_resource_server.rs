@@ -4,7 +4,8 @@
 //! expired, another audience, another key, `alg: none`, an HMAC with the public key, keys
 //! rotated until the JWKS is fetched again; 403 `insufficient_scope` for a tool needing
 //! `notes:write`; a session bound to the principal that opened it; an unreachable JWKS fails
-//! closed; introspection mode against the same provider.
+//! closed; introspection mode against the same provider. Behind our own axum `Router` and
+//! through `serve_http_with`'s `auth` option.
 
 mod oauth_support;
 
@@ -21,8 +22,37 @@ use typed_mcp::tools::ToolContext;
 
 const HANG_GUARD: Duration = Duration::from_secs(60);
 
-/// A server with `whoami` (answers the caller's identity) and `add_note` (needs
-/// `notes:write`), protected by `validator`, at `http://ADDR/mcp` from `listener`.
+/// A server with `whoami` (answers the caller's identity) and `add_note`.
+fn protected_server() -> McpServer {
+    let whoami = ToolDefinition::new("whoami", |ctx: ToolContext, _args: Value| async move {
+        let auth = ctx.auth().expect("an identity on a protected server");
+        Ok(json!({"sub": auth.subject, "client": auth.client_id, "scopes": auth.scopes}))
+    })
+    .unwrap()
+    .description("Who called.");
+    let add_note = ToolDefinition::new("add_note", |_ctx: ToolContext, _args: Value| async move {
+        Ok(Value::from("added"))
+    })
+    .unwrap()
+    .description("Adds a note.");
+    McpServer::builder("protected", "1.0.0")
+        .tool(whoami)
+        .tool(add_note)
+        .build()
+        .unwrap()
+}
+
+/// The resource server of the tests: `notes:read` for everything, `notes:write` for
+/// `add_note`.
+fn resource_server(resource: &str, issuer: &str, validator: impl TokenValidator) -> ResourceServer {
+    ResourceServer::new(resource, issuer, validator)
+        .scopes_supported(["notes:read", "notes:write"])
+        .require_scopes(["notes:read"])
+        .tool_scopes("add_note", ["notes:write"])
+}
+
+/// [`protected_server`] protected by `validator` in an axum `Router` of ours, at
+/// `http://ADDR/mcp` from `listener`.
 async fn serve(
     listener: tokio::net::TcpListener,
     issuer: &str,
@@ -30,30 +60,8 @@ async fn serve(
 ) -> (String, tokio::task::JoinHandle<()>) {
     let addr = listener.local_addr().unwrap();
     let resource = format!("http://{addr}/mcp");
-    let whoami = ToolDefinition::new(
-        "whoami",
-        |ctx: ToolContext, _args: Value| async move {
-            let auth = ctx.auth().expect("an identity on a protected server");
-            Ok(json!({"sub": auth.subject, "client": auth.client_id, "scopes": auth.scopes}))
-        },
-    )
-    .unwrap()
-    .description("Who called.");
-    let add_note = ToolDefinition::new(
-        "add_note",
-        |_ctx: ToolContext, _args: Value| async move { Ok(Value::from("added")) },
-    )
-    .unwrap()
-    .description("Adds a note.");
-    let server = McpServer::builder("protected", "1.0.0")
-        .tool(whoami)
-        .tool(add_note)
-        .build()
-        .unwrap();
-    let auth = ResourceServer::new(&resource, issuer, validator)
-        .scopes_supported(["notes:read", "notes:write"])
-        .require_scopes(["notes:read"])
-        .tool_scopes("add_note", ["notes:write"]);
+    let server = protected_server();
+    let auth = resource_server(&resource, issuer, validator);
     let options = server.http_options().bound_to(addr);
     let mcp = auth.layer().into_service(server.http_service(options));
     let mut app = axum::Router::new().route_service("/mcp", mcp);
@@ -375,6 +383,67 @@ async fn a_session_belongs_to_the_principal_that_opened_it() {
         list_on(&client, &url, &session, &mallory).await,
         StatusCode::NOT_FOUND
     );
+}
+
+#[tokio::test]
+async fn serve_http_with_the_auth_option_protects_mcp_and_serves_the_metadata() {
+    let Some(provider) = Provider::start() else {
+        return;
+    };
+    let probe = listener().await;
+    let addr = probe.local_addr().unwrap();
+    drop(probe);
+    let resource = format!("http://{addr}/mcp");
+    let validator = JwtValidator::discover(&provider.issuer, &resource)
+        .await
+        .unwrap();
+    let server = protected_server();
+    let options = server.http_options().bound_to(addr).auth(resource_server(
+        &resource,
+        &provider.issuer,
+        validator,
+    ));
+    let running = server.serve_http_with(addr, options).await.unwrap();
+    let url = running.url();
+    let client = client();
+    let answer = call(&client, &url, None, "whoami").await;
+    assert_eq!(answer.status(), StatusCode::UNAUTHORIZED);
+    let metadata_url = format!("http://{addr}/.well-known/oauth-protected-resource/mcp");
+    assert!(
+        challenge(&answer).contains(&metadata_url),
+        "{}",
+        challenge(&answer)
+    );
+    let metadata = client
+        .get(&metadata_url)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let metadata: Value = serde_json::from_str(&metadata).unwrap();
+    assert_eq!(metadata["resource"], resource.as_str());
+    let token = provider
+        .access_token("mcp-cc", &resource, "notes:read")
+        .await;
+    let answer = call(&client, &url, Some(&token), "whoami").await;
+    assert_eq!(answer.status(), StatusCode::OK);
+    let body: Value = serde_json::from_str(&answer.text().await.unwrap()).unwrap();
+    assert_eq!(
+        body["result"]["structuredContent"]["data"]["sub"], "mcp-cc",
+        "{body}"
+    );
+    let step_up = call(&client, &url, Some(&token), "add_note").await;
+    assert_eq!(step_up.status(), StatusCode::FORBIDDEN);
+    // Other paths are still 404, with or without a token.
+    let other = client
+        .get(format!("http://{addr}/other"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(other.status(), StatusCode::NOT_FOUND);
+    running.shutdown().await.unwrap();
 }
 
 #[tokio::test]
