@@ -34,6 +34,11 @@ import http from 'node:http';
 import { generateKeyPair, exportJWK } from 'jose';
 import Provider, { errors } from 'oidc-provider';
 
+// stdout carries only the ready line: oidc-provider's notices (console.info) and any other
+// console output go to stderr, so that nothing is written to a pipe the test stopped reading.
+console.log = console.error;
+console.info = console.error;
+
 const SCOPES = 'notes:read notes:write';
 
 let port = 0;
