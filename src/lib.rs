@@ -23,6 +23,8 @@ mod long_strings;
 pub mod mcp;
 pub mod secrets;
 pub mod server;
+#[cfg(feature = "tls")]
+mod tls_client;
 pub mod tools;
 pub mod validation;
 

@@ -14,7 +14,7 @@ use super::ClientError;
 
 /// The connector: TLS-capable with feature `tls`.
 #[cfg(feature = "tls")]
-pub(crate) type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
+pub(crate) type Connector = crate::tls_client::HttpsConnector;
 /// The connector: plain HTTP only (feature `tls` off).
 #[cfg(not(feature = "tls"))]
 pub(crate) type Connector = HttpConnector;
@@ -37,33 +37,12 @@ pub(crate) fn supports(scheme: &str) -> Result<(), &'static str> {
 /// A client for `settings` (the TLS configuration is built once here).
 #[cfg(feature = "tls")]
 pub(crate) fn build(settings: &HttpSettings) -> Result<Http, ClientError> {
-    use std::sync::Arc;
-
-    let mut roots = rustls::RootCertStore::empty();
-    if settings.platform_roots {
-        roots.roots.extend(platform_roots().iter().cloned());
-    }
-    for certificate in &settings.roots {
-        roots
-            .add(certificate.clone())
-            .map_err(|error| ClientError::InvalidCertificate {
-                reason: error.to_string(),
-            })?;
-    }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|error| ClientError::InvalidCertificate {
-            reason: error.to_string(),
-        })?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    let connector = hyper_rustls::HttpsConnectorBuilder::new()
-        .with_tls_config(config)
-        .https_or_http()
-        .enable_http1()
-        .enable_http2()
-        .build();
+    let connector = crate::tls_client::https_connector(
+        HttpConnector::new(),
+        &settings.roots,
+        settings.platform_roots,
+    )
+    .map_err(|reason| ClientError::InvalidCertificate { reason })?;
     Ok(HyperClient::builder(TokioExecutor::new()).build(connector))
 }
 
@@ -72,24 +51,6 @@ pub(crate) fn build(settings: &HttpSettings) -> Result<Http, ClientError> {
 pub(crate) fn build(settings: &HttpSettings) -> Result<Http, ClientError> {
     let _: &HttpSettings = settings;
     Ok(HyperClient::builder(TokioExecutor::new()).build_http())
-}
-
-/// The platform's trust anchors, read once per process (an unreadable store is logged and
-/// leaves only the roots given in the options).
-#[cfg(feature = "tls")]
-fn platform_roots() -> &'static [rustls::pki_types::TrustAnchor<'static>] {
-    static ROOTS: std::sync::OnceLock<Vec<rustls::pki_types::TrustAnchor<'static>>> =
-        std::sync::OnceLock::new();
-    ROOTS.get_or_init(|| {
-        let found = rustls_native_certs::load_native_certs();
-        for error in &found.errors {
-            tracing::debug!(%error, "reading the platform's root certificates");
-        }
-        let mut store = rustls::RootCertStore::empty();
-        let (added, ignored) = store.add_parsable_certificates(found.certs);
-        tracing::debug!(added, ignored, "platform root certificates");
-        store.roots
-    })
 }
 
 /// The error of a failed exchange with `url`'s server at `step`: [`ClientError::Tls`] when

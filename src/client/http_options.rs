@@ -117,28 +117,8 @@ impl ClientOptions {
     /// does not parse.
     #[cfg(feature = "tls")]
     pub fn root_certificates_pem(mut self, pem: &[u8]) -> Result<Self, ClientError> {
-        use rustls::pki_types::pem::PemObject;
-        use rustls::pki_types::CertificateDer;
-
-        let mut found = Vec::new();
-        for certificate in CertificateDer::pem_slice_iter(pem) {
-            let certificate = certificate.map_err(|error| ClientError::InvalidCertificate {
-                reason: format!("a PEM block does not parse ({error})"),
-            })?;
-            // Checked now, so that a certificate rustls would refuse fails here.
-            let mut store = rustls::RootCertStore::empty();
-            store
-                .add(certificate.clone())
-                .map_err(|error| ClientError::InvalidCertificate {
-                    reason: format!("not a usable root certificate ({error})"),
-                })?;
-            found.push(certificate);
-        }
-        if found.is_empty() {
-            return Err(ClientError::InvalidCertificate {
-                reason: "no `BEGIN CERTIFICATE` block".to_owned(),
-            });
-        }
+        let found = crate::tls_client::roots_from_pem(pem)
+            .map_err(|reason| ClientError::InvalidCertificate { reason })?;
         self.http.roots.extend(found);
         Ok(self)
     }

@@ -1,7 +1,9 @@
 // The OpenID provider the auth tests run against: npm `oidc-provider` (pinned in
 // package.json / package-lock.json, installed by setup.sh) with a small configuration of ours.
 //
-// Usage: node provider.mjs [--port N]   (default: an ephemeral port on 127.0.0.1)
+// Usage: node provider.mjs [--port N] [--tls CERT_PEM KEY_PEM]
+//   (default: an ephemeral port on 127.0.0.1, plain HTTP; with --tls, HTTPS with that
+//   certificate and key, and an https:// issuer)
 //
 // Prints one line on stdout once it listens, then nothing else there (logs go to stderr):
 //   {"ready":true,"issuer":"http://127.0.0.1:PORT","port":PORT}
@@ -30,7 +32,9 @@
 //   - POST /__test/rotate: new signing keys (new kids); the JWKS then lists only the new
 //     keys. Answers {"kids":[...]}. (Opaque tokens issued before are no longer active.)
 //   - GET /__test/kids: the kids the JWKS lists now.
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import { generateKeyPair, exportJWK } from 'jose';
 import Provider, { errors } from 'oidc-provider';
 
@@ -42,9 +46,11 @@ console.info = console.error;
 const SCOPES = 'notes:read notes:write';
 
 let port = 0;
+let tls = null;
 const args = process.argv.slice(2);
 for (let i = 0; i < args.length; i += 1) {
   if (args[i] === '--port') port = Number(args[++i]);
+  if (args[i] === '--tls') tls = { cert: readFileSync(args[++i]), key: readFileSync(args[++i]) };
 }
 
 let generation = 0;
@@ -136,7 +142,7 @@ async function build() {
 
 let current = null;
 
-const server = http.createServer(async (req, res) => {
+const listener = async (req, res) => {
   try {
     const url = new URL(req.url, issuer);
     if (url.pathname === '/__test/rotate' && req.method === 'POST') {
@@ -161,11 +167,12 @@ const server = http.createServer(async (req, res) => {
     res.writeHead(500);
     res.end();
   }
-});
+};
+const server = tls ? https.createServer(tls, listener) : http.createServer(listener);
 
 server.listen(port, '127.0.0.1', async () => {
   const { port: bound } = server.address();
-  issuer = `http://127.0.0.1:${bound}`;
+  issuer = `${tls ? 'https' : 'http'}://127.0.0.1:${bound}`;
   current = await build();
   handler = current.callback;
   process.stdout.write(`${JSON.stringify({ ready: true, issuer, port: bound })}\n`);

@@ -43,6 +43,21 @@ pub fn oauth_dir() -> PathBuf {
 impl Provider {
     /// Starts the provider, or `None` when it is not installed and `CI` is unset.
     pub fn start() -> Option<Self> {
+        Self::start_with(&[], None)
+    }
+
+    /// Starts the provider over HTTPS with the certificate and key at `cert` and `key` (PEM
+    /// files), its own requests trusting the root certificate `ca_pem`.
+    pub fn start_tls(cert: &std::path::Path, key: &std::path::Path, ca_pem: &[u8]) -> Option<Self> {
+        let args = [
+            std::ffi::OsStr::new("--tls"),
+            cert.as_os_str(),
+            key.as_os_str(),
+        ];
+        Self::start_with(&args, Some(ca_pem))
+    }
+
+    fn start_with(args: &[&std::ffi::OsStr], ca_pem: Option<&[u8]>) -> Option<Self> {
         let dir = oauth_dir();
         if !dir.join("node_modules/oidc-provider/package.json").exists() {
             let reason = "oidc-provider is not installed (run tests/oauth/setup.sh)";
@@ -52,6 +67,7 @@ impl Provider {
         }
         let mut child = Command::new("node")
             .arg("provider.mjs")
+            .args(args)
             .current_dir(&dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -78,10 +94,13 @@ impl Provider {
             .as_str()
             .unwrap_or_else(|| panic!("no issuer in the ready line: {line}"))
             .to_owned();
-        let http = reqwest::Client::builder()
-            .timeout(READY_GUARD)
-            .build()
-            .expect("a reqwest client");
+        let mut http = reqwest::Client::builder().timeout(READY_GUARD);
+        if let Some(pem) = ca_pem {
+            http = http.add_root_certificate(
+                reqwest::Certificate::from_pem(pem).expect("the test CA parses"),
+            );
+        }
+        let http = http.build().expect("a reqwest client");
         Some(Self {
             child,
             issuer,

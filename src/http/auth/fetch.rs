@@ -1,5 +1,6 @@
 //! The resource server's own HTTP requests to the authorization server: its metadata (OpenID
-//! discovery or RFC 8414), its JWKS, and token introspection. Bounded in time and size.
+//! discovery or RFC 8414), its JWKS, and token introspection. Bounded in time and size. Over
+//! `https://` with feature `tls`, through the rustls stack of the MCP client.
 
 use std::time::Duration;
 
@@ -19,11 +20,15 @@ const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum FetchError {
-    /// The URL is not an `http://` URL this build can reach (`https://` needs a TLS client,
-    /// which this crate does not carry yet: put a TLS-terminating proxy or a
-    /// [`TokenValidator`](super::TokenValidator) of your own in front).
-    #[error("unsupported URL {0} (http:// only)")]
+    /// The URL is neither `http://` nor, with feature `tls`, `https://`.
+    #[error("unsupported URL {0} (http://, or https:// with feature `tls`)")]
     UnsupportedUrl(String),
+    /// A root certificate given in [`FetchOptions`] is not usable.
+    #[error("invalid root certificate: {reason}")]
+    InvalidCertificate {
+        /// Why (nothing of the certificate is quoted).
+        reason: String,
+    },
     /// No connection or no answer in time.
     #[error("{url} could not be reached")]
     Unreachable {
@@ -51,20 +56,121 @@ pub enum FetchError {
     },
 }
 
+/// How the resource server reaches its authorization server over `https://` (feature
+/// `tls`): rustls with the `ring` provider, as the MCP client, trusting the platform's root
+/// certificates (unless turned off) and any given here.
+///
+/// ```no_run
+/// # async fn run(ca_pem: &[u8]) -> Result<(), Box<dyn std::error::Error>> {
+/// use typed_mcp::http::auth::{FetchOptions, JwtValidator};
+///
+/// let options = FetchOptions::new().root_certificates_pem(ca_pem)?;
+/// let validator = JwtValidator::discover_with(
+///     "https://auth.example",
+///     "https://mcp.example/mcp",
+///     &options,
+/// )
+/// .await?;
+/// # Ok(()) }
+/// ```
+#[cfg(feature = "tls")]
+#[derive(Clone, Debug)]
+pub struct FetchOptions {
+    roots: Vec<rustls::pki_types::CertificateDer<'static>>,
+    platform_roots: bool,
+}
+
+#[cfg(feature = "tls")]
+impl Default for FetchOptions {
+    fn default() -> Self {
+        Self {
+            roots: Vec::new(),
+            platform_roots: true,
+        }
+    }
+}
+
+#[cfg(feature = "tls")]
+impl FetchOptions {
+    /// The platform's roots only.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Trusts the root certificates in `pem` (one or more `-----BEGIN CERTIFICATE-----`
+    /// blocks) too.
+    ///
+    /// # Errors
+    ///
+    /// [`FetchError::InvalidCertificate`] when `pem` holds no certificate or one that does
+    /// not parse.
+    pub fn root_certificates_pem(mut self, pem: &[u8]) -> Result<Self, FetchError> {
+        let found = crate::tls_client::roots_from_pem(pem)
+            .map_err(|reason| FetchError::InvalidCertificate { reason })?;
+        self.roots.extend(found);
+        Ok(self)
+    }
+
+    /// Whether the platform's root certificates are trusted (yes by default).
+    #[must_use]
+    pub fn platform_roots(mut self, trusted: bool) -> Self {
+        self.platform_roots = trusted;
+        self
+    }
+}
+
+/// The connector of the fetches: `http://`, and `https://` with feature `tls`.
+#[cfg(feature = "tls")]
+type Connector = crate::tls_client::HttpsConnector;
+/// The connector of the fetches: `http://` only (feature `tls` off).
+#[cfg(not(feature = "tls"))]
+type Connector = HttpConnector;
+
 /// A small HTTP client for the authorization server.
 #[derive(Clone, Debug)]
 pub(crate) struct Fetcher {
-    client: HyperClient<HttpConnector, Full<Bytes>>,
+    client: HyperClient<Connector, Full<Bytes>>,
 }
 
+fn tcp_connector() -> HttpConnector {
+    let mut connector = HttpConnector::new();
+    connector.set_connect_timeout(Some(FETCH_TIMEOUT));
+    connector
+}
+
+#[cfg(feature = "tls")]
 impl Default for Fetcher {
     fn default() -> Self {
-        let mut connector = HttpConnector::new();
-        connector.set_connect_timeout(Some(FETCH_TIMEOUT));
+        Self::new(&FetchOptions::default())
+            .expect("the platform's roots and the ring provider's defaults always make a config")
+    }
+}
+
+#[cfg(not(feature = "tls"))]
+impl Default for Fetcher {
+    fn default() -> Self {
+        let mut connector = tcp_connector();
         connector.enforce_http(true);
         Self {
             client: HyperClient::builder(TokioExecutor::new()).build(connector),
         }
+    }
+}
+
+#[cfg(feature = "tls")]
+impl Fetcher {
+    /// A client trusting what `options` say.
+    pub(crate) fn new(options: &FetchOptions) -> Result<Self, FetchError> {
+        let connector = crate::tls_client::https_connector(
+            tcp_connector(),
+            &options.roots,
+            options.platform_roots,
+        )
+        .map_err(|reason| FetchError::InvalidCertificate { reason })?;
+        Ok(Self {
+            client: HyperClient::builder(TokioExecutor::new()).build(connector),
+        })
     }
 }
 
@@ -140,7 +246,7 @@ impl Fetcher {
 }
 
 fn checked(url: &str) -> Result<&str, FetchError> {
-    if url.starts_with("http://") {
+    if url.starts_with("http://") || (cfg!(feature = "tls") && url.starts_with("https://")) {
         Ok(url)
     } else {
         Err(FetchError::UnsupportedUrl(url.to_owned()))

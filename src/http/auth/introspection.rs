@@ -67,7 +67,9 @@ impl IntrospectionValidator {
         }
     }
 
-    /// Finds the introspection endpoint in the issuer's metadata.
+    /// Finds the introspection endpoint in the issuer's metadata. Over `https://` (feature
+    /// `tls`) the platform's root certificates are trusted; see
+    /// [`discover_with`](Self::discover_with) for others.
     ///
     /// # Errors
     ///
@@ -78,21 +80,68 @@ impl IntrospectionValidator {
         client_id: &str,
         client_secret: &str,
     ) -> Result<Self, FetchError> {
-        let issuer = issuer.into();
-        let metadata = discover(&Fetcher::default(), &issuer).await?;
+        let credentials = (client_id, client_secret);
+        Self::discover_by(
+            Fetcher::default(),
+            issuer.into(),
+            resource.into(),
+            credentials,
+        )
+        .await
+    }
+
+    /// As [`discover`](Self::discover), reaching the authorization server as `options` say
+    /// (feature `tls`).
+    ///
+    /// # Errors
+    ///
+    /// As [`discover`](Self::discover).
+    #[cfg(feature = "tls")]
+    pub async fn discover_with(
+        issuer: impl Into<String>,
+        resource: impl Into<String>,
+        client_id: &str,
+        client_secret: &str,
+        options: &super::FetchOptions,
+    ) -> Result<Self, FetchError> {
+        let fetcher = Fetcher::new(options)?;
+        let credentials = (client_id, client_secret);
+        Self::discover_by(fetcher, issuer.into(), resource.into(), credentials).await
+    }
+
+    async fn discover_by(
+        fetcher: Fetcher,
+        issuer: String,
+        resource: String,
+        (client_id, client_secret): (&str, &str),
+    ) -> Result<Self, FetchError> {
+        let metadata = discover(&fetcher, &issuer).await?;
         let endpoint = metadata["introspection_endpoint"]
             .as_str()
             .ok_or_else(|| FetchError::Malformed {
                 url: issuer.clone(),
             })?
             .to_owned();
-        Ok(Self::new(
-            endpoint,
-            issuer,
-            resource,
-            client_id,
-            client_secret,
-        ))
+        let mut validator = Self::new(endpoint, issuer, resource, client_id, client_secret);
+        if let Some(inner) = Arc::get_mut(&mut validator.inner) {
+            inner.fetcher = fetcher;
+        }
+        Ok(validator)
+    }
+
+    /// Reaches the introspection endpoint as `options` say (feature `tls`; for a validator
+    /// made with [`new`](Self::new)).
+    ///
+    /// # Errors
+    ///
+    /// [`FetchError::InvalidCertificate`] when the options make no TLS configuration.
+    #[cfg(feature = "tls")]
+    pub fn fetch_options(mut self, options: &super::FetchOptions) -> Result<Self, FetchError> {
+        let fetcher = Fetcher::new(options)?;
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.fetcher = fetcher;
+        }
+        Ok(self)
     }
 
     /// How long an answer is reused (30 s by default; zero turns the cache off).

@@ -99,7 +99,9 @@ impl JwtValidator {
     }
 
     /// Finds the JWKS through the issuer's metadata (OpenID discovery, else RFC 8414), checks
-    /// that the metadata names the same issuer, and fetches the keys once.
+    /// that the metadata names the same issuer, and fetches the keys once. Over `https://`
+    /// (feature `tls`) the platform's root certificates are trusted; see
+    /// [`discover_with`](Self::discover_with) for others.
     ///
     /// # Errors
     ///
@@ -109,8 +111,30 @@ impl JwtValidator {
         issuer: impl Into<String>,
         resource: impl Into<String>,
     ) -> Result<Self, FetchError> {
-        let issuer = issuer.into();
-        let metadata = discover(&Fetcher::default(), &issuer).await?;
+        Self::discover_by(Fetcher::default(), issuer.into(), resource.into()).await
+    }
+
+    /// As [`discover`](Self::discover), reaching the authorization server as `options` say
+    /// (feature `tls`).
+    ///
+    /// # Errors
+    ///
+    /// As [`discover`](Self::discover).
+    #[cfg(feature = "tls")]
+    pub async fn discover_with(
+        issuer: impl Into<String>,
+        resource: impl Into<String>,
+        options: &super::FetchOptions,
+    ) -> Result<Self, FetchError> {
+        Self::discover_by(Fetcher::new(options)?, issuer.into(), resource.into()).await
+    }
+
+    async fn discover_by(
+        fetcher: Fetcher,
+        issuer: String,
+        resource: String,
+    ) -> Result<Self, FetchError> {
+        let metadata = discover(&fetcher, &issuer).await?;
         let malformed = || FetchError::Malformed {
             url: issuer.clone(),
         };
@@ -121,9 +145,22 @@ impl JwtValidator {
             .as_str()
             .ok_or_else(malformed)?
             .to_owned();
-        let validator = Self::new(issuer, resource, jwks_uri);
+        let mut validator = Self::new(issuer, resource, jwks_uri);
+        validator.inner_mut().fetcher = fetcher;
         validator.refresh().await?;
         Ok(validator)
+    }
+
+    /// Reaches the JWKS as `options` say (feature `tls`; for a validator made with
+    /// [`new`](Self::new)).
+    ///
+    /// # Errors
+    ///
+    /// [`FetchError::InvalidCertificate`] when the options make no TLS configuration.
+    #[cfg(feature = "tls")]
+    pub fn fetch_options(mut self, options: &super::FetchOptions) -> Result<Self, FetchError> {
+        self.inner_mut().fetcher = Fetcher::new(options)?;
+        Ok(self)
     }
 
     /// The algorithms accepted (asymmetric ones only: HMAC algorithms are dropped).

@@ -35,6 +35,8 @@ use std::sync::Arc;
 
 pub use crate::server::AuthInfo;
 pub use fetch::FetchError;
+#[cfg(feature = "tls")]
+pub use fetch::FetchOptions;
 pub use introspection::IntrospectionValidator;
 pub use jsonwebtoken::Algorithm;
 pub use jwt::{JwtValidator, MAX_LEEWAY};
