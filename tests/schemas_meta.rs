@@ -46,6 +46,7 @@ const ALLOWED_KEYWORDS: &[&str] = &[
     "pattern",
     "minProperties",
     "maxProperties",
+    "propertyNames",
     "format",
     "default",
     "description",

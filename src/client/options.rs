@@ -127,6 +127,9 @@ pub struct ClientOptions {
     pub(crate) version: String,
     pub(crate) choice: VersionChoice,
     pub(crate) capabilities: Value,
+    /// The extensions declared with [`ClientOptions::extension`], kept apart so that
+    /// [`ClientOptions::capabilities`] called later does not drop them.
+    extensions: serde_json::Map<String, Value>,
     pub(crate) request_timeout: Duration,
     pub(crate) max_total: Duration,
     pub(crate) max_line_bytes: usize,
@@ -160,6 +163,7 @@ impl ClientOptions {
             version: version.into(),
             choice: VersionChoice::Auto,
             capabilities: Value::Object(serde_json::Map::new()),
+            extensions: serde_json::Map::new(),
             request_timeout: Duration::from_secs(60),
             max_total: Duration::from_secs(600),
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
@@ -182,9 +186,57 @@ impl ClientOptions {
     }
 
     /// The client capabilities declared (a `ClientCapabilities` object; `{}` by default).
+    /// The extensions declared with [`ClientOptions::extension`] are kept.
     pub fn capabilities(mut self, capabilities: Value) -> Self {
         self.capabilities = capabilities;
+        self.apply_extensions();
         self
+    }
+
+    /// Declares a protocol extension under its identifier (`io.modelcontextprotocol/tasks`),
+    /// with its settings (an empty map for none): in `initialize` (2025 versions) and in every
+    /// request's `_meta` (2026-07-28), as `capabilities.extensions`. The server uses it only
+    /// if it declares it too; see [`ServerDescription::extension`](super::ServerDescription::extension)
+    /// for the server's side.
+    ///
+    /// ```
+    /// use typed_mcp::client::ClientOptions;
+    ///
+    /// let options = ClientOptions::new("my-agent", "1.0.0")
+    ///     .extension("com.example/notes-board", serde_json::Map::new());
+    /// # let _ = options;
+    /// ```
+    pub fn extension(
+        mut self,
+        id: impl Into<String>,
+        settings: serde_json::Map<String, Value>,
+    ) -> Self {
+        let _replaced = self.extensions.insert(id.into(), Value::Object(settings));
+        self.apply_extensions();
+        self
+    }
+
+    /// Writes the declared extensions into the capabilities object.
+    fn apply_extensions(&mut self) {
+        if self.extensions.is_empty() {
+            return;
+        }
+        if !self.capabilities.is_object() {
+            self.capabilities = Value::Object(serde_json::Map::new());
+        }
+        if let Value::Object(capabilities) = &mut self.capabilities {
+            let declared = capabilities
+                .entry("extensions")
+                .or_insert_with(|| Value::Object(serde_json::Map::new()));
+            if !declared.is_object() {
+                *declared = Value::Object(serde_json::Map::new());
+            }
+            if let Value::Object(declared) = declared {
+                for (id, settings) in &self.extensions {
+                    let _replaced = declared.insert(id.clone(), settings.clone());
+                }
+            }
+        }
     }
 
     /// The default timeout of every request (and the idle timeout with progress).

@@ -91,6 +91,18 @@ impl ServerDescription {
         }
     }
 
+    /// The settings the server declared for the protocol extension `id`
+    /// (`capabilities.extensions`); `None` when it does not declare it, and then the client
+    /// must not use it.
+    #[must_use]
+    pub fn extension(&self, id: &str) -> Option<&serde_json::Map<String, serde_json::Value>> {
+        self.capabilities()
+            .extensions
+            .as_ref()?
+            .get(id)
+            .map(|settings| &settings.0)
+    }
+
     /// The server's instructions, if any.
     #[must_use]
     pub fn instructions(&self) -> Option<&str> {

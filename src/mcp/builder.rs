@@ -12,7 +12,7 @@ use super::tools::ToolDefinition;
 use super::McpError;
 use crate::cache::Cache;
 use crate::generated::limits::Limits;
-use crate::generated::protocol::{CacheScope, Implementation};
+use crate::generated::protocol::{CacheScope, Implementation, OpenObject};
 use crate::jsonrpc::BatchPolicy;
 use crate::server::{serve, ServeOptions, SharedBatchPolicy, ShutdownReport};
 use crate::tools::ToolRunner;
@@ -69,6 +69,8 @@ pub struct McpServerBuilder<S = ()> {
     hints: CacheHints,
     serve_options: ServeOptions,
     keys: Option<crate::secrets::KeySet>,
+    /// The declared extensions, checked by `build`.
+    extensions: Vec<(String, serde_json::Map<String, serde_json::Value>)>,
 }
 
 impl<S> std::fmt::Debug for McpServerBuilder<S> {
@@ -107,6 +109,7 @@ impl McpServerBuilder {
             hints: CacheHints::default(),
             serve_options: ServeOptions::default(),
             keys: None,
+            extensions: Vec::new(),
         }
     }
 
@@ -128,6 +131,7 @@ impl McpServerBuilder {
             hints: self.hints,
             serve_options: self.serve_options,
             keys: self.keys,
+            extensions: self.extensions,
         }
     }
 }
@@ -198,13 +202,42 @@ impl<S> McpServerBuilder<S> {
         self
     }
 
+    /// Declares a protocol extension (`capabilities.extensions`, in `initialize` and
+    /// `server/discover` alike) under its identifier, with its settings (an empty map for
+    /// none). A tool uses an extension only when the client declared it too
+    /// ([`ToolContext::extension`](crate::tools::ToolContext::extension)). Declaring an
+    /// identifier again replaces its settings.
+    ///
+    /// ```
+    /// use typed_mcp::mcp::McpServer;
+    ///
+    /// let server = McpServer::builder("example", "1.0.0")
+    ///     .extension("com.example/notes-board", serde_json::Map::new())
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// let refused = McpServer::builder("example", "1.0.0")
+    ///     .extension("notes-board", serde_json::Map::new())
+    ///     .build();
+    /// assert!(refused.is_err(), "an identifier needs its prefix");
+    /// ```
+    pub fn extension(
+        mut self,
+        id: impl Into<String>,
+        settings: serde_json::Map<String, serde_json::Value>,
+    ) -> Self {
+        self.extensions.push((id.into(), settings));
+        self
+    }
+
     /// Builds the server. Within a tokio runtime the result cache (used when a tool is
     /// cacheable) gets its cleanup task; outside one, expired entries are dropped on lookup.
     ///
     /// # Errors
     ///
     /// Duplicate tool, resource or prompt names, a resource URI the policy refuses, or
-    /// cache limits that do not validate; [`McpError::Keys`] when no key set was given
+    /// cache limits that do not validate, an extension identifier that breaks the `_meta`
+    /// key rule ([`McpError::InvalidExtensionId`]); [`McpError::Keys`] when no key set was given
     /// ([`keys`](Self::keys)) and the configured one ([`KeySet::configured`]: environment,
     /// then `secrets.keysFile`) cannot be read, or none is configured and the operating
     /// system gives no randomness for a random one.
@@ -221,11 +254,17 @@ impl<S> McpServerBuilder<S> {
             templates: self.templates,
             prompts: self.prompts,
         };
+        let mut extensions = super::extensions::Declared::new();
+        for (id, settings) in self.extensions {
+            let id = super::extensions::extension_id(id)?;
+            let _replaced = extensions.insert(id, OpenObject(settings));
+        }
         let catalog = super::catalog::Catalog::new(
             definitions,
             ToolRunner::new(&self.limits),
             self.limits.cache.clone(),
             self.uri_policy,
+            extensions,
         )?;
         let from_limits = ServeOptions::from_limits(&self.limits);
         #[cfg(feature = "http")]

@@ -59,6 +59,8 @@ pub(crate) struct Catalog {
     cache: OnceLock<Cache>,
     cache_limits: CacheLimits,
     policy: UriPolicy,
+    /// The extensions the server declares (fixed for its life).
+    extensions: super::extensions::Declared,
 }
 
 impl Catalog {
@@ -72,6 +74,7 @@ impl Catalog {
         runner: ToolRunner,
         cache_limits: CacheLimits,
         policy: UriPolicy,
+        extensions: super::extensions::Declared,
     ) -> Result<Self, McpError> {
         let catalog = Self {
             current: RwLock::new(Arc::new(Sets::empty(runner.clone()))),
@@ -82,6 +85,7 @@ impl Catalog {
             cache: OnceLock::new(),
             cache_limits,
             policy,
+            extensions,
         };
         let first = catalog.build(&definitions, 0)?;
         *catalog
@@ -190,7 +194,8 @@ impl Catalog {
             self.policy.clone(),
         )?;
         let prompts = PromptSet::new(definitions.prompts.clone())?;
-        let capabilities = capabilities(&tools, &resources, &prompts);
+        let mut capabilities = capabilities(&tools, &resources, &prompts);
+        capabilities.extensions = (!self.extensions.is_empty()).then(|| self.extensions.clone());
         Ok(Sets {
             generation,
             tools,

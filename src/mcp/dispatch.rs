@@ -250,7 +250,7 @@ impl Connection {
                 // The params and the capabilities end in this block (a local once borrowed
                 // stays in the future until its scope ends): only what the call needs is
                 // kept across it.
-                let (name, arguments, progress_token, client) = {
+                let (name, arguments, progress_token, client, extensions) = {
                     let p: LegacyCallToolRequestParams = super::call_params::decode_call(
                         method,
                         owned_params.take(),
@@ -258,13 +258,17 @@ impl Connection {
                     )?;
                     let declared = self.session.client_capabilities().unwrap_or_default();
                     sets.tools.check_capabilities(&p.name, &declared)?;
+                    let extensions = super::extensions::negotiate(
+                        sets.capabilities.extensions.as_ref(),
+                        &declared,
+                    );
                     let progress_token = p.meta.and_then(|meta| meta.progress_token);
                     let client = super::client_requests::requester(
                         Arc::clone(&self.pending),
                         ctx.peer().clone(),
                         declared,
                     );
-                    (p.name, p.arguments, progress_token, client)
+                    (p.name, p.arguments, progress_token, client, extensions)
                 };
                 let log_level = self.session.log_level();
                 sets.tools
@@ -276,12 +280,13 @@ impl Connection {
                         progress_token,
                         log_level,
                         client: Some(client),
+                        extensions,
                     })
                     .await
             }
             ("tools/call", Era::Modern) => {
                 // The params (656 bytes) end in this block, as above.
-                let (name, arguments, progress_token, log_level, scope, inputs) = {
+                let (name, arguments, progress_token, log_level, scope, inputs, extensions) = {
                     let p: CallToolRequestParams = super::call_params::decode_call(
                         method,
                         owned_params.take(),
@@ -291,6 +296,10 @@ impl Connection {
                         serde_json::to_value(&p.meta.io_modelcontextprotocol_client_capabilities)
                             .unwrap_or_default();
                     sets.tools.check_capabilities(&p.name, &declared)?;
+                    let extensions = super::extensions::negotiate(
+                        sets.capabilities.extensions.as_ref(),
+                        &declared,
+                    );
                     // Questions to the client become an input_required result; a retry brings
                     // the answers (and the sealed answers of earlier rounds), for this tool
                     // with these arguments only.
@@ -311,6 +320,7 @@ impl Connection {
                         log_level,
                         scope,
                         inputs,
+                        extensions,
                     )
                 };
                 let answer = sets
@@ -326,6 +336,7 @@ impl Connection {
                         progress_token,
                         log_level,
                         client: Some(inputs.requester()),
+                        extensions,
                     })
                     .await;
                 match inputs.result(&state.state_key, &scope) {

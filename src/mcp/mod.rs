@@ -67,6 +67,7 @@ pub mod content;
 mod dispatch;
 mod dynamic;
 pub mod era;
+mod extensions;
 #[cfg(test)]
 mod future_size;
 mod in_place;
@@ -135,6 +136,14 @@ pub enum McpError {
         kind: &'static str,
         /// The shared name.
         name: String,
+    },
+    /// An extension identifier given to
+    /// [`McpServerBuilder::extension`] breaks the `_meta` key rule (a dotted prefix, `/`,
+    /// a name: `io.modelcontextprotocol/tasks`).
+    #[error("extension identifier {id:?} is not a prefixed `_meta` key (as `com.example/name`)")]
+    InvalidExtensionId {
+        /// The identifier given.
+        id: String,
     },
     /// The result cache could not be built from the limits.
     #[error("building the result cache failed")]

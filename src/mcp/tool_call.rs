@@ -53,6 +53,8 @@ pub(crate) struct CallRequest<'a> {
     pub(crate) log_level: Option<LoggingLevel>,
     /// Sends the handler's requests to the client (2025 versions).
     pub(crate) client: Option<crate::tools::ClientRequester>,
+    /// The extensions both sides declared, with the client's settings.
+    pub(crate) extensions: super::extensions::Negotiated,
 }
 
 impl ToolSet {
@@ -110,7 +112,8 @@ impl ToolSet {
                     .structured_output(definition.structured_output)
                     .legacy_result(matches!(request.era, Era::Legacy(_)))
                     .max_answer_bytes(entry.max_answer_bytes)
-                    .auth(request.ctx.shared_auth());
+                    .auth(request.ctx.shared_auth())
+                    .extensions(request.extensions.clone());
                 if let Some(client) = request.client.clone() {
                     options = options.client_requester(client);
                 }

@@ -41,6 +41,9 @@ pub struct CallOptions {
     pub max_answer_bytes: Option<usize>,
     /// The caller's verified identity ([`ToolContext::auth`](super::ToolContext::auth)).
     pub auth: Option<std::sync::Arc<crate::server::AuthInfo>>,
+    /// The extensions both the server and the client declared, with the client's settings
+    /// ([`ToolContext::extension`](super::ToolContext::extension)); `None`: none.
+    pub extensions: Option<std::sync::Arc<serde_json::Map<String, serde_json::Value>>>,
 }
 
 impl CallOptions {
@@ -66,6 +69,7 @@ impl CallOptions {
             legacy_result: false,
             max_answer_bytes: None,
             auth: None,
+            extensions: None,
         }
     }
 
@@ -88,6 +92,16 @@ impl CallOptions {
     #[must_use]
     pub fn auth(mut self, auth: Option<std::sync::Arc<crate::server::AuthInfo>>) -> Self {
         self.auth = auth;
+        self
+    }
+
+    /// The extensions negotiated for this call (each with the client's settings).
+    #[must_use]
+    pub fn extensions(
+        mut self,
+        extensions: Option<std::sync::Arc<serde_json::Map<String, serde_json::Value>>>,
+    ) -> Self {
+        self.extensions = extensions;
         self
     }
 

@@ -164,6 +164,7 @@ pub struct ToolContext {
     progress: ProgressReporter,
     client: Option<super::client::ClientRequester>,
     auth: Option<Arc<crate::server::AuthInfo>>,
+    extensions: Option<Arc<serde_json::Map<String, serde_json::Value>>>,
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -174,6 +175,7 @@ impl std::fmt::Debug for ToolContext {
             .field("progress", &self.progress)
             .field("client", &self.client.is_some())
             .field("auth", &self.auth)
+            .field("extensions", &self.extensions)
             .finish_non_exhaustive()
     }
 }
@@ -193,12 +195,30 @@ impl ToolContext {
             progress,
             client,
             auth: None,
+            extensions: None,
         }
     }
 
     pub(crate) fn with_auth(mut self, auth: Option<Arc<crate::server::AuthInfo>>) -> Self {
         self.auth = auth;
         self
+    }
+
+    pub(crate) fn with_extensions(
+        mut self,
+        extensions: Option<Arc<serde_json::Map<String, serde_json::Value>>>,
+    ) -> Self {
+        self.extensions = extensions;
+        self
+    }
+
+    /// The settings the client declared for the protocol extension `id`, when the server
+    /// declares it too ([`McpServerBuilder::extension`](crate::mcp::McpServerBuilder::extension));
+    /// `None` when either side did not, and then the tool must not use it. A 2025 client
+    /// declares its extensions in `initialize`, a 2026-07-28 client in each request.
+    #[must_use]
+    pub fn extension(&self, id: &str) -> Option<&serde_json::Map<String, serde_json::Value>> {
+        self.extensions.as_deref()?.get(id)?.as_object()
     }
 
     /// The caller's verified identity (subject, client id, scopes, claims) when the server

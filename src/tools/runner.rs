@@ -307,7 +307,8 @@ impl ToolRunner {
                 progress.clone(),
                 options.client.clone(),
             )
-            .with_auth(options.auth.clone());
+            .with_auth(options.auth.clone())
+            .with_extensions(options.extensions.clone());
             let ended = match &entry.handler {
                 ToolHandler::Async(handler) => {
                     // The handler's synchronous part (before its future) may panic too.
