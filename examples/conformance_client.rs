@@ -11,13 +11,28 @@
 //! Streamable HTTP with that version, then does what the scenario asks: list the tools (and
 //! call them), the resources (and read them), the prompts (and get them). A failed call is
 //! reported on stderr and the run goes on; a failed connection exits 1.
+//!
+//! The `auth/*` scenarios put the server behind OAuth: the client authorizes with the
+//! authorization code flow (its user step follows the authorization URL and takes the
+//! redirect, as the suite's authorization server approves at once), or with client
+//! credentials (`auth/client-credentials-*`, from the context's `client_id` and
+//! `client_secret` or `private_key_pem`); `auth/pre-registration` gets its credentials from
+//! the context too. It then lists the tools and calls each one.
 
 use std::process::ExitCode;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 use tracing::level_filters::LevelFilter;
+use typed_mcp::client::auth::{AutoApprove, ClientKey, OAuthOptions, SigningAlgorithm};
 use typed_mcp::client::{Client, ClientHandler, ClientOptions, HandlerFuture, VersionChoice};
+
+/// The client ID metadata document URL the suite expects (`auth/basic-cimd`).
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The redirect URI registered for the authorization code flow (never listened on: the
+/// redirect is read from the authorization endpoint's `Location`).
+const REDIRECT_URI: &str = "http://localhost:3000/callback";
 
 /// Answers the server's requests the way the scenarios expect: elicitation accepted with
 /// the form's defaults, one root, a canned sampled message.
@@ -69,6 +84,40 @@ fn calls_for(scenario: &str, context: &Value) -> Vec<(String, Value)> {
     }
 }
 
+/// The OAuth options of an `auth/*` scenario.
+fn oauth_for(
+    scenario: &str,
+    context: &Value,
+    options: &ClientOptions,
+) -> Result<OAuthOptions, String> {
+    let text = |name: &str| context[name].as_str().map(str::to_owned);
+    match scenario {
+        "auth/client-credentials-basic" => {
+            let id = text("client_id").ok_or("the context has no client_id")?;
+            let secret = text("client_secret").ok_or("the context has no client_secret")?;
+            Ok(OAuthOptions::client_credentials(&id, secret))
+        }
+        "auth/client-credentials-jwt" => {
+            let id = text("client_id").ok_or("the context has no client_id")?;
+            let pem = text("private_key_pem").ok_or("the context has no private_key_pem")?;
+            let algorithm = text("signing_algorithm").unwrap_or_else(|| "ES256".to_owned());
+            let algorithm = SigningAlgorithm::parse(&algorithm)
+                .ok_or_else(|| format!("unsupported signing algorithm {algorithm}"))?;
+            let key = ClientKey::from_pem(&pem, algorithm).map_err(|e| e.to_string())?;
+            Ok(OAuthOptions::client_credentials_jwt(&id, key))
+        }
+        _ => {
+            let step = AutoApprove::new(REDIRECT_URI, options).map_err(|e| e.to_string())?;
+            let oauth = OAuthOptions::authorization_code("test-auth-client", step)
+                .client_metadata_url(CLIENT_METADATA_URL);
+            Ok(match (text("client_id"), text("client_secret")) {
+                (Some(id), secret) => oauth.pre_registered(&id, secret.map(Into::into)),
+                _ => oauth,
+            })
+        }
+    }
+}
+
 async fn run(url: &str, scenario: &str, version: &str, context: &Value) -> Result<(), String> {
     let choice = VersionChoice::parse(version).unwrap_or(VersionChoice::Auto);
     let options = ClientOptions::new("typed-mcp-conformance-client", env!("CARGO_PKG_VERSION"))
@@ -83,6 +132,12 @@ async fn run(url: &str, scenario: &str, version: &str, context: &Value) -> Resul
         options
     } else {
         options.handler(ScenarioHandler)
+    };
+    let options = if scenario.starts_with("auth/") {
+        let oauth = oauth_for(scenario, context, &options)?;
+        options.oauth(oauth)
+    } else {
+        options
     };
     let client = Client::connect_http(url, options)
         .await
@@ -103,14 +158,14 @@ async fn run(url: &str, scenario: &str, version: &str, context: &Value) -> Resul
     };
     let mut calls = calls_for(scenario, context);
     if calls.is_empty()
-        && matches!(
+        && (matches!(
             scenario,
             "http-standard-headers"
                 | "http-invalid-tool-headers"
                 | "elicitation-sep1034-client-defaults"
                 | "sep-2322-client-request-state"
                 | "sse-retry"
-        )
+        ) || scenario.starts_with("auth/"))
     {
         // Every tool the client kept (tools with invalid annotations are left out).
         calls = tool_names.iter().map(|n| (n.clone(), json!({}))).collect();

@@ -8,10 +8,21 @@
 //! ```
 //!
 //! Commands: `discover`, `tools`, `call NAME JSON`, `resources`, `templates`, `read URI`,
-//! `prompts`, `prompt NAME JSON`, `complete prompt|template NAME ARGUMENT VALUE`. `--stdio -- CMD ARGS...` takes the server's command line up to a
-//! lone `--` or the end. `--version` is `auto` (the default), a 2026-07-28 version
-//! (pinned) or a 2025 version (offered by `initialize`). `--timeout SECS` bounds each
-//! request (default 60).
+//! `prompts`, `prompt NAME JSON`, `complete prompt|template NAME ARGUMENT VALUE`, and
+//! `listen [URI...]` (prints the server's notifications, one JSON line each, until
+//! interrupted: list changes, and updates of the resources named). `--stdio -- CMD ARGS...`
+//! takes the server's command line up to a lone `--` or the end. `--version` is `auto` (the
+//! default), a 2026-07-28 version (pinned) or a 2025 version (offered by `initialize`).
+//! `--timeout SECS` bounds each request (default 60). A `call` whose tool reports progress
+//! shows a progress bar on stderr.
+//!
+//! Remote servers (`--http`): `--header 'NAME: VALUE'` (repeatable) and `--bearer TOKEN` add
+//! headers to every request; `--ca-cert FILE` trusts the PEM root certificates in FILE
+//! besides the platform's; `--oauth` authorizes when the server asks: with the
+//! authorization code flow through a loopback redirect listener (the URL to open is printed
+//! on stderr), or with client credentials when `--client-id` and `--client-secret` are given
+//! (with `--oauth` alone, `--client-id` names a pre-registered public client).
+//! `--token-file FILE` keeps the tokens in FILE (mode 0600) between runs.
 //!
 //! The result goes to stdout, diagnostics to stderr (`RUST_LOG`, default `warn`; the
 //! server's own stderr is logged at `info`). Exit code 0 on success (a tool's own failure,
@@ -25,14 +36,21 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use tracing::level_filters::LevelFilter;
+use typed_mcp::client::auth::{FileTokenStore, LoopbackRedirect, OAuthOptions};
 use typed_mcp::client::{
-    Client, ClientError, ClientOptions, CompletionTarget, ServerCommand, VersionChoice,
+    Client, ClientError, ClientHandler, ClientOptions, CompletionTarget, ListenNotification,
+    Progress, RequestOptions, ServerCommand, VersionChoice,
 };
+use typed_mcp::generated::protocol::SubscriptionFilter;
 
 const USAGE: &str = "usage: mcp_client [--http URL | --stdio -- CMD ARGS... [--]] \
-[--version V|auto] [--timeout SECS] COMMAND
+[--version V|auto] [--timeout SECS] [--header 'NAME: VALUE']... [--bearer TOKEN] \
+[--ca-cert FILE] [--oauth] [--client-id ID] [--client-secret SECRET] [--token-file FILE] COMMAND
 commands: discover | tools | call NAME JSON | resources | templates | read URI | prompts | \
-prompt NAME JSON | complete prompt|template NAME ARGUMENT VALUE";
+prompt NAME JSON | complete prompt|template NAME ARGUMENT VALUE | listen [URI...]";
+
+/// How long the user has to authorize in the browser.
+const AUTHORIZATION_WAIT: Duration = Duration::from_secs(300);
 
 /// Where the server is.
 enum Target {
@@ -52,6 +70,20 @@ enum Command {
     Prompt(String, Value),
     /// Whether the target is a prompt, its name (or URI template), the argument, its text.
     Complete(bool, String, String, String),
+    /// Print notifications (and updates of these resources) until interrupted.
+    Listen(Vec<String>),
+}
+
+/// How to reach a remote server.
+#[derive(Default)]
+struct Remote {
+    headers: Vec<(String, String)>,
+    bearer: Option<String>,
+    ca_cert: Option<String>,
+    oauth: bool,
+    client_id: Option<String>,
+    client_secret: Option<String>,
+    token_file: Option<String>,
 }
 
 struct Args {
@@ -59,6 +91,7 @@ struct Args {
     version: VersionChoice,
     timeout: Duration,
     command: Command,
+    remote: Remote,
 }
 
 fn parse_args(raw: Vec<String>) -> Result<Args, String> {
@@ -66,9 +99,24 @@ fn parse_args(raw: Vec<String>) -> Result<Args, String> {
     let mut version = VersionChoice::Auto;
     let mut timeout = Duration::from_secs(60);
     let mut words = Vec::new();
+    let mut remote = Remote::default();
     let mut raw = raw.into_iter();
     while let Some(arg) = raw.next() {
+        let mut value = |what: &str| raw.next().ok_or(format!("{arg} needs {what}"));
         match arg.as_str() {
+            "--header" => {
+                let text = value("NAME: VALUE")?;
+                let (name, header) = text.split_once(':').ok_or("--header needs NAME: VALUE")?;
+                remote
+                    .headers
+                    .push((name.trim().to_owned(), header.trim().to_owned()));
+            }
+            "--bearer" => remote.bearer = Some(value("a token")?),
+            "--ca-cert" => remote.ca_cert = Some(value("a PEM file")?),
+            "--oauth" => remote.oauth = true,
+            "--client-id" => remote.client_id = Some(value("an id")?),
+            "--client-secret" => remote.client_secret = Some(value("a secret")?),
+            "--token-file" => remote.token_file = Some(value("a file")?),
             "--http" => {
                 let url = raw.next().ok_or("--http needs a URL")?;
                 target = Some(Target::Http(url));
@@ -130,6 +178,9 @@ fn parse_args(raw: Vec<String>) -> Result<Args, String> {
             )
         }
         [c] if *c == "prompts" => Command::Prompts,
+        [c, uris @ ..] if *c == "listen" => {
+            Command::Listen(uris.iter().map(|u| (*u).clone()).collect())
+        }
         [c, uri] if *c == "read" => Command::Read((*uri).clone()),
         [c, name, rest @ ..] if *c == "call" && rest.len() <= 1 => {
             Command::Call((*name).clone(), json_arg(rest.first().copied())?)
@@ -140,20 +191,88 @@ fn parse_args(raw: Vec<String>) -> Result<Args, String> {
         [] => return Err("no command given".into()),
         _ => return Err("unknown command or wrong number of arguments".into()),
     };
+    if remote.client_secret.is_some() && remote.client_id.is_none() {
+        return Err("--client-secret needs --client-id".into());
+    }
     Ok(Args {
         target,
         version,
         timeout,
         command,
+        remote,
     })
 }
 
-async fn run(args: Args) -> Result<Value, ClientError> {
+/// Prints each notification of a 2025 session as a JSON line (for `listen`).
+struct PrintNotifications;
+
+impl ClientHandler for PrintNotifications {
+    fn notification(&self, method: &str, params: Value) {
+        print_line(&json!({"method": method, "params": params}));
+    }
+}
+
+fn print_line(value: &Value) {
+    let mut stdout = std::io::stdout().lock();
+    if let Err(error) = writeln!(stdout, "{value}").and_then(|()| stdout.flush()) {
+        tracing::debug!(%error, "writing a notification");
+    }
+}
+
+/// The options for `remote`; a usage error is returned as text.
+fn remote_options(
+    mut options: ClientOptions,
+    remote: &Remote,
+) -> Result<ClientOptions, ClientError> {
+    for (name, value) in &remote.headers {
+        options = options.header(name, value)?;
+    }
+    if let Some(token) = &remote.bearer {
+        options = options.bearer_token(token)?;
+    }
+    if let Some(file) = &remote.ca_cert {
+        let pem = std::fs::read(file).map_err(ClientError::Io)?;
+        options = options.root_certificates_pem(&pem)?;
+    }
+    if remote.oauth {
+        let mut oauth = match (&remote.client_id, &remote.client_secret) {
+            (Some(id), Some(secret)) => OAuthOptions::client_credentials(id, secret.as_str()),
+            (id, _) => {
+                let step = LoopbackRedirect::bind(0, AUTHORIZATION_WAIT).map_err(|source| {
+                    ClientError::Auth {
+                        url: "the loopback redirect listener".to_owned(),
+                        source,
+                    }
+                })?;
+                let oauth = OAuthOptions::authorization_code("typed-mcp-cli", step);
+                match id {
+                    Some(id) => oauth.pre_registered(id, None),
+                    None => oauth,
+                }
+            }
+        };
+        if let Some(file) = &remote.token_file {
+            oauth = oauth.token_store(FileTokenStore::new(file));
+        }
+        options = options.oauth(oauth);
+    }
+    Ok(options)
+}
+
+async fn run(args: Args) -> Result<Option<Value>, ClientError> {
     let options = ClientOptions::new("typed-mcp-cli", env!("CARGO_PKG_VERSION"))
         .version(args.version)
         .request_timeout(args.timeout);
+    let options = if matches!(args.command, Command::Listen(_)) {
+        options.handler(PrintNotifications)
+    } else {
+        options
+    };
     let client = match args.target {
-        Target::Http(url) => Client::connect_http(&url, options).await?,
+        Target::Http(url) => {
+            let options = remote_options(options, &args.remote)?;
+            Client::connect_http(&url, options).await?
+        }
         Target::Stdio(argv) => {
             let command = ServerCommand::new(&argv[0]).args(&argv[1..]);
             Client::connect_stdio(command, options).await?
@@ -164,9 +283,13 @@ async fn run(args: Args) -> Result<Value, ClientError> {
     result
 }
 
-async fn answer(client: &Client, command: Command) -> Result<Value, ClientError> {
+async fn answer(client: &Client, command: Command) -> Result<Option<Value>, ClientError> {
+    if let Command::Listen(uris) = command {
+        listen(client, uris).await?;
+        return Ok(None);
+    }
     let to_json = |value: Result<Value, serde_json::Error>| value.unwrap_or(Value::Null);
-    Ok(match command {
+    Ok(Some(match command {
         Command::Discover if client.is_modern() => {
             to_json(serde_json::to_value(client.discover().await?))
         }
@@ -175,9 +298,18 @@ async fn answer(client: &Client, command: Command) -> Result<Value, ClientError>
         Command::Tools => {
             json!({"tools": to_json(serde_json::to_value(client.list_tools().await?))})
         }
-        Command::Call(name, arguments) => to_json(serde_json::to_value(
-            client.call_tool(&name, arguments).await?,
-        )),
+        Command::Call(name, arguments) => {
+            let bar = indicatif::ProgressBar::hidden();
+            let shown = bar.clone();
+            let options = RequestOptions::new().on_progress(move |report: Progress| {
+                show_progress(&shown, &report);
+            });
+            let result = client.call_tool_with(&name, arguments, options).await;
+            bar.finish_and_clear();
+            to_json(serde_json::to_value(result?))
+        }
+        // Printed as they arrive.
+        Command::Listen(_) => Value::Null,
         Command::Resources => {
             json!({"resources": to_json(serde_json::to_value(client.list_resources().await?))})
         }
@@ -202,7 +334,76 @@ async fn answer(client: &Client, command: Command) -> Result<Value, ClientError>
         Command::Prompt(name, arguments) => to_json(serde_json::to_value(
             client.get_prompt(&name, arguments).await?,
         )),
-    })
+    }))
+}
+
+/// Draws a progress report on stderr (the bar appears with the first report).
+fn show_progress(bar: &indicatif::ProgressBar, report: &Progress) {
+    if bar.is_hidden() {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        let style = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+        bar.set_style(style);
+    }
+    // Progress values are numbers the server chose; the bar counts in hundredths.
+    let scale = |value: f64| (value.max(0.0) * 100.0).round() as u64;
+    match report.total {
+        Some(total) => bar.set_length(scale(total)),
+        None => bar.set_length(scale(report.progress).max(1)),
+    }
+    bar.set_position(scale(report.progress));
+    if let Some(message) = &report.message {
+        bar.set_message(message.clone());
+    }
+}
+
+/// Prints notifications until interrupted (Ctrl-C) or the server ends the stream.
+async fn listen(client: &Client, uris: Vec<String>) -> Result<(), ClientError> {
+    if client.is_modern() {
+        let filter = SubscriptionFilter {
+            tools_list_changed: Some(true),
+            prompts_list_changed: Some(true),
+            resources_list_changed: Some(true),
+            resource_subscriptions: (!uris.is_empty()).then_some(uris),
+            ..SubscriptionFilter::default()
+        };
+        let mut subscription = client.listen(filter).await?;
+        loop {
+            tokio::select! {
+                next = subscription.next() => match next? {
+                    Some(notification) => print_line(&describe(&notification)),
+                    None => return Ok(()),
+                },
+                _ = tokio::signal::ctrl_c() => return Ok(()),
+            }
+        }
+    }
+    for uri in &uris {
+        client.subscribe(uri).await?;
+    }
+    // The handler prints what arrives on the session's stream.
+    if let Err(error) = tokio::signal::ctrl_c().await {
+        tracing::warn!(%error, "waiting for Ctrl-C");
+    }
+    Ok(())
+}
+
+fn describe(notification: &ListenNotification) -> Value {
+    match notification {
+        ListenNotification::ToolsListChanged => {
+            json!({"method": "notifications/tools/list_changed"})
+        }
+        ListenNotification::ResourcesListChanged => {
+            json!({"method": "notifications/resources/list_changed"})
+        }
+        ListenNotification::PromptsListChanged => {
+            json!({"method": "notifications/prompts/list_changed"})
+        }
+        ListenNotification::ResourceUpdated { uri } => {
+            json!({"method": "notifications/resources/updated", "params": {"uri": uri}})
+        }
+        other => json!({"method": format!("{other:?}")}),
+    }
 }
 
 fn main() -> ExitCode {
@@ -232,7 +433,9 @@ fn main() -> ExitCode {
     let result = runtime.block_on(run(args));
     runtime.shutdown_timeout(Duration::from_secs(1));
     match result {
-        Ok(value) => {
+        // `listen` printed as it went.
+        Ok(None) => ExitCode::SUCCESS,
+        Ok(Some(value)) => {
             let text = serde_json::to_string_pretty(&value).unwrap_or_else(|_| "null".to_owned());
             let mut stdout = std::io::stdout().lock();
             match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {

@@ -59,6 +59,17 @@ pub enum ClientError {
         /// What rustls reported (e.g. `invalid peer certificate: UnknownIssuer`).
         reason: String,
     },
+    /// Authorizing with the server's authorization server failed (OAuth): discovery, a
+    /// check on what it sent, the user step, or the retry limit.
+    #[cfg(feature = "tls")]
+    #[error("authorizing with {url} failed: {source}")]
+    Auth {
+        /// The MCP server's URL.
+        url: String,
+        /// What failed.
+        #[source]
+        source: super::auth::AuthError,
+    },
     /// The server answered an HTTP request with a status that carries no JSON-RPC answer.
     #[error("HTTP {method} to {url} answered with status {status}")]
     HttpStatus {

@@ -20,6 +20,8 @@ use super::router::Router;
 use super::sse::SseParser;
 use super::ClientError;
 
+#[cfg(feature = "tls")]
+mod challenge;
 mod recover;
 
 /// How many times a request's event stream is resumed before the request fails.
@@ -79,6 +81,9 @@ pub(crate) struct HttpTransport {
     /// Held while a forgotten session is re-initialized, so that requests failing at once
     /// open one new session.
     recovering: tokio::sync::Mutex<()>,
+    /// OAuth, when the options ask for it.
+    #[cfg(feature = "tls")]
+    auth: Option<super::auth::Authorizer>,
 }
 
 impl std::fmt::Debug for HttpTransport {
@@ -107,8 +112,23 @@ impl HttpTransport {
         if parsed.host().is_none() {
             return Err(bad_url("the URL has no host"));
         }
+        let client = connector::build(settings)?;
+        #[cfg(feature = "tls")]
+        let auth = match &settings.oauth {
+            Some(oauth) => Some(
+                super::auth::Authorizer::new(oauth.clone(), client.clone(), url).map_err(
+                    |source| ClientError::Auth {
+                        url: url.to_owned(),
+                        source,
+                    },
+                )?,
+            ),
+            None => None,
+        };
         Ok(Self {
-            client: connector::build(settings)?,
+            client,
+            #[cfg(feature = "tls")]
+            auth,
             url: parsed,
             headers: settings.headers.clone(),
             router,
@@ -144,6 +164,14 @@ impl HttpTransport {
     /// re-initialized once and the message sent again in the new session.
     pub(crate) async fn post(&self, outgoing: Outgoing<'_>) -> Result<(), ClientError> {
         let mut recovered = false;
+        #[cfg(feature = "tls")]
+        let mut authorizations = 0;
+        #[cfg(feature = "tls")]
+        if let Some(auth) = &self.auth {
+            if let Some(bearer) = auth.bearer().await {
+                self.lock().authorization = Some(bearer);
+            }
+        }
         loop {
             let sent_session = self.lock().session_id.clone();
             let request = self.build(&outgoing)?;
@@ -157,6 +185,30 @@ impl HttpTransport {
                 Err(error) => return self.fail(&outgoing, error),
             };
             let status = response.status();
+            #[cfg(feature = "tls")]
+            if let Some(auth) = &self.auth {
+                if let Some(refused) = challenge::refusal(&response) {
+                    if authorizations >= auth.max_authorizations() {
+                        let source = super::auth::AuthError::RetryLimit {
+                            attempts: authorizations,
+                        };
+                        return self.fail(&outgoing, self.auth_error(source));
+                    }
+                    authorizations += 1;
+                    drop(response);
+                    let sent = self.lock().authorization.clone();
+                    match auth
+                        .challenge(status.as_u16(), refused.as_deref(), sent.as_ref())
+                        .await
+                    {
+                        Ok(bearer) => {
+                            self.lock().authorization = Some(bearer);
+                            continue;
+                        }
+                        Err(source) => return self.fail(&outgoing, self.auth_error(source)),
+                    }
+                }
+            }
             if status == StatusCode::NOT_FOUND && !recovered && outgoing.method != "initialize" {
                 if let Some(sent) = sent_session {
                     recovered = true;

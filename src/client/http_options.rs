@@ -34,6 +34,9 @@ pub(crate) struct HttpSettings {
     /// Whether the platform's roots are trusted (on by default).
     #[cfg(feature = "tls")]
     pub(crate) platform_roots: bool,
+    /// OAuth, when the server asks for it.
+    #[cfg(feature = "tls")]
+    pub(crate) oauth: Option<super::auth::OAuthOptions>,
 }
 
 impl HttpSettings {
@@ -45,6 +48,8 @@ impl HttpSettings {
             roots: Vec::new(),
             #[cfg(feature = "tls")]
             platform_roots: true,
+            #[cfg(feature = "tls")]
+            oauth: None,
         }
     }
 }

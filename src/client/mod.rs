@@ -39,6 +39,8 @@
 //! # Ok(()) }
 //! ```
 
+#[cfg(feature = "tls")]
+pub mod auth;
 mod call;
 mod child;
 #[cfg(feature = "http")]

@@ -5,6 +5,7 @@
 // Each test crate uses a subset of this module.
 #![allow(dead_code)]
 
+use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
@@ -18,7 +19,6 @@ use rcgen::{
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
-use typed_mcp::http::McpHttpService;
 
 /// A CA whose root the client is told to trust.
 pub(crate) struct TestCa {
@@ -83,14 +83,46 @@ impl Drop for TlsServer {
 }
 
 impl TlsServer {
-    /// Serves `service` with the certificate chain and key, offering the ALPN protocols
-    /// `alpn` (e.g. `[b"h2", b"http/1.1"]`).
-    pub(crate) async fn start(
-        service: McpHttpService,
+    /// Serves `service` (an `McpHttpService`, an axum `Router`) on an ephemeral port with
+    /// the certificate chain and key, offering the ALPN protocols `alpn` (e.g.
+    /// `[b"h2", b"http/1.1"]`).
+    pub(crate) async fn start<S>(
+        service: S,
         chain: Vec<CertificateDer<'static>>,
         key: PrivateKeyDer<'static>,
         alpn: &[&[u8]],
-    ) -> Self {
+    ) -> Self
+    where
+        S: tower::Service<
+                Request<Incoming>,
+                Response = axum::response::Response,
+                Error = Infallible,
+            > + Clone
+            + Send
+            + 'static,
+        S::Future: Send + 'static,
+    {
+        Self::start_on(0, service, chain, key, alpn).await
+    }
+
+    /// [`start`](Self::start) on `port`.
+    pub(crate) async fn start_on<S>(
+        port: u16,
+        service: S,
+        chain: Vec<CertificateDer<'static>>,
+        key: PrivateKeyDer<'static>,
+        alpn: &[&[u8]],
+    ) -> Self
+    where
+        S: tower::Service<
+                Request<Incoming>,
+                Response = axum::response::Response,
+                Error = Infallible,
+            > + Clone
+            + Send
+            + 'static,
+        S::Future: Send + 'static,
+    {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let mut config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
@@ -100,7 +132,7 @@ impl TlsServer {
             .expect("the server identity");
         config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
         let acceptor = TlsAcceptor::from(Arc::new(config));
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let listener = TcpListener::bind(("127.0.0.1", port)).await.expect("bind");
         let addr = listener.local_addr().expect("address");
         let seen = Arc::new(Mutex::new(Vec::new()));
         let record = Arc::clone(&seen);
