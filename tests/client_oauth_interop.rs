@@ -200,7 +200,7 @@ impl ProviderUser {
                 .header(header::COOKIE, cookie)
                 .send()
                 .await
-                .map_err(|e| failed(e.to_string()))?;
+                .map_err(|e| failed(format!("{url}: {}", chain(&e))))?;
             for value in response.headers().get_all(header::SET_COOKIE) {
                 let text = value.to_str().unwrap_or_default();
                 let pair = text.split(';').next().unwrap_or_default();
@@ -248,6 +248,17 @@ impl AuthorizationStep for ProviderUser {
     fn authorize<'a>(&'a self, url: &'a str) -> StepFuture<'a> {
         Box::pin(self.walk(url))
     }
+}
+
+/// An error with its sources.
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    text
 }
 
 /// A store the test can reach into (to expire the token).

@@ -76,10 +76,19 @@ impl Provider {
             .expect("node starts (tests/oauth/setup.sh checks it is installed)");
         let stdout = child.stdout.take().expect("piped stdout");
         let (sender, receiver) = mpsc::channel();
+        // The reader keeps draining stdout after the ready line for as long as the provider
+        // runs: a closed pipe would make node's next write to stdout fail with EPIPE, an
+        // unhandled error that kills the provider in the middle of a test.
         std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
             let mut line = String::new();
-            let read = BufReader::new(stdout).read_line(&mut line);
+            let read = reader.read_line(&mut line);
             let _sent = sender.send(read.map(|_| line));
+            let mut rest = String::new();
+            while reader.read_line(&mut rest).is_ok_and(|n| n > 0) {
+                eprint!("provider stdout: {rest}");
+                rest.clear();
+            }
         });
         let line = match receiver.recv_timeout(READY_GUARD) {
             Ok(Ok(line)) => line,
