@@ -21,6 +21,9 @@ mod client_support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
 
 use serde_json::Value;
 
@@ -28,6 +31,10 @@ use client_support::{build_example, unavailable};
 
 /// (suite package, scenario, `--spec-version`).
 type Run = (&'static str, &'static str, Option<&'static str>);
+
+/// Runs at a time by default: each run is a node process (the suite and its scenario
+/// server) and a client process, mostly waiting on each other.
+const JOBS: usize = 8;
 
 /// The scenarios without OAuth.
 const PLAIN: &[Run] = &[
@@ -179,6 +186,7 @@ struct Outcome {
     failures: usize,
     warnings: usize,
     exit: Option<i32>,
+    seconds: f64,
     problem: Option<String>,
 }
 
@@ -196,7 +204,9 @@ fn run_one(node: &Path, client: &Path, (package, scenario, spec): Run) -> Outcom
     if let Some(spec) = spec {
         command.args(["--spec-version", spec]);
     }
+    let started = Instant::now();
     let run = command.output().expect("node starts");
+    let seconds = started.elapsed().as_secs_f64();
     let checks = checks_under(output_dir.path());
     let count = |status: &str| checks.iter().filter(|c| c["status"] == status).count();
     let (successes, failures, warnings) = (count("SUCCESS"), count("FAILURE"), count("WARNING"));
@@ -222,8 +232,43 @@ fn run_one(node: &Path, client: &Path, (package, scenario, spec): Run) -> Outcom
         failures,
         warnings,
         exit,
+        seconds,
         problem,
     }
+}
+
+/// How many runs go at a time (`TYPED_MCP_CONFORMANCE_JOBS`, default [`JOBS`]).
+fn jobs() -> usize {
+    std::env::var("TYPED_MCP_CONFORMANCE_JOBS")
+        .ok()
+        .and_then(|jobs| jobs.parse().ok())
+        .filter(|&jobs| jobs > 0)
+        .unwrap_or(JOBS)
+}
+
+/// Every run, [`jobs`] at a time: each worker takes the next run as soon as its last one
+/// ended (a slow run holds up one worker, not a batch). The outcomes are in `runs`' order.
+fn run_all(node: &Path, client: &Path, runs: &[Run]) -> Vec<Outcome> {
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<(usize, Outcome)>> = Mutex::new(Vec::with_capacity(runs.len()));
+    std::thread::scope(|scope| {
+        for _ in 0..jobs().min(runs.len()) {
+            scope.spawn(|| loop {
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                let Some(run) = runs.get(index) else {
+                    break;
+                };
+                let outcome = run_one(node, client, *run);
+                done.lock()
+                    .expect("no worker panicked")
+                    .push((index, outcome));
+            });
+        }
+    });
+    let mut done = done.into_inner().expect("no worker panicked");
+    assert_eq!(done.len(), runs.len(), "every run has an outcome");
+    done.sort_by_key(|(index, _)| *index);
+    done.into_iter().map(|(_, outcome)| outcome).collect()
 }
 
 #[test]
@@ -239,24 +284,11 @@ fn the_official_client_scenarios_pass() {
     }
     let client = build_example("conformance_client");
     let runs = runs();
-    // A few runs at a time: each is a node process and a client process, mostly waiting.
-    let outcomes: Vec<Outcome> = runs
-        .chunks(4)
-        .flat_map(|chunk| {
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = chunk
-                    .iter()
-                    .map(|run| scope.spawn(|| run_one(&node, &client, *run)))
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|handle| handle.join().expect("a run thread"))
-                    .collect::<Vec<_>>()
-            })
-        })
-        .collect();
+    let started = Instant::now();
+    let outcomes = run_all(&node, &client, &runs);
+    let elapsed = started.elapsed();
     let mut table = String::from(
-        "client conformance (scenario@package[/spec]: success/failure/warning, exit)\n",
+        "client conformance (scenario@package[/spec]: success/failure/warning, exit, seconds)\n",
     );
     let (mut successes, mut failures) = (0, 0);
     let mut failed = Vec::new();
@@ -264,14 +296,21 @@ fn the_official_client_scenarios_pass() {
         successes += outcome.successes;
         failures += outcome.failures + outcome.warnings;
         table.push_str(&format!(
-            "  {:<66} {:>3} / {} / {}  exit {:?}\n",
-            outcome.label, outcome.successes, outcome.failures, outcome.warnings, outcome.exit
+            "  {:<66} {:>3} / {} / {}  exit {:?}  {:.1}\n",
+            outcome.label,
+            outcome.successes,
+            outcome.failures,
+            outcome.warnings,
+            outcome.exit,
+            outcome.seconds
         ));
         failed.extend(outcome.problem);
     }
     table.push_str(&format!(
-        "  total: {} runs, {successes} SUCCESS, {failures} FAILURE or WARNING\n",
-        runs.len()
+        "  total: {} runs, {successes} SUCCESS, {failures} FAILURE or WARNING, {:.0} s with {} at a time\n",
+        runs.len(),
+        elapsed.as_secs_f64(),
+        jobs()
     ));
     client_support::interop_support::announce(&table);
     assert!(failed.is_empty(), "{table}\n{}", failed.join("\n\n"));
