@@ -39,6 +39,10 @@ use arguments::{KeyArguments, MessageArguments, NoArguments, PromptArguments};
 #[path = "conformance_server/schema_tools.rs"]
 mod schema_tools;
 
+/// The Tasks scenarios' fixtures (`greet`, `slow_compute`, `failing_job`, ...).
+#[path = "conformance_server/tasks.rs"]
+mod tasks;
+
 /// `test_trigger_tool_change` / `test_trigger_prompt_change`: list changes while serving.
 #[path = "conformance_server/triggers.rs"]
 mod triggers;
@@ -693,7 +697,11 @@ fn build() -> Result<McpServer, McpError> {
             .instructions("The fixtures of the official MCP conformance suite's server scenarios.")
             .resource_template(template);
     let slot = triggers::ServerSlot::default();
-    for tool in tools()?.into_iter().chain(triggers::trigger_tools(&slot)?) {
+    let tools = tools()?
+        .into_iter()
+        .chain(triggers::trigger_tools(&slot)?)
+        .chain(tasks::task_tools()?);
+    for tool in tools {
         builder = builder.tool(tool);
     }
     for resource in resources {

@@ -17,6 +17,11 @@ pub mod limits {
     include!(concat!(env!("OUT_DIR"), "/limits.rs"));
 }
 
+/// The Tasks extension's messages (`schema/mcp/tasks.json`).
+pub mod tasks {
+    include!(concat!(env!("OUT_DIR"), "/mcp/tasks.rs"));
+}
+
 /// Legacy (2025) and modern (2026-07-28) MCP messages and their shared pieces
 /// (`schema/mcp/protocol.json`).
 pub mod protocol {

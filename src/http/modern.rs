@@ -23,6 +23,8 @@ pub(crate) struct ParamsProbe {
     pub(crate) name: Option<String>,
     /// `uri` (resources/read) when a string.
     pub(crate) uri: Option<String>,
+    /// `taskId` (tasks/get, tasks/update, tasks/cancel) when a string.
+    pub(crate) task_id: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -35,12 +37,12 @@ struct MetaShape {
 
 impl ParamsProbe {
     /// Reads the few members the transport looks at; anything unreadable is left to the
-    /// params validator (`-32602`). Only `_meta`, `name` and `uri` are parsed: the rest (a
+    /// params validator (`-32602`). Only `_meta`, `name`, `uri` and `taskId` are parsed: the rest (a
     /// tool's arguments, however long) is walked over, not read. Params that are an array
     /// give nothing (MCP params are objects; a `serde` derive would read them by position).
     pub(crate) fn read(params: Option<&RawValue>) -> Self {
-        let Some([meta, name, uri]) =
-            params.and_then(|raw| find_members(raw.get(), ["_meta", "name", "uri"]))
+        let Some([meta, name, uri, task_id]) =
+            params.and_then(|raw| find_members(raw.get(), ["_meta", "name", "uri", "taskId"]))
         else {
             return Self::default();
         };
@@ -55,7 +57,8 @@ impl ParamsProbe {
             },
             None => None,
         };
-        let (Some(name), Some(uri)) = (parse(name), parse(uri)) else {
+        let (Some(name), Some(uri), Some(task_id)) = (parse(name), parse(uri), parse(task_id))
+        else {
             return Self::default();
         };
         let as_string = |value: Option<Value>| match value {
@@ -71,6 +74,7 @@ impl ParamsProbe {
             wants_progress,
             name: as_string(name),
             uri: as_string(uri),
+            task_id: as_string(task_id),
         }
     }
 }
@@ -114,6 +118,7 @@ pub(crate) fn check_headers(
     let body_name = match method {
         "tools/call" | "prompts/get" => probe.name.as_deref(),
         "resources/read" => probe.uri.as_deref(),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => probe.task_id.as_deref(),
         _ => None,
     };
     if let Some(body_name) = body_name {

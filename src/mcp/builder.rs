@@ -71,6 +71,7 @@ pub struct McpServerBuilder<S = ()> {
     keys: Option<crate::secrets::KeySet>,
     /// The declared extensions, checked by `build`.
     extensions: Vec<(String, serde_json::Map<String, serde_json::Value>)>,
+    tasks: super::tasks::TaskOptions,
 }
 
 impl<S> std::fmt::Debug for McpServerBuilder<S> {
@@ -110,6 +111,7 @@ impl McpServerBuilder {
             serve_options: ServeOptions::default(),
             keys: None,
             extensions: Vec::new(),
+            tasks: super::tasks::TaskOptions::default(),
         }
     }
 
@@ -132,6 +134,7 @@ impl McpServerBuilder {
             serve_options: self.serve_options,
             keys: self.keys,
             extensions: self.extensions,
+            tasks: self.tasks,
         }
     }
 }
@@ -230,6 +233,14 @@ impl<S> McpServerBuilder<S> {
         self
     }
 
+    /// How the server keeps tasks (the Tasks extension, for tools with
+    /// [`ToolDefinition::task_support`]): the store, the TTL, the poll interval. In memory,
+    /// 10 minutes, 500 ms by default.
+    pub fn tasks(mut self, options: super::tasks::TaskOptions) -> Self {
+        self.tasks = options;
+        self
+    }
+
     /// Builds the server. Within a tokio runtime the result cache (used when a tool is
     /// cacheable) gets its cleanup task; outside one, expired entries are dropped on lookup.
     ///
@@ -280,6 +291,7 @@ impl<S> McpServerBuilder<S> {
                 page_size: usize::try_from(self.limits.lists.page_size.get()).unwrap_or(usize::MAX),
                 hints: self.hints,
                 catalog,
+                tasks: Arc::new(super::tasks::Tasks::new(self.tasks)),
             }),
             serve_options: self
                 .serve_options
@@ -303,6 +315,8 @@ pub(crate) struct ServerState {
     pub(crate) page_size: usize,
     /// The tools, resources and prompts, which may change while serving.
     pub(crate) catalog: super::catalog::Catalog,
+    /// The tasks (the Tasks extension).
+    pub(crate) tasks: Arc<super::tasks::Tasks>,
 }
 
 /// An MCP server speaking both protocol eras. Cheap to clone; clones share tools, limits and

@@ -195,7 +195,13 @@ impl Catalog {
         )?;
         let prompts = PromptSet::new(definitions.prompts.clone())?;
         let mut capabilities = capabilities(&tools, &resources, &prompts);
-        capabilities.extensions = (!self.extensions.is_empty()).then(|| self.extensions.clone());
+        let mut extensions = self.extensions.clone();
+        if tools.has_task_tools() {
+            let _own = extensions
+                .entry(super::tasks::TASKS_EXTENSION.to_owned())
+                .or_insert_with(|| OpenObject(serde_json::Map::new()));
+        }
+        capabilities.extensions = (!extensions.is_empty()).then_some(extensions);
         Ok(Sets {
             generation,
             tools,

@@ -48,6 +48,9 @@ const METHODS: &[&str] = &[
     "resources/subscribe",
     "resources/unsubscribe",
     "subscriptions/listen",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
 ];
 
 /// The request loop's handler for one connection.
@@ -286,7 +289,7 @@ impl Connection {
             }
             ("tools/call", Era::Modern) => {
                 // The params (656 bytes) end in this block, as above.
-                let (name, arguments, progress_token, log_level, scope, inputs, extensions) = {
+                let (name, arguments, progress_token, log_level, scope, inputs, extensions, task) = {
                     let p: CallToolRequestParams = super::call_params::decode_call(
                         method,
                         owned_params.take(),
@@ -300,6 +303,9 @@ impl Connection {
                         sets.capabilities.extensions.as_ref(),
                         &declared,
                     );
+                    let support = sets.tools.task_support(&p.name);
+                    let task = super::tasks::methods::as_task(support, &extensions)?
+                        .then(|| declared.clone());
                     // Questions to the client become an input_required result; a retry brings
                     // the answers (and the sealed answers of earlier rounds), for this tool
                     // with these arguments only.
@@ -321,8 +327,22 @@ impl Connection {
                         scope,
                         inputs,
                         extensions,
+                        task,
                     )
                 };
+                if let Some(declared) = task {
+                    let arguments = match arguments {
+                        Value::Object(map) => Some(map),
+                        _ => None,
+                    };
+                    let call = super::tasks::methods::TaskCall {
+                        name,
+                        arguments,
+                        declared,
+                        extensions,
+                    };
+                    return super::tasks::methods::start(state, Arc::clone(&sets), &ctx, call);
+                }
                 let answer = sets
                     .tools
                     .call(CallRequest {
@@ -450,6 +470,9 @@ impl Connection {
                     let _had = state.subscriptions.unsubscribe(self.id, &p.uri);
                 }
                 respond(&EmptyResult { meta: None })
+            }
+            ("tasks/get" | "tasks/update" | "tasks/cancel", Era::Modern) => {
+                super::tasks::methods::answer(state, &sets, &ctx, method, params)
             }
             ("subscriptions/listen", Era::Modern) => {
                 let closing = &self.closing;

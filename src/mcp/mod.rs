@@ -81,6 +81,7 @@ mod prompts;
 mod resource_templates;
 mod resources;
 mod subscriptions;
+pub mod tasks;
 mod tool_call;
 mod tools;
 pub(crate) mod typed_tool;

@@ -85,6 +85,23 @@ impl ToolSet {
         ))
     }
 
+    /// How `tool` may run as a task (`Forbidden` for an unknown tool: the call then fails
+    /// as usual).
+    pub(crate) fn task_support(&self, tool: &str) -> super::tasks::TaskSupport {
+        self.by_name
+            .get(tool)
+            .map_or(super::tasks::TaskSupport::Forbidden, |definition| {
+                definition.task_support
+            })
+    }
+
+    /// Whether a tool may run as a task (the server then declares the Tasks extension).
+    pub(crate) fn has_task_tools(&self) -> bool {
+        self.by_name
+            .values()
+            .any(|definition| definition.task_support != super::tasks::TaskSupport::Forbidden)
+    }
+
     /// Answers a `tools/call`.
     ///
     /// An `async` block, not an `async fn`: an `async fn`'s future keeps its arguments twice

@@ -177,6 +177,8 @@ pub struct ToolDefinition<S = ()> {
     pub(crate) tool: Tool,
     pub(crate) entry: ToolEntry,
     pub(crate) required_capabilities: Vec<String>,
+    /// Whether calls may become tasks (the Tasks extension).
+    pub(crate) task_support: super::tasks::TaskSupport,
     pub(crate) content_blocks: bool,
     /// A published `outputSchema` describes the output: it is never cut.
     pub(crate) structured_output: bool,
@@ -193,6 +195,7 @@ impl<S> Clone for ToolDefinition<S> {
             tool: self.tool.clone(),
             entry: self.entry.clone(),
             required_capabilities: self.required_capabilities.clone(),
+            task_support: self.task_support,
             content_blocks: self.content_blocks,
             structured_output: self.structured_output,
             verbatim_arguments: self.verbatim_arguments,
@@ -235,6 +238,7 @@ impl<S> ToolDefinition<S> {
             },
             entry,
             required_capabilities: Vec::new(),
+            task_support: super::tasks::TaskSupport::Forbidden,
             content_blocks: false,
             structured_output: false,
             verbatim_arguments: false,
@@ -273,6 +277,18 @@ impl<S> ToolDefinition<S> {
     #[must_use]
     pub fn requires_client_capability(mut self, capability: impl Into<String>) -> Self {
         self.required_capabilities.push(capability.into());
+        self
+    }
+
+    /// Lets calls of this tool become tasks (the Tasks extension, see
+    /// [`crate::mcp::tasks`]): with [`TaskSupport::Optional`](super::tasks::TaskSupport::Optional)
+    /// a call from a client that declared `io.modelcontextprotocol/tasks` is answered at once
+    /// with a task and runs in the background, other calls run as usual; with
+    /// [`TaskSupport::Required`](super::tasks::TaskSupport::Required) other calls are `-32021`.
+    /// The server declares the extension while it has such a tool.
+    #[must_use]
+    pub fn task_support(mut self, support: super::tasks::TaskSupport) -> Self {
+        self.task_support = support;
         self
     }
 
@@ -388,6 +404,7 @@ impl<S> ToolDefinition<S> {
             tool: self.tool,
             entry,
             required_capabilities: self.required_capabilities,
+            task_support: self.task_support,
             content_blocks: self.content_blocks,
             structured_output: self.structured_output,
             verbatim_arguments: self.verbatim_arguments,

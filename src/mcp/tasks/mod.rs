@@ -1,0 +1,150 @@
+//! The Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) on the server, MCP
+//! 2026-07-28.
+//!
+//! - **Negotiation.** A server with a task-capable tool ([`ToolDefinition::task_support`])
+//!   declares the extension in `server/discover`. A request may use it only when its
+//!   `_meta["io.modelcontextprotocol/clientCapabilities"].extensions` declares it too:
+//!   `tasks/get`, `tasks/update` and `tasks/cancel` are `-32021` otherwise, with
+//!   `data.requiredCapabilities.extensions["io.modelcontextprotocol/tasks"]`.
+//! - **Creation is the server's choice.** A `tools/call` of a task-capable tool from a client
+//!   that declared the extension answers at once with a `CreateTaskResult` (`resultType:
+//!   "task"`, `taskId`, `status: "working"`, `ttlMs`, `pollIntervalMs`), stored before it is
+//!   sent, so an immediate `tasks/get` finds it. Without the extension a
+//!   [`TaskSupport::Optional`] tool answers as a plain call, a [`TaskSupport::Required`] one
+//!   is `-32021`. A legacy `task` param is ignored.
+//! - **The work** is the tool's handler, run by the same runner as a call (limits, timeout
+//!   category, cancellation, result envelope): a task's work has the tool's timeout, counted
+//!   from its creation, not the client's wait. A result, even a tool error (`isError: true`),
+//!   makes the task `completed` with the result inlined on `tasks/get`; a handler that panics
+//!   or fails unexpectedly (`INTERNAL`) or a JSON-RPC error makes it `failed` with `error`.
+//! - **Questions.** A question the handler asks the client (`ctx.elicit`, `ctx.sample`, ...)
+//!   parks the task as `input_required` with the question under `inputRequests`; `tasks/update`
+//!   delivers answers by key (one at a time or all at once), and the handler continues.
+//! - **Cancellation.** `tasks/cancel` stops the handler and settles the task as `cancelled`;
+//!   it is acknowledged with `{resultType: "complete"}`, on a terminal task too.
+//! - **TTL.** A task is kept for its `ttlMs` from its creation ([`TaskOptions::ttl`]), then
+//!   it is unknown.
+//! - **Bad input.** An unknown or expired task id, and a task of another identity (when the
+//!   server is protected), are the same `-32602` "unknown task", quoting nothing.
+//!   `tasks/result` and `tasks/list` (removed by SEP-2663) are `-32601`.
+//! - **Not yet.** A shared (Redis) store, the 2025 era, and a task started by the retry of
+//!   an `input_required` round (the suite's `tasks-mrtr-composition`).
+//!
+//! [`ToolDefinition::task_support`]: crate::mcp::ToolDefinition::task_support
+
+pub(crate) mod methods;
+mod runtime;
+mod store;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+pub(crate) use runtime::Tasks;
+pub use store::{MemoryTaskStore, TaskRecord, TaskStore, TaskStoreError};
+
+/// The identifier of the Tasks extension.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// Whether a tool's calls may become tasks ([`ToolDefinition::task_support`]).
+///
+/// [`ToolDefinition::task_support`]: crate::mcp::ToolDefinition::task_support
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum TaskSupport {
+    /// Never a task (the default).
+    #[default]
+    Forbidden,
+    /// A task when the client declared the extension, a plain call otherwise.
+    Optional,
+    /// Only as a task: a client that did not declare the extension gets `-32021`.
+    Required,
+}
+
+/// How the server keeps tasks ([`McpServerBuilder::tasks`](crate::mcp::McpServerBuilder::tasks)).
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct TaskOptions {
+    pub(crate) store: Arc<dyn TaskStore>,
+    pub(crate) ttl: Duration,
+    pub(crate) poll_interval: Duration,
+}
+
+impl Default for TaskOptions {
+    fn default() -> Self {
+        Self {
+            store: Arc::new(MemoryTaskStore::new()),
+            ttl: Duration::from_secs(600),
+            poll_interval: Duration::from_millis(500),
+        }
+    }
+}
+
+impl TaskOptions {
+    /// In-memory tasks, kept 10 minutes, polled every 500 ms.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Where tasks are kept (a shared store lets every instance of a cluster answer
+    /// `tasks/get`).
+    pub fn store(mut self, store: Arc<dyn TaskStore>) -> Self {
+        self.store = store;
+        self
+    }
+
+    /// How long a task is kept after its creation (`ttlMs`; at least 1 ms).
+    pub fn ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = ttl.max(Duration::from_millis(1));
+        self
+    }
+
+    /// How often clients are asked to poll (`pollIntervalMs`; at least 1 ms).
+    pub fn poll_interval(mut self, interval: Duration) -> Self {
+        self.poll_interval = interval.max(Duration::from_millis(1));
+        self
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+pub(crate) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| {
+            u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)
+        })
+}
+
+/// `ms` (milliseconds since the Unix epoch) as RFC 3339 UTC, to the millisecond.
+pub(crate) fn rfc3339(ms: u64) -> String {
+    let days = ms / 86_400_000;
+    let in_day = ms % 86_400_000;
+    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
+    let z = i64::try_from(days).unwrap_or(0) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        in_day / 3_600_000,
+        in_day / 60_000 % 60,
+        in_day / 1000 % 60,
+        in_day % 1000
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_rfc3339() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339(951_782_400_000), "2000-02-29T00:00:00.000Z");
+        assert_eq!(rfc3339(1_795_856_645_123), "2026-11-28T09:04:05.123Z");
+    }
+}
