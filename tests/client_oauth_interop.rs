@@ -1,165 +1,77 @@
 //! The OAuth client against an OpenID provider we did not write: npm `oidc-provider`
-//! (tests/oauth/provider.mjs) as the authorization server of our own MCP server, which a
-//! small resource-server guard in this test protects (it verifies the provider's RS256 JWT
-//! access tokens against its JWKS: signature, issuer, audience = the resource, expiry).
+//! (tests/oauth/provider.mjs) as the authorization server of our own demo server, protected by
+//! our resource server (`HttpOptions::auth`: the provider's JWT access tokens checked against
+//! its JWKS, audience = the resource; `notes:read` for everything, `notes:write` to call
+//! `add`).
 //!
 //! - authorization code + PKCE with dynamic registration: the test plays the user at the
-//!   provider's login and consent pages over HTTP; then the token expires (in the store)
-//!   and the client refreshes it with the refresh token before the next request;
-//! - client credentials (`client_secret_basic`);
-//! - the same over `https://` with a CA made in the test.
+//!   provider's login and consent pages over HTTP; calling `add` gets 403
+//!   `insufficient_scope` and the client steps up (the user is sent to the provider again,
+//!   for both scopes); then the token expires (in the store) and the client refreshes it
+//!   with the refresh token before the next request, without the user;
+//! - client credentials (`client_secret_basic`), over `http://` and over `https://` with a
+//!   CA made in the test.
 
+mod http_support;
 mod oauth_support;
-mod tls_support;
 
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::extract::{Request, State};
-use axum::http::{header, StatusCode};
-use axum::response::{IntoResponse, Response};
-use axum::routing::{any, get};
-use axum::Router;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine as _;
-use serde_json::{json, Value};
+use axum::http::header;
+use http_support::demo;
+use serde_json::json;
 use typed_mcp::client::auth::{
     AuthError, AuthorizationStep, MemoryTokenStore, OAuthOptions, StepFuture, StoredTokens,
     TokenStore,
 };
 use typed_mcp::client::{Client, ClientOptions};
-use typed_mcp::http::HttpOptions;
-use typed_mcp::mcp::McpServer;
+use typed_mcp::generated::limits::Limits;
+use typed_mcp::http::auth::{JwtValidator, ResourceServer};
+use typed_mcp::http::{RunningHttpServer, TlsConfig};
 
 use oauth_support::{Provider, CC_SECRET};
 
-/// What the guard in front of the MCP server knows and saw.
-#[derive(Clone)]
-struct Guard {
-    issuer: String,
-    resource: String,
-    jwks: Value,
-    mcp: typed_mcp::http::McpHttpService,
-    /// Every token it accepted, in order.
-    accepted: Arc<Mutex<Vec<String>>>,
-}
-
-impl Guard {
-    /// Whether `token` is an RS256 JWT of the provider for this resource, unexpired.
-    fn verify(&self, token: &str) -> bool {
-        let parts: Vec<&str> = token.split('.').collect();
-        let [header, claims, signature] = parts.as_slice() else {
-            return false;
-        };
-        let decode = |part: &str| URL_SAFE_NO_PAD.decode(part).ok();
-        let json = |part: &str| decode(part).and_then(|b| serde_json::from_slice::<Value>(&b).ok());
-        let (Some(header_json), Some(claims_json), Some(signature)) =
-            (json(header), json(claims), decode(signature))
-        else {
-            return false;
-        };
-        if header_json["alg"] != "RS256" {
-            return false;
-        }
-        let Some(key) = self.jwks["keys"]
-            .as_array()
-            .and_then(|keys| keys.iter().find(|k| k["kid"] == header_json["kid"]))
-        else {
-            return false;
-        };
-        let (Some(n), Some(e)) = (
-            key["n"].as_str().and_then(decode),
-            key["e"].as_str().and_then(decode),
-        ) else {
-            return false;
-        };
-        let public = ring::signature::RsaPublicKeyComponents { n, e };
-        let message = format!("{header}.{claims}");
-        if public
-            .verify(
-                &ring::signature::RSA_PKCS1_2048_8192_SHA256,
-                message.as_bytes(),
-                &signature,
-            )
-            .is_err()
-        {
-            return false;
-        }
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_secs();
-        claims_json["iss"] == self.issuer.as_str()
-            && claims_json["aud"] == self.resource.as_str()
-            && claims_json["exp"].as_u64().is_some_and(|exp| exp > now)
-    }
-}
-
-async fn guarded(State(guard): State<Guard>, request: Request) -> Response {
-    let token = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::to_owned);
-    match token {
-        Some(token) if guard.verify(&token) => {
-            guard.accepted.lock().unwrap().push(token);
-            let answer = tower::ServiceExt::oneshot(guard.mcp.clone(), request).await;
-            match answer {
-                Ok(response) => response.into_response(),
-                Err(never) => match never {},
-            }
-        }
-        _ => {
-            let challenge = format!(
-                r#"Bearer resource_metadata="{}/.well-known/oauth-protected-resource/mcp""#,
-                guard.resource.trim_end_matches("/mcp")
-            );
-            (
-                StatusCode::UNAUTHORIZED,
-                [(header::WWW_AUTHENTICATE, challenge)],
-            )
-                .into_response()
-        }
-    }
-}
-
-async fn resource_metadata(State(guard): State<Guard>) -> Response {
-    json_response(json!({
-        "resource": guard.resource,
-        "authorization_servers": [guard.issuer],
-        "scopes_supported": ["notes:read"],
-    }))
-    .into_response()
-}
-
-/// Our MCP server behind the guard, as an axum app; `base` is the URL it is reached at.
-async fn protected_app(provider: &Provider, base: &str) -> (Router, Guard) {
-    let server = McpServer::builder("interop", "1.0.0")
-        .build()
-        .expect("a server");
-    let discovery = provider.get_json("/.well-known/openid-configuration").await;
-    let jwks_path = discovery["jwks_uri"]
-        .as_str()
-        .expect("jwks_uri")
-        .trim_start_matches(&provider.issuer)
-        .to_owned();
-    let guard = Guard {
-        issuer: provider.issuer.clone(),
-        resource: format!("{base}/mcp"),
-        jwks: provider.get_json(&jwks_path).await,
-        mcp: server.http_service(HttpOptions::default()),
-        accepted: Arc::default(),
+/// The demo server on a free port of 127.0.0.1, protected by the provider: `scheme` is
+/// `http`, or `https` with `tls`.
+async fn protected_demo(
+    provider: &Provider,
+    scheme: &str,
+    tls: Option<TlsConfig>,
+) -> RunningHttpServer {
+    let addr: SocketAddr = {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        probe.local_addr().unwrap()
     };
-    let app = Router::new()
-        .route("/mcp", any(guarded))
-        .route(
-            "/.well-known/oauth-protected-resource/mcp",
-            get(resource_metadata),
-        )
-        .with_state(guard.clone());
-    (app, guard)
+    let resource = format!("{scheme}://{addr}/mcp");
+    let validator = JwtValidator::discover(&provider.issuer, &resource)
+        .await
+        .expect("the provider's JWKS");
+    // The metadata and the 401 challenge name notes:read only (a 401 names scopes_supported),
+    // so the first token lacks notes:write and `add` takes a step-up.
+    let auth = ResourceServer::new(&resource, &provider.issuer, validator)
+        .scopes_supported(["notes:read"])
+        .require_scopes(["notes:read"])
+        .tool_scopes("add", ["notes:write"]);
+    let server = demo::build(Limits::default()).expect("the demo server builds");
+    let mut options = server.http_options().bound_to(addr).auth(auth);
+    if let Some(tls) = tls {
+        options = options.tls(tls);
+    }
+    server
+        .serve_http_with(addr, options)
+        .await
+        .expect("listening")
+}
+
+/// The `add` tool's answer as JSON text.
+async fn add(client: &Client) -> String {
+    let reply = client
+        .call_tool("add", json!({"a": 2, "b": 3}))
+        .await
+        .expect("add");
+    serde_json::to_string(&reply).unwrap()
 }
 
 /// The user at the provider's development login and consent pages: follows the redirects
@@ -167,7 +79,8 @@ async fn protected_app(provider: &Provider, base: &str) -> (Router, Guard) {
 #[derive(Debug)]
 struct ProviderUser {
     http: reqwest::Client,
-    logins: Arc<Mutex<usize>>,
+    /// How many times the user was sent to the provider.
+    steps: Arc<Mutex<usize>>,
 }
 
 impl ProviderUser {
@@ -177,11 +90,12 @@ impl ProviderUser {
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .unwrap(),
-            logins: Arc::default(),
+            steps: Arc::default(),
         }
     }
 
     async fn walk(&self, start: &str) -> Result<String, AuthError> {
+        *self.steps.lock().unwrap() += 1;
         let failed = |reason: String| AuthError::UserStep { reason };
         let mut cookies: Vec<(String, String)> = Vec::new();
         let mut url = url::Url::parse(start).map_err(|e| failed(e.to_string()))?;
@@ -228,7 +142,6 @@ impl ProviderUser {
                 return Err(failed(format!("the provider answered {status}: {page}")));
             }
             form = Some(if page.contains("name=\"login\"") {
-                *self.logins.lock().unwrap() += 1;
                 vec![("prompt", "login"), ("login", "alice"), ("password", "any")]
             } else {
                 vec![("prompt", "consent")]
@@ -281,117 +194,136 @@ fn options() -> ClientOptions {
     ClientOptions::new("oauth-interop", "1.0.0").request_timeout(Duration::from_secs(30))
 }
 
-#[tokio::test]
-async fn authorization_code_with_pkce_then_refresh_after_expiry() {
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn authorization_code_with_pkce_step_up_then_refresh_after_expiry() {
     let Some(provider) = Provider::start() else {
         return;
     };
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
-    let (app, guard) = protected_app(&provider, &base).await;
-    let server = tokio::spawn(async move { axum::serve(listener, app).await });
+    let running = protected_demo(&provider, "http", None).await;
+    let url = running.url();
     let store = SharedStore::default();
     let user = ProviderUser::new();
-    let logins = Arc::clone(&user.logins);
+    let steps = Arc::clone(&user.steps);
     let oauth =
         OAuthOptions::authorization_code("typed-mcp-interop", user).token_store(store.clone());
-    let url = format!("{base}/mcp");
     let client = Client::connect_http(&url, options().oauth(oauth))
         .await
         .expect("authorized and connected");
-    client
+    let tools = client
         .list_tools()
         .await
         .expect("tools/list with the token");
-    assert_eq!(*logins.lock().unwrap(), 1, "the user logged in once");
-    let first = guard
-        .accepted
-        .lock()
-        .unwrap()
-        .last()
-        .cloned()
-        .expect("a token");
+    assert!(tools.iter().any(|tool| tool.name == "add"), "{tools:?}");
+    assert_eq!(*steps.lock().unwrap(), 1, "the user was asked once");
+    let first = store.load(&url).unwrap().expect("stored tokens");
+    assert_eq!(first.resource, url);
+    let scopes = |tokens: &StoredTokens| tokens.scope.clone().unwrap_or_default();
+    assert!(
+        !scopes(&first)
+            .split(' ')
+            .any(|scope| scope == "notes:write"),
+        "the first token was asked for the challenge's scope only: {}",
+        scopes(&first)
+    );
+
+    // `add` needs notes:write: 403 insufficient_scope, then a second authorization.
+    let sum = add(&client).await;
+    assert!(sum.contains(r#""sum":5"#), "{sum}");
+    assert_eq!(
+        *steps.lock().unwrap(),
+        2,
+        "the step-up asked the user again"
+    );
     let mut tokens = store.load(&url).unwrap().expect("stored tokens");
+    assert!(
+        scopes(&tokens)
+            .split(' ')
+            .any(|scope| scope == "notes:write"),
+        "the step-up token has notes:write: {}",
+        scopes(&tokens)
+    );
     assert!(
         tokens.refresh_token.is_some(),
         "offline_access gave a refresh token"
     );
-    assert_eq!(tokens.resource, url);
-    // The access token expires: the next request refreshes it first.
+
+    // The access token expires: a later client refreshes it before its first request.
+    let stepped_up = tokens.access_token.expose().to_owned();
     tokens.expires_at = Some(0);
     store.save(&url, &tokens).unwrap();
-    // A new client with the same store (a later run of a program).
     let user = ProviderUser::new();
-    let later_logins = Arc::clone(&user.logins);
+    let later_steps = Arc::clone(&user.steps);
     let oauth =
         OAuthOptions::authorization_code("typed-mcp-interop", user).token_store(store.clone());
     let client = Client::connect_http(&url, options().oauth(oauth))
         .await
         .expect("connected with the refreshed token");
-    client
-        .list_tools()
-        .await
-        .expect("tools/list after the refresh");
-    let second = guard
-        .accepted
-        .lock()
-        .unwrap()
-        .last()
-        .cloned()
-        .expect("a token");
-    assert_ne!(first, second, "a new access token");
+    let sum = add(&client).await;
+    assert!(sum.contains(r#""sum":5"#), "{sum}");
+    let refreshed = store.load(&url).unwrap().expect("stored tokens");
+    assert_ne!(
+        refreshed.access_token.expose(),
+        stepped_up,
+        "a new access token"
+    );
+    assert!(!refreshed.expired(Duration::ZERO), "the new token is live");
     assert_eq!(
-        *later_logins.lock().unwrap(),
+        *later_steps.lock().unwrap(),
         0,
         "no user step for a refresh"
     );
-    server.abort();
+    running.shutdown().await.unwrap();
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn client_credentials_over_http_and_https() {
     let Some(provider) = Provider::start() else {
         return;
     };
-    // Plain HTTP.
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
-    let (app, guard) = protected_app(&provider, &base).await;
-    let server = tokio::spawn(async move { axum::serve(listener, app).await });
+    // Plain HTTP. The client `mcp-cc` may have both scopes: it gets what the challenge names,
+    // then steps up for `add` on its own (no user).
+    let running = protected_demo(&provider, "http", None).await;
     let oauth = OAuthOptions::client_credentials("mcp-cc", CC_SECRET);
-    let client = Client::connect_http(&format!("{base}/mcp"), options().oauth(oauth))
+    let client = Client::connect_http(&running.url(), options().oauth(oauth))
         .await
         .expect("client credentials");
     client.list_tools().await.expect("tools/list");
-    assert!(!guard.accepted.lock().unwrap().is_empty());
-    server.abort();
+    let sum = add(&client).await;
+    assert!(sum.contains(r#""sum":5"#), "{sum}");
+    running.shutdown().await.unwrap();
 
     // HTTPS with a CA made in the test.
-    let ca = tls_support::TestCa::new("interop CA");
-    let (chain, key) = ca.server_identity(&["localhost"]);
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    drop(listener);
-    let base = format!("https://localhost:{port}");
-    let (app, guard) = protected_app(&provider, &base).await;
-    let tls = tls_support::TlsServer::start_on(port, app, chain, key, &[b"h2", b"http/1.1"]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    ca_params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, "typed-mcp client interop CA");
+    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
+    let issuer = rcgen::Issuer::new(ca_params, ca_key);
+    let leaf_key = rcgen::KeyPair::generate().unwrap();
+    let leaf = rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned()])
+        .unwrap()
+        .signed_by(&leaf_key, &issuer)
+        .unwrap();
+    let (cert, key) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+    std::fs::write(&cert, leaf.pem()).unwrap();
+    std::fs::write(&key, leaf_key.serialize_pem()).unwrap();
+    let tls = TlsConfig::from_pem_files(&cert, &key).unwrap();
+    let running = protected_demo(&provider, "https", Some(tls)).await;
+    let url = running.url();
+    assert!(url.starts_with("https://"), "{url}");
     let options = options()
         .platform_roots(false)
-        .root_certificates_pem(ca.pem().as_bytes())
+        .root_certificates_pem(ca_cert.pem().as_bytes())
         .expect("the CA");
     let oauth = OAuthOptions::client_credentials("mcp-cc", CC_SECRET);
-    let client = Client::connect_http(&tls.url("localhost"), options.oauth(oauth))
+    let client = Client::connect_http(&url, options.oauth(oauth))
         .await
         .expect("client credentials over https");
     client.list_tools().await.expect("tools/list over https");
-    assert!(!guard.accepted.lock().unwrap().is_empty());
-}
-
-/// A JSON body.
-fn json_response(value: Value) -> Response {
-    (
-        [(axum::http::header::CONTENT_TYPE, "application/json")],
-        value.to_string(),
-    )
-        .into_response()
+    let sum = add(&client).await;
+    assert!(sum.contains(r#""sum":5"#), "{sum}");
+    running.shutdown().await.unwrap();
 }
