@@ -356,8 +356,7 @@ impl TaskRecord {
 /// Whether a tool result reports an unexpected failure of the tool (a panic, `INTERNAL`):
 /// a protocol-level error for a task, not a tool error.
 fn failed_unexpectedly(result: &Value) -> bool {
-    result["isError"] == true
-        && result["structuredContent"]["error"]["code"] == "INTERNAL"
+    result["isError"] == true && result["structuredContent"]["error"]["code"] == "INTERNAL"
 }
 
 /// The members every task answer shares.
