@@ -7,14 +7,19 @@
 //! same `alg` when it names one). `typ` must be `at+jwt`; `iss` the issuer; `aud` the resource
 //! (RFC 8707: a token for another resource is refused); `exp` and `nbf` hold with a leeway
 //! of at most [`MAX_LEEWAY`].
+//!
+//! A token that passed is remembered (by its SHA-256, at most [`MAX_REMEMBERED`] of them) for
+//! at most a minute and never past its `exp`, and only while the JWKS still lists its key:
+//! the next request with it skips the signature check, which costs tens of microseconds.
 
 use std::collections::HashMap;
 use std::sync::{Arc, PoisonError, RwLock};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use jsonwebtoken::jwk::{AlgorithmParameters, Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
 
 use super::fetch::{discover, FetchError, Fetcher};
 use super::{BoxFuture, TokenError, TokenValidator};
@@ -26,6 +31,13 @@ pub const MAX_LEEWAY: Duration = Duration::from_secs(300);
 pub(crate) const MAX_TOKEN_BYTES: usize = 16 * 1024;
 /// The most keys kept from one JWKS document.
 const MAX_KEYS: usize = 32;
+/// The most verified tokens remembered by one validator.
+pub const MAX_REMEMBERED: usize = 4096;
+/// How long a verified token is remembered at most.
+const REMEMBER_FOR: Duration = Duration::from_secs(60);
+
+/// Verified tokens by SHA-256: until when, the `kid` that verified them, and who they name.
+type Remembered = HashMap<[u8; 32], (Instant, String, AuthInfo)>;
 
 /// Validates JWT access tokens (RFC 9068) issued by one authorization server for one resource.
 ///
@@ -53,6 +65,7 @@ struct Inner {
     max_age: Duration,
     fetcher: Fetcher,
     keys: RwLock<Keys>,
+    remembered: std::sync::Mutex<Remembered>,
     /// Held while the JWKS is fetched: concurrent misses wait for one fetch.
     fetching: tokio::sync::Mutex<()>,
 }
@@ -93,6 +106,7 @@ impl JwtValidator {
                 max_age: Duration::from_secs(3600),
                 fetcher: Fetcher::default(),
                 keys: RwLock::new(Keys::default()),
+                remembered: std::sync::Mutex::new(HashMap::new()),
                 fetching: tokio::sync::Mutex::new(()),
             }),
         }
@@ -262,6 +276,62 @@ impl JwtValidator {
     }
 
     async fn check(&self, token: &str) -> Result<AuthInfo, TokenError> {
+        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+        if let Some(known) = self.recall(&digest) {
+            return Ok(known);
+        }
+        let (kid, auth) = self.verify(token).await?;
+        self.remember(digest, kid, &auth);
+        Ok(auth)
+    }
+
+    /// A token verified before, still within its time and its key still in the JWKS.
+    fn recall(&self, digest: &[u8; 32]) -> Option<AuthInfo> {
+        let remembered = self
+            .inner
+            .remembered
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let (until, kid, auth) = remembered.get(digest)?;
+        if *until <= Instant::now() {
+            return None;
+        }
+        let keys = self
+            .inner
+            .keys
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        keys.by_kid.contains_key(kid).then(|| auth.clone())
+    }
+
+    fn remember(&self, digest: [u8; 32], kid: String, auth: &AuthInfo) {
+        let now = Instant::now();
+        let unix_now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |since| since.as_secs());
+        let left = auth.expires_at.map_or(Duration::ZERO, |exp| {
+            Duration::from_secs(exp.saturating_sub(unix_now))
+        });
+        let keep = left.min(REMEMBER_FOR);
+        if keep.is_zero() {
+            return;
+        }
+        let mut remembered = self
+            .inner
+            .remembered
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if remembered.len() >= MAX_REMEMBERED {
+            remembered.retain(|_, (until, _, _)| *until > now);
+            if remembered.len() >= MAX_REMEMBERED {
+                remembered.clear();
+            }
+        }
+        let _previous = remembered.insert(digest, (now + keep, kid, auth.clone()));
+    }
+
+    /// The full check: header, key, signature and claims; the `kid` that verified it.
+    async fn verify(&self, token: &str) -> Result<(String, AuthInfo), TokenError> {
         let header =
             jsonwebtoken::decode_header(token).map_err(|_| TokenError::invalid("malformed JWT"))?;
         if !self.inner.algorithms.contains(&header.alg) {
@@ -299,7 +369,7 @@ impl JwtValidator {
         validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
         let data = jsonwebtoken::decode::<Map<String, Value>>(token, &key, &validation)
             .map_err(|error| TokenError::invalid(format!("{:?}", error.kind())))?;
-        Ok(AuthInfo::from_claims(data.claims))
+        Ok((kid.to_owned(), AuthInfo::from_claims(data.claims)))
     }
 }
 

@@ -39,7 +39,7 @@ pub use fetch::FetchError;
 pub use fetch::FetchOptions;
 pub use introspection::IntrospectionValidator;
 pub use jsonwebtoken::Algorithm;
-pub use jwt::{JwtValidator, MAX_LEEWAY};
+pub use jwt::{JwtValidator, MAX_LEEWAY, MAX_REMEMBERED};
 pub use layer::{AuthLayer, AuthService, MetadataService};
 
 use rules::Rules;
