@@ -9,13 +9,36 @@ use crate::output::{holds, render, write_if_changed};
 ///
 /// # Examples
 ///
-/// In a `build.rs`:
+/// In a `build.rs` (cargo sets `OUT_DIR`, where the code goes by default, and reruns the
+/// script when the schema changes):
 ///
 /// ```no_run
-/// typed_mcp_codegen::Config::new()
-///     .schema("schema/tools.json")
-///     .generate()
-///     .expect("typed-mcp code generation failed");
+/// fn main() {
+///     typed_mcp_codegen::Config::new()
+///         .schema("schema/tools.json")
+///         .generate()
+///         .expect("typed-mcp code generation failed");
+/// }
+/// ```
+///
+/// The same run into a directory of your choice, with what was generated:
+///
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// let schema = dir.path().join("tools.json");
+/// std::fs::write(&schema, r#"{"$defs": {"ShoutArguments": {
+///     "type": "object", "description": "Shouts a text.",
+///     "properties": {"text": {"type": "string", "maxLength": 100}},
+///     "required": ["text"], "additionalProperties": false}}}"#)?;
+/// let files = typed_mcp_codegen::Config::new()
+///     .schema(&schema)
+///     .out_dir(dir.path())
+///     .emit_rerun_if_changed(false)
+///     .generate()?;
+/// assert_eq!(files[0].path, dir.path().join("tools.rs"));
+/// let code = std::fs::read_to_string(&files[0].path)?;
+/// assert!(code.contains("pub struct ShoutArguments"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
 /// and in the crate, which needs no dependency but `typed-mcp` (generated code reaches

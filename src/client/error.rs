@@ -180,7 +180,7 @@ pub enum ClientError {
         /// The tool's name.
         tool: String,
         /// What the tool answered.
-        result: Box<super::ToolResult>,
+        result: Box<super::ToolReply>,
     },
     /// A 2026-07-28 result asked for input (`resultType: "input_required"`) that the
     /// client's handler refused or could not give, or the rounds did not end.

@@ -12,7 +12,7 @@ use crate::generated::protocol::{CallToolResult, LegacyCallToolResult};
 use super::call::{decode, validate_received, Call, Validator};
 use super::handler;
 use super::{
-    Client, ClientError, PromptResult, RequestOptions, ResourceResult, ToolResult, Versioned,
+    Client, ClientError, PromptResult, RequestOptions, ResourceResult, ToolReply, Versioned,
 };
 
 /// The most `input_required` rounds one request goes through.
@@ -254,8 +254,8 @@ impl Client {
     /// # Errors
     ///
     /// [`ClientError::InvalidRequest`] if `arguments` is not an object; any request error.
-    /// A tool that fails reports it in the result ([`ToolResult::is_error`]).
-    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<ToolResult, ClientError> {
+    /// A tool that fails reports it in the result ([`ToolReply::is_error`]).
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<ToolReply, ClientError> {
         self.call_tool_with(name, arguments, RequestOptions::new())
             .await
     }
@@ -270,7 +270,7 @@ impl Client {
         name: &str,
         arguments: Value,
         options: RequestOptions,
-    ) -> Result<ToolResult, ClientError> {
+    ) -> Result<ToolReply, ClientError> {
         #[cfg(feature = "http")]
         if self.is_modern() && matches!(self.inner.transport, super::Transport::Http(_)) {
             let learned = self

@@ -64,7 +64,6 @@ mod router;
 #[cfg(feature = "http")]
 mod sse;
 mod stream;
-#[cfg(feature = "output-schema")]
 mod typed_call;
 
 use std::sync::{Arc, Mutex, PoisonError};
@@ -79,7 +78,7 @@ pub use handler::{ClientHandler, HandlerError, HandlerFuture};
 pub use listen::{ListenNotification, Subscription};
 pub use more_requests::CompletionTarget;
 pub use options::{ClientOptions, Progress, ProgressCallback, RequestOptions, VersionChoice};
-pub use results::{PromptResult, ResourceResult, ServerDescription, ToolResult, Versioned};
+pub use results::{PromptResult, ResourceResult, ServerDescription, ToolReply, Versioned};
 
 use router::Router;
 use stream::StreamTransport;

@@ -21,7 +21,7 @@ pub enum Versioned<M, L> {
 }
 
 /// The answer to `tools/call`.
-pub type ToolResult = Versioned<CallToolResult, LegacyCallToolResult>;
+pub type ToolReply = Versioned<CallToolResult, LegacyCallToolResult>;
 /// The answer to `resources/read`.
 pub type ResourceResult = Versioned<ReadResourceResult, LegacyReadResourceResult>;
 /// The answer to `prompts/get`.
@@ -30,7 +30,7 @@ pub type PromptResult = Versioned<GetPromptResult, LegacyGetPromptResult>;
 /// the `initialize` result (2025).
 pub type ServerDescription = Versioned<DiscoverResult, InitializeResult>;
 
-impl ToolResult {
+impl ToolReply {
     /// What the tool produced.
     #[must_use]
     pub fn content(&self) -> &[ContentBlock] {

@@ -1,24 +1,30 @@
 //! `tools/call` with typed arguments and a typed, checked result: the arguments are
 //! validated by their generated validator before they are sent, and the tool's
 //! `structuredContent` against the `outputSchema` the server published for it in
-//! `tools/list` (a JSON Schema known only at run time, checked with the `jsonschema` crate),
-//! then against the output type's own validator, before it is decoded.
+//! `tools/list` (a JSON Schema known only at run time, checked with the `jsonschema` crate;
+//! feature `output-schema`), then against the output type's own validator, before it is
+//! decoded. A typed-mcp server's uniform envelope (`{"ok": true, "data": .., "meta": ..}`)
+//! is unwrapped: the caller gets `data` as its type.
 
+#[cfg(feature = "output-schema")]
 use std::collections::HashMap;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
+#[cfg(feature = "output-schema")]
 use crate::generated::protocol::Tool;
 use crate::validation::{SchemaValidate, ValidationError};
 
-use super::{Client, ClientError, ToolResult};
+use super::{Client, ClientError, ToolReply};
 
 /// The `outputSchema` of each tool listed, by tool name (`None`: the tool has none).
+#[cfg(feature = "output-schema")]
 pub(crate) type OutputSchemas = HashMap<String, Option<Value>>;
 
 /// Remembers the output schemas of `tools`.
+#[cfg(feature = "output-schema")]
 pub(crate) fn learn(schemas: &mut OutputSchemas, tools: &[Tool]) {
     schemas.clear();
     for tool in tools {
@@ -31,6 +37,7 @@ pub(crate) fn learn(schemas: &mut OutputSchemas, tools: &[Tool]) {
 }
 
 /// One violation of the published output schema, described without quoting the value.
+#[cfg(feature = "output-schema")]
 fn violation(error: &jsonschema::ValidationError<'_>) -> ValidationError {
     let keyword = error.kind().keyword().to_owned();
     ValidationError::new(
@@ -55,6 +62,7 @@ fn single(path: &str, keyword: &str, message: &str) -> Vec<ValidationError> {
 }
 
 /// Checks `structured` against the published `schema`.
+#[cfg(feature = "output-schema")]
 fn check_output(schema: &Value, structured: &Value) -> Result<(), Vec<ValidationError>> {
     let validator = jsonschema::validator_for(schema).map_err(|_| {
         single(
@@ -75,12 +83,33 @@ fn check_output(schema: &Value, structured: &Value) -> Result<(), Vec<Validation
 }
 
 impl Client {
-    /// `tools/call` with typed arguments and a typed result.
+    /// `tools/call` with typed arguments and a typed result: the tool's data, whatever the
+    /// protocol era, without the result envelope.
     ///
     /// `arguments` is checked by `Args`'s generated validator before anything is sent. The
-    /// answer's `structuredContent` must be present and valid against the `outputSchema`
-    /// the server published for the tool (the tools are listed first if they were not
-    /// yet), and against `Out`'s own validator; it is then decoded into `Out`.
+    /// answer's `structuredContent` must be present, valid against the `outputSchema` the
+    /// server published for the tool (feature `output-schema`; the tools are listed first if
+    /// they were not yet), and against `Out`'s own validator; it is then decoded into `Out`.
+    /// When it is a typed-mcp server's uniform envelope (`{"ok": true, "data": .., "meta":
+    /// ..}`) and `Out` is not that envelope itself, its `data` is what is checked by `Out`'s
+    /// validator and decoded.
+    ///
+    /// ```no_run
+    /// # async fn run(client: typed_mcp::client::Client) -> Result<(), typed_mcp::client::ClientError> {
+    /// # use typed_mcp::validation::{SchemaValidate, ValidationError};
+    /// # #[derive(serde::Serialize)] struct AddArguments { a: i64, b: i64 }
+    /// # #[derive(serde::Deserialize)] struct AddOutput { sum: i64 }
+    /// # impl SchemaValidate for AddArguments {
+    /// #     fn validate_value(_: &serde_json::Value) -> Result<(), Vec<ValidationError>> { Ok(()) }
+    /// # }
+    /// # impl SchemaValidate for AddOutput {
+    /// #     fn validate_value(_: &serde_json::Value) -> Result<(), Vec<ValidationError>> { Ok(()) }
+    /// # }
+    /// // `AddArguments` and `AddOutput` are generated from the server's schema file.
+    /// let output: AddOutput = client.call_tool_typed("add", &AddArguments { a: 2, b: 3 }).await?;
+    /// assert_eq!(output.sum, 5);
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
     ///
@@ -120,7 +149,10 @@ impl Client {
                     .collect(),
             )
         })?;
+        #[cfg(feature = "output-schema")]
         let published = self.published_output_schema(name).await?;
+        #[cfg(not(feature = "output-schema"))]
+        let published: Option<Value> = None;
         let result = self.call_tool(name, arguments).await?;
         if result.is_error() {
             return Err(ClientError::ToolFailed {
@@ -133,6 +165,7 @@ impl Client {
 
     /// The `outputSchema` the server published for `tool` (listing the tools if they were
     /// not listed yet).
+    #[cfg(feature = "output-schema")]
     async fn published_output_schema(&self, tool: &str) -> Result<Option<Value>, ClientError> {
         let known = self
             .inner
@@ -159,7 +192,7 @@ impl Client {
 /// The checked and decoded `structuredContent` of a successful call.
 fn structured_output<Out: DeserializeOwned + SchemaValidate>(
     tool: &str,
-    result: &ToolResult,
+    result: &ToolReply,
     published: Option<&Value>,
 ) -> Result<Out, ClientError> {
     let invalid = |definition, errors| ClientError::InvalidMessage {
@@ -177,14 +210,23 @@ fn structured_output<Out: DeserializeOwned + SchemaValidate>(
             ),
         ));
     };
+    #[cfg(feature = "output-schema")]
     if let Some(schema) = published {
         check_output(schema, &structured).map_err(|errors| invalid("outputSchema", errors))?;
     }
+    #[cfg(not(feature = "output-schema"))]
+    let _: Option<&Value> = published;
+    let (structured, at) = match envelope_data(&structured) {
+        Some(data) if Out::validate_value(&structured).is_err() => {
+            (data.clone(), "/structuredContent/data")
+        }
+        _ => (structured, "/structuredContent"),
+    };
     let prefixed = |errors: Vec<ValidationError>| {
         errors
             .into_iter()
             .map(|mut error| {
-                error.prefix_path("/structuredContent");
+                error.prefix_path(at);
                 error
             })
             .collect()
@@ -195,7 +237,7 @@ fn structured_output<Out: DeserializeOwned + SchemaValidate>(
         invalid(
             "the output type's schema",
             single(
-                "/structuredContent",
+                at,
                 "type",
                 "the structured result does not decode into the output type",
             ),
@@ -203,10 +245,43 @@ fn structured_output<Out: DeserializeOwned + SchemaValidate>(
     })
 }
 
+/// The `data` of a successful typed-mcp result envelope (`{"ok": true, "data": .., "meta":
+/// ..}`, nothing else), if `structured` is one.
+fn envelope_data(structured: &Value) -> Option<&Value> {
+    let envelope = structured.as_object()?;
+    let only_envelope_keys = envelope
+        .keys()
+        .all(|key| matches!(key.as_str(), "ok" | "data" | "meta"));
+    if only_envelope_keys && envelope.get("ok") == Some(&Value::Bool(true)) {
+        envelope
+            .get("data")
+            .filter(|_| envelope.contains_key("meta"))
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    #[test]
+    fn only_a_successful_envelope_is_unwrapped() {
+        let data = serde_json::json!({"sum": 5});
+        let envelope = serde_json::json!({"ok": true, "data": data, "meta": {"durationMs": 1}});
+        assert_eq!(envelope_data(&envelope), Some(&data));
+        for other in [
+            serde_json::json!({"ok": false, "error": {}, "meta": {}}),
+            serde_json::json!({"ok": true, "data": data}),
+            serde_json::json!({"ok": true, "data": data, "meta": {}, "extra": 1}),
+            serde_json::json!({"sum": 5}),
+            serde_json::json!([1]),
+        ] {
+            assert_eq!(envelope_data(&other), None, "{other}");
+        }
+    }
+
+    #[cfg(feature = "output-schema")]
     #[test]
     fn output_violations_point_into_structured_content_without_quoting_it() {
         let schema = serde_json::json!({

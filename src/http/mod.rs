@@ -63,6 +63,7 @@ mod options;
 mod params;
 mod reply;
 mod repoll;
+mod server;
 mod service;
 mod sessions;
 mod sse;

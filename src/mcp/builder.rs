@@ -278,11 +278,9 @@ impl<S> McpServerBuilder<S> {
             extensions,
         )?;
         let from_limits = ServeOptions::from_limits(&self.limits);
-        #[cfg(feature = "http")]
-        let http_options = crate::http::HttpOptions::from_limits(&self.limits);
         Ok(McpServer {
             #[cfg(feature = "http")]
-            http_options,
+            limits: Arc::new(self.limits.clone()),
             state: Arc::new(ServerState {
                 info: self.info,
                 instructions: self.instructions,
@@ -321,12 +319,38 @@ pub(crate) struct ServerState {
 
 /// An MCP server speaking both protocol eras. Cheap to clone; clones share tools, limits and
 /// the result cache, and every connection served gets its own session.
+///
+/// Built once with [`McpServer::builder`], then served over stdio
+/// ([`serve_stdio`](Self::serve_stdio)), any byte stream ([`serve`](Self::serve)) or, with
+/// the `http` feature, Streamable HTTP (`serve_http`, or `http_service` to mount in your own
+/// axum `Router`), one or several at once:
+///
+/// ```no_run
+/// use serde_json::Value;
+/// use typed_mcp::mcp::{McpServer, ToolDefinition};
+/// use typed_mcp::tools::ToolContext;
+///
+/// #[tokio::main]
+/// async fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     let server = McpServer::builder("example", "1.0.0")
+///         .instructions("Echoes what it is given.")
+///         .tool(ToolDefinition::new("echo", |_ctx: ToolContext, args: Value| async move {
+///             Ok(args)
+///         })?)
+///         .build()?;
+///     // Protocol on stdout, logs on stderr; returns when stdin ends.
+///     server.serve_stdio().await?;
+///     Ok(())
+/// }
+/// ```
 #[derive(Debug, Clone)]
 pub struct McpServer {
     pub(super) state: Arc<ServerState>,
     serve_options: ServeOptions,
+    /// The limits the server was built with (the HTTP transport derives its options from
+    /// them, see `crate::http`).
     #[cfg(feature = "http")]
-    http_options: crate::http::HttpOptions,
+    limits: Arc<Limits>,
 }
 
 impl McpServer {
@@ -352,6 +376,18 @@ impl McpServer {
     /// were notified.
     pub async fn notify_resource_updated(&self, uri: &str) -> usize {
         self.state.subscriptions.notify_updated(uri).await
+    }
+
+    /// The limits the server was built with.
+    #[cfg(feature = "http")]
+    pub(crate) fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// What every connection of the server shares.
+    #[cfg(feature = "http")]
+    pub(crate) fn shared(&self) -> &Arc<ServerState> {
+        &self.state
     }
 
     /// The tool runner (e.g. for its statistics).
@@ -421,51 +457,6 @@ impl McpServer {
                 Err(_cancelled) => Err(McpError::LoopCancelled),
             },
         }
-    }
-
-    /// The HTTP options derived from the server's limits (loopback only): the starting
-    /// point for [`http_service`](Self::http_service).
-    #[cfg(feature = "http")]
-    pub fn http_options(&self) -> crate::http::HttpOptions {
-        self.http_options.clone()
-    }
-
-    /// This server as a `tower::Service` of HTTP requests, to mount in an axum `Router` at
-    /// any path (see [`crate::http`]). Every call makes a service with its own sessions;
-    /// tools, cache and limits are shared with every other way this server serves.
-    #[cfg(feature = "http")]
-    pub fn http_service(&self, options: crate::http::HttpOptions) -> crate::http::McpHttpService {
-        crate::http::McpHttpService::new(Arc::clone(&self.state), options)
-    }
-
-    /// Listens on `addr` and serves Streamable HTTP at `http://ADDR/mcp`, with the HTTP
-    /// options of the server's limits; `Host`/`Origin` are restricted to the loopback forms
-    /// when `addr` is a loopback address. Returns once listening.
-    ///
-    /// # Errors
-    ///
-    /// [`HttpError::Bind`](crate::http::HttpError::Bind) when the address cannot be bound.
-    #[cfg(feature = "http")]
-    pub async fn serve_http(
-        &self,
-        addr: std::net::SocketAddr,
-    ) -> Result<crate::http::RunningHttpServer, crate::http::HttpError> {
-        let options = self.http_options().bound_to(addr);
-        self.serve_http_with(addr, options).await
-    }
-
-    /// [`serve_http`](Self::serve_http) with explicit options.
-    ///
-    /// # Errors
-    ///
-    /// As [`serve_http`](Self::serve_http).
-    #[cfg(feature = "http")]
-    pub async fn serve_http_with(
-        &self,
-        addr: std::net::SocketAddr,
-        options: crate::http::HttpOptions,
-    ) -> Result<crate::http::RunningHttpServer, crate::http::HttpError> {
-        crate::http::start(addr, self.http_service(options)).await
     }
 
     async fn serve_with<R, W>(

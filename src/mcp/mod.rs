@@ -103,7 +103,7 @@ pub use resource_templates::{
 };
 pub use resources::{ResourceDefinition, ResourceError, ResourceReader, UriPolicy};
 pub use tools::ToolDefinition;
-pub use typed_tool::{ToolArguments, ToolFn, ToolOutput};
+pub use typed_tool::{ToolFn, ToolInput, ToolOutput};
 pub use uri_template::{UriTemplate, UriTemplateError};
 #[cfg(feature = "runtime-schema")]
 pub use verbatim_schema::VerbatimSchema;

@@ -11,7 +11,7 @@
 //! | `async fn(Arc<S>, ToolContext, A) -> Result<Out, ToolCallError>` | as a task, with the server state |
 //! | `fn(&S, ToolContext, A) -> Result<Out, ToolCallError>` | on the blocking pool, with the server state |
 //!
-//! - The arguments `A` ([`ToolArguments`]) are a type generated from a definition of the
+//! - The arguments `A` ([`ToolInput`]) are a type generated from a definition of the
 //!   user's schema file (it carries the definition, [`SchemaDefinition`]): the tool publishes
 //!   that definition as `inputSchema`, takes its `description`, and checks every call with the
 //!   generated validator before the handler runs. Or `A` is [`serde_json::Value`]: the
@@ -58,7 +58,7 @@ use crate::SchemaDefinition;
 /// definition (published as the tool's `inputSchema` and checked by its generated
 /// validator), or [`serde_json::Value`] (the arguments verbatim; see
 /// [`ToolDefinition::input_schema`]).
-pub trait ToolArguments: Send + Sized + 'static {
+pub trait ToolInput: Send + Sized + 'static {
     /// Declares the arguments on `definition` (its `inputSchema` and description).
     #[doc(hidden)]
     fn declare<S>(definition: ToolDefinition<S>) -> Result<ToolDefinition<S>, McpError>;
@@ -68,7 +68,7 @@ pub trait ToolArguments: Send + Sized + 'static {
     fn from_arguments(arguments: Value) -> Result<Self, ToolCallError>;
 }
 
-impl ToolArguments for Value {
+impl ToolInput for Value {
     fn declare<S>(mut definition: ToolDefinition<S>) -> Result<ToolDefinition<S>, McpError> {
         definition.verbatim_arguments = true;
         Ok(definition)
@@ -79,7 +79,7 @@ impl ToolArguments for Value {
     }
 }
 
-impl<A> ToolArguments for A
+impl<A> ToolInput for A
 where
     A: SchemaDefinition + DeserializeOwned + Send + 'static,
 {
@@ -153,7 +153,7 @@ fn named(error: McpError, tool: &str) -> McpError {
 /// | `async fn(Arc<S>, ToolContext, A) -> Result<Out, ToolCallError>` | as a task, with the server state |
 /// | `fn(&S, ToolContext, A) -> Result<Out, ToolCallError>` | on the blocking pool, with the server state |
 ///
-/// `A` is a [`ToolArguments`] (a generated type, or `serde_json::Value`), `Out` a
+/// `A` is a [`ToolInput`] (a generated type, or `serde_json::Value`), `Out` a
 /// [`ToolOutput`] (`serde_json::Value`, or a generated type). Closures name the type of
 /// their `ToolContext` parameter when they use it, and of their state parameter always:
 /// the compiler cannot read them from this trait as it would from a closure signature.
@@ -179,7 +179,7 @@ where
     S: Send + Sync + 'static,
     F: Fn(ToolContext, A) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Out, ToolCallError>> + Send + 'static,
-    A: ToolArguments,
+    A: ToolInput,
     Out: ToolOutput,
 {
     fn into_definition(self, name: String) -> Result<ToolDefinition<S>, McpError> {
@@ -200,7 +200,7 @@ impl<S, F, A, Out> ToolFn<S, (BlockingFn, A)> for F
 where
     S: Send + Sync + 'static,
     F: Fn(ToolContext, A) -> Result<Out, ToolCallError> + Send + Sync + 'static,
-    A: ToolArguments,
+    A: ToolInput,
     Out: ToolOutput,
 {
     fn into_definition(self, name: String) -> Result<ToolDefinition<S>, McpError> {
@@ -217,7 +217,7 @@ where
     S: Send + Sync + 'static,
     F: Fn(Arc<S>, ToolContext, A) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Out, ToolCallError>> + Send + 'static,
-    A: ToolArguments,
+    A: ToolInput,
     Out: ToolOutput,
 {
     fn into_definition(self, name: String) -> Result<ToolDefinition<S>, McpError> {
@@ -242,7 +242,7 @@ impl<S, F, A, Out> ToolFn<S, (BlockingFn, WithState, A)> for F
 where
     S: Send + Sync + 'static,
     F: Fn(&S, ToolContext, A) -> Result<Out, ToolCallError> + Send + Sync + 'static,
-    A: ToolArguments,
+    A: ToolInput,
     Out: ToolOutput,
 {
     fn into_definition(self, name: String) -> Result<ToolDefinition<S>, McpError> {
@@ -270,7 +270,7 @@ fn unbound_placeholder() -> ToolHandler {
 
 /// The tool named `name` run by `handler` (or by what `binder` makes of the state), its
 /// arguments and output declared by their types.
-fn assemble<S, A: ToolArguments, Out: ToolOutput>(
+fn assemble<S, A: ToolInput, Out: ToolOutput>(
     name: String,
     handler: ToolHandler,
     binder: Option<Binder<S>>,

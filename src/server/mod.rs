@@ -1,5 +1,10 @@
-//! The request loop: framing, dispatch, bounded concurrency, cancellation, graceful
-//! shutdown.
+//! The JSON-RPC request loop under [`McpServer`](crate::mcp::McpServer): framing, dispatch,
+//! bounded concurrency, cancellation, graceful shutdown.
+//!
+//! **Not a second way to serve MCP.** An MCP server is an [`McpServer`](crate::mcp::McpServer)
+//! (which runs this loop for you: [`McpServer::serve`](crate::mcp::McpServer::serve),
+//! `serve_stdio`). This module is the layer below it, public for JSON-RPC services that are
+//! not MCP and for custom dispatch: it speaks no MCP method, era or schema.
 //!
 //! [`serve`] reads newline-delimited JSON-RPC from any [`AsyncRead`](tokio::io::AsyncRead),
 //! hands requests to a [`Handler`] (each on its own task, or first on the reading task when

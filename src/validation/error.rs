@@ -122,8 +122,14 @@ impl ValidationError {
         self.actual.to_value()
     }
 
-    /// A sentence describing the violation. It never quotes the validated input.
+    /// A sentence describing the violation. It quotes the validated input only as
+    /// [`actual`](Self::actual) does (a number, or a string of at most 64 bytes); an `enum`
+    /// violation found by a generated validator names the allowed values (up to 200 bytes
+    /// of them, then their count) and the value given instead.
     pub fn message(&self) -> Cow<'_, str> {
+        if let Some(sentence) = self.enum_sentence() {
+            return Cow::Owned(sentence);
+        }
         match &self.message {
             Message::Static(text) => Cow::Borrowed(text),
             Message::Owned(text) => Cow::Borrowed(text),
@@ -164,7 +170,51 @@ impl ValidationError {
         out.write_str(rest)
     }
 
+    /// The sentence of an `enum` violation recorded by a generated validator: the allowed
+    /// values (cut after [`MAX_ALLOWED_TEXT`] bytes, the count then said) and the actual
+    /// value as [`actual`](Self::actual) summarises it.
+    fn enum_sentence(&self) -> Option<String> {
+        if !matches!(
+            self.names,
+            Names::Static {
+                keyword: "enum",
+                ..
+            }
+        ) {
+            return None;
+        }
+        let Value::Array(allowed) = self.limit() else {
+            return None;
+        };
+        let mut listed = String::new();
+        let mut shown = 0;
+        for value in &allowed {
+            let text = value.to_string();
+            if !listed.is_empty() && listed.len() + text.len() > MAX_ALLOWED_TEXT {
+                break;
+            }
+            if !listed.is_empty() {
+                listed.push_str(", ");
+            }
+            listed.push_str(&text);
+            shown += 1;
+        }
+        if shown < allowed.len() {
+            listed.push_str(&format!(", ... ({} values in all)", allowed.len()));
+        }
+        let actual = match &self.actual {
+            Part::Str(type_name) => format!("a value of type {type_name}"),
+            other => format!("value {}", other.to_value()),
+        };
+        Some(format!(
+            "{actual} is not one of the allowed values: {listed}"
+        ))
+    }
+
     fn write_message(&self, out: &mut impl fmt::Write) -> fmt::Result {
+        if let Some(sentence) = self.enum_sentence() {
+            return out.write_str(&sentence);
+        }
         match &self.message {
             Message::Static(text) => out.write_str(text),
             Message::Owned(text) => out.write_str(text),
@@ -255,6 +305,10 @@ impl<'de> Deserialize<'de> for ValidationError {
         ))
     }
 }
+
+/// How much of an `enum`'s allowed values an error message lists, in bytes of JSON text
+/// (the rest is counted, not listed).
+pub(crate) const MAX_ALLOWED_TEXT: usize = 200;
 
 /// A part of an error (its `limit` or `actual`) as the validator had it at hand, turned into
 /// a JSON value only when read.
@@ -374,6 +428,47 @@ mod tests {
             recorded.message().into_owned(),
         );
         (recorded, built)
+    }
+
+    #[test]
+    fn an_enum_violation_names_the_allowed_values_and_the_actual_one() {
+        let error = ValidationError::recorded(
+            ShortText::from("/units"),
+            "/$defs/A/properties/units/enum",
+            "enum",
+            (
+                Part::Json(r#"["metric","imperial"]"#),
+                Part::Text(ShortText::from("kelvin")),
+                Message::Static("value is not one of the 2 allowed values"),
+            ),
+        );
+        assert_eq!(
+            error.message(),
+            r#"value "kelvin" is not one of the allowed values: "metric", "imperial""#
+        );
+        assert!(
+            error.to_string().contains(r#""metric", "imperial""#),
+            "{error}"
+        );
+        let many: Vec<String> = (0..100).map(|i| format!("value-number-{i}")).collect();
+        let text: &'static str = Box::leak(serde_json::to_string(&many).unwrap().into_boxed_str());
+        let error = ValidationError::recorded(
+            ShortText::from(""),
+            "/enum",
+            "enum",
+            (
+                Part::Json(text),
+                Part::Str("object"),
+                Message::Static("value is not one of the 100 allowed values"),
+            ),
+        );
+        let message = error.message();
+        assert!(
+            message.starts_with("a value of type object is not one of"),
+            "{message}"
+        );
+        assert!(message.ends_with("(100 values in all)"), "{message}");
+        assert!(message.len() < MAX_ALLOWED_TEXT + 120, "{message}");
     }
 
     #[test]
