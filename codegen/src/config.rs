@@ -13,12 +13,11 @@ use crate::output::{holds, render, write_if_changed};
 /// script when the schema changes):
 ///
 /// ```no_run
-/// fn main() {
-///     typed_mcp_codegen::Config::new()
-///         .schema("schema/tools.json")
-///         .generate()
-///         .expect("typed-mcp code generation failed");
-/// }
+/// // build.rs, in `fn main`:
+/// typed_mcp_codegen::Config::new()
+///     .schema("schema/tools.json")
+///     .generate()
+///     .expect("typed-mcp code generation failed");
 /// ```
 ///
 /// The same run into a directory of your choice, with what was generated:

@@ -326,22 +326,20 @@ pub(crate) struct ServerState {
 /// axum `Router`), one or several at once:
 ///
 /// ```no_run
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// use serde_json::Value;
 /// use typed_mcp::mcp::{McpServer, ToolDefinition};
 /// use typed_mcp::tools::ToolContext;
 ///
-/// #[tokio::main]
-/// async fn main() -> Result<(), Box<dyn std::error::Error>> {
-///     let server = McpServer::builder("example", "1.0.0")
-///         .instructions("Echoes what it is given.")
-///         .tool(ToolDefinition::new("echo", |_ctx: ToolContext, args: Value| async move {
-///             Ok(args)
-///         })?)
-///         .build()?;
-///     // Protocol on stdout, logs on stderr; returns when stdin ends.
-///     server.serve_stdio().await?;
-///     Ok(())
-/// }
+/// let server = McpServer::builder("example", "1.0.0")
+///     .instructions("Echoes what it is given.")
+///     .tool(ToolDefinition::new("echo", |_ctx: ToolContext, args: Value| async move {
+///         Ok(args)
+///     })?)
+///     .build()?;
+/// // Protocol on stdout, logs on stderr; returns when stdin ends.
+/// server.serve_stdio().await?;
+/// # Ok(()) }
 /// ```
 #[derive(Debug, Clone)]
 pub struct McpServer {
