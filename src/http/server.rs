@@ -10,7 +10,6 @@ use crate::mcp::McpServer;
 impl McpServer {
     /// The HTTP options derived from the server's limits (loopback only): the starting
     /// point for [`http_service`](Self::http_service).
-    #[must_use]
     pub fn http_options(&self) -> HttpOptions {
         HttpOptions::from_limits(self.limits())
     }
