@@ -56,8 +56,8 @@ use crate::SchemaDefinition;
 
 /// What a tool's handler may take as its arguments: a type generated from a schema
 /// definition (published as the tool's `inputSchema` and checked by its generated
-/// validator), or [`serde_json::Value`] (the arguments verbatim; see
-/// [`ToolDefinition::input_schema`]).
+/// validator), or [`serde_json::Value`] (the arguments verbatim; with the `runtime-schema`
+/// feature, `ToolDefinition::input_schema` publishes and checks a schema for them).
 pub trait ToolInput: Send + Sized + 'static {
     /// Declares the arguments on `definition` (its `inputSchema` and description).
     #[doc(hidden)]
