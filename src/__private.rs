@@ -11,6 +11,11 @@ pub mod v1 {
     pub const CONTRACT: () = ();
 
     pub use crate::validation::SchemaDefinition;
+
+    /// The calls of clients generated from a server snapshot.
+    pub use crate::client::generated_calls::{
+        accept_any, call_tool_content, call_tool_output, Check,
+    };
 }
 
 /// The markers telling [`ToolFn`](crate::mcp::ToolFn)'s handler shapes apart.

@@ -52,6 +52,7 @@ use crate::output::{holds, render, write_if_changed};
 #[must_use]
 pub struct Config {
     schemas: Vec<PathBuf>,
+    snapshots: Vec<PathBuf>,
     out_dir: Option<PathBuf>,
     runtime_path: String,
     emit_rerun_if_changed: Option<bool>,
@@ -63,7 +64,7 @@ pub struct Config {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct GeneratedFile {
-    /// The schema the code was generated from.
+    /// The schema (or server snapshot) the code was generated from.
     pub schema: PathBuf,
     /// The generated Rust file (`<out_dir>/<schema file stem>.rs`).
     pub path: PathBuf,
@@ -74,6 +75,10 @@ pub struct GeneratedFile {
     /// Every definition of the schema with the Rust type generated for it and the stem of
     /// its validator (`validate::<stem>`), in schema order.
     pub definitions: Vec<GeneratedDefinition>,
+    /// For a server snapshot, one line per tool schema that could not be typed (that tool
+    /// takes or returns a `serde_json::Value` instead); inside a build script each is also
+    /// printed as a `cargo:warning`.
+    pub warnings: Vec<String>,
 }
 
 /// What was generated for one schema definition.
@@ -107,6 +112,7 @@ impl Config {
     pub fn new() -> Self {
         Self {
             schemas: Vec::new(),
+            snapshots: Vec::new(),
             out_dir: None,
             runtime_path: "::typed_mcp".to_string(),
             emit_rerun_if_changed: None,
@@ -126,6 +132,27 @@ impl Config {
     /// ```
     pub fn schema(&mut self, path: impl AsRef<Path>) -> &mut Self {
         self.schemas.push(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Adds a server snapshot (a JSON file written by `typed-mcp-pull`, see
+    /// [`Snapshot`](crate::Snapshot)): it becomes one Rust file named after it, holding an
+    /// arguments type per tool, an output type per tool that publishes an `outputSchema`
+    /// (with their validators), and a client type named after the file (`github.json` →
+    /// `GithubClient`) with one `async fn` per tool, which checks the arguments before they
+    /// are sent and the result after it arrives.
+    ///
+    /// A tool schema the generator cannot type does not fail the file: that tool takes (or
+    /// returns) a `serde_json::Value`, and the reason is printed as a `cargo:warning`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut config = typed_mcp_codegen::Config::new();
+    /// config.server_snapshot("mcp/github.json");
+    /// ```
+    pub fn server_snapshot(&mut self, path: impl AsRef<Path>) -> &mut Self {
+        self.snapshots.push(path.as_ref().to_path_buf());
         self
     }
 
@@ -230,7 +257,8 @@ impl Config {
         self
     }
 
-    /// Generates one Rust file per schema, writing only files whose content changed.
+    /// Generates one Rust file per schema and per server snapshot, writing only files whose
+    /// content changed.
     ///
     /// # Errors
     ///
@@ -268,8 +296,8 @@ impl Config {
     }
 
     fn run(&self, write: bool) -> Result<Vec<GeneratedFile>> {
-        if self.schemas.is_empty() {
-            return Err(Error::Config("no schema given".into()));
+        if self.schemas.is_empty() && self.snapshots.is_empty() {
+            return Err(Error::Config("no schema or server snapshot given".into()));
         }
         let out_dir = match &self.out_dir {
             Some(dir) => dir.clone(),
@@ -285,11 +313,11 @@ impl Config {
             .emit_rerun_if_changed
             .unwrap_or_else(|| std::env::var_os("OUT_DIR").is_some());
         let mut written = Vec::new();
-        for schema in &self.schemas {
+        for schema in self.schemas.iter().chain(&self.snapshots) {
             if emit {
                 println!("cargo:rerun-if-changed={}", schema.display());
             }
-            let (code, definitions) = self.render(schema)?;
+            let (code, definitions, warnings) = self.render_any(schema)?;
             if emit {
                 for def in &definitions {
                     if let Some(keyword) = &def.run_time {
@@ -300,6 +328,9 @@ impl Config {
                             def.name
                         );
                     }
+                }
+                for warning in &warnings {
+                    println!("cargo:warning={}: {warning}", schema.display());
                 }
             }
             let stem = schema
@@ -317,6 +348,7 @@ impl Config {
                 path,
                 changed,
                 definitions,
+                warnings,
             });
         }
         Ok(written)
@@ -324,8 +356,22 @@ impl Config {
 
     /// Generates the code for one schema file and returns it, formatted, without writing
     /// anything.
+    /// A path given to [`Config::server_snapshot`] generates its client module.
     pub fn generate_string(&self, schema: impl AsRef<Path>) -> Result<String> {
-        self.render(schema.as_ref()).map(|(code, _)| code)
+        self.render_any(schema.as_ref()).map(|(code, _, _)| code)
+    }
+
+    /// The code of a schema or server snapshot, its definitions and its warnings.
+    fn render_any(&self, path: &Path) -> Result<(String, Vec<GeneratedDefinition>, Vec<String>)> {
+        if !self.snapshots.iter().any(|snapshot| snapshot == path) {
+            let (code, definitions) = self.render(path)?;
+            return Ok((code, definitions, Vec::new()));
+        }
+        let runtime: syn::Path = syn::parse_str(&self.runtime_path)
+            .map_err(|e| Error::Config(format!("runtime path `{}`: {e}", self.runtime_path)))?;
+        let generated =
+            crate::snapshot_code::render_snapshot(path, &runtime, self.format_assertion)?;
+        Ok((generated.code, generated.definitions, generated.warnings))
     }
 
     fn render(&self, schema: &Path) -> Result<(String, Vec<GeneratedDefinition>)> {

@@ -65,6 +65,20 @@ pub enum Error {
         /// The parser's message.
         message: String,
     },
+    /// A server snapshot is not one (see [`crate::Snapshot`]): not of this format, or a
+    /// tool without a name or an input schema.
+    #[error(
+        "{}#{pointer}: {message}",
+        file.as_ref().map_or_else(|| "snapshot".to_owned(), |f| f.display().to_string())
+    )]
+    Snapshot {
+        /// The snapshot file, when the snapshot was read from one.
+        file: Option<PathBuf>,
+        /// JSON Pointer of the offending location in the snapshot.
+        pointer: String,
+        /// What is wrong.
+        message: String,
+    },
     /// The configuration is unusable (no schema given, no output directory known, ...).
     #[error("configuration: {0}")]
     Config(String),

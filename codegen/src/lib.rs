@@ -22,6 +22,11 @@
 //! ```text
 //! typed-mcp-codegen generate --schema schema/*.json --out src/generated [--check]
 //! ```
+//!
+//! A [`Snapshot`] of a live server's tools (written by the `typed-mcp-pull` command, which
+//! talks to servers and so lives in a crate of its own) becomes a typed client with
+//! [`Config::server_snapshot`]: per tool an arguments type, an output type where the tool
+//! publishes an `outputSchema`, and one `async fn` on a client type named after the file.
 
 mod config;
 mod crate_paths;
@@ -34,10 +39,14 @@ mod interp;
 mod naming;
 mod output;
 mod ref_targets;
+mod snapshot;
+mod snapshot_code;
+mod snapshot_diff;
 mod types;
 mod validators;
 
 pub use config::{compile, Config, GeneratedDefinition, GeneratedFile};
 pub use error::{Error, Result};
+pub use snapshot::{Snapshot, SnapshotDiff, ToolChange, ToolDiff, SNAPSHOT_FORMAT};
 #[doc(hidden)]
 pub use validators::{__emit_validators_for_tests, __validator_stems, __validators_only};

@@ -334,3 +334,49 @@ fn generated_code_of_another_contract_version_fails_to_compile_against_this_runt
     copy.edit("build.rs", "\"__private::v0::\"", "\"__private::v1::\"");
     copy.cargo("build").assert_success();
 }
+
+#[test]
+fn a_client_call_stops_compiling_when_the_snapshot_changes_an_argument_type() {
+    // `tests/downstream-pull` calls the Python server's `add` with `a: Number`; in a copy, the
+    // snapshot says `a` is a string now (as `typed-mcp-pull` would record it after the
+    // server changed): the generated `AddArguments::a` becomes a `String`, and the call site
+    // must fail to compile, in the fixture's own code.
+    let copy = Copy::of("downstream-pull", "typed-mcp-downstream-pull");
+    copy.edit(
+        "mcp/python.json",
+        "\"title\": \"A\",\n            \"type\": \"number\"",
+        "\"title\": \"A\",\n            \"type\": \"string\"",
+    );
+    let changed = copy.cargo("build");
+    assert!(
+        !changed.success,
+        "a call with the old argument type compiled:\n{}",
+        changed.story()
+    );
+    // rustc's diagnostics are JSON messages on stdout (`--message-format=json`).
+    let errors: Vec<serde_json::Value> = changed
+        .stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|m| m["reason"] == "compiler-message" && m["message"]["level"] == "error")
+        .map(|m| m["message"].clone())
+        .collect();
+    let mismatch = errors
+        .iter()
+        .find(|e| e["code"]["code"] == "E0308")
+        .unwrap_or_else(|| panic!("no mismatched-types error: {errors:#?}"));
+    let rendered = mismatch["rendered"].as_str().unwrap_or_default();
+    assert!(rendered.contains("src/main.rs"), "{rendered}");
+    assert!(
+        rendered.contains("expected `String`, found `Number`"),
+        "{rendered}"
+    );
+    // Only the changed argument breaks.
+    assert_eq!(
+        errors
+            .iter()
+            .filter(|e| e["code"]["code"] == "E0308")
+            .count(),
+        1
+    );
+}

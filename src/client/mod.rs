@@ -46,6 +46,7 @@ mod child;
 #[cfg(feature = "http")]
 mod connector;
 mod error;
+pub(crate) mod generated_calls;
 mod handler;
 mod handshake;
 #[cfg(feature = "http")]

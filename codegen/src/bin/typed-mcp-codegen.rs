@@ -2,14 +2,19 @@
 //! in instead of generating it in `build.rs`.
 //!
 //! ```text
-//! typed-mcp-codegen generate --schema <FILE>... --out <DIR> [--runtime-path <PATH>]
-//!                            [--format-assertion] [--check]
+//! typed-mcp-codegen generate [--schema <FILE>...] [--snapshot <FILE>...] --out <DIR>
+//!                            [--runtime-path <PATH>] [--format-assertion] [--check]
+//! typed-mcp-codegen pull <ARGS>...
 //! typed-mcp-codegen --help | --version
 //! ```
 //!
-//! `generate` writes `<DIR>/<schema stem>.rs` for every schema (only files whose content
-//! changed are rewritten). With `--check` it writes nothing and compares instead: every
-//! missing or stale file is listed on stderr with the lines that differ.
+//! `generate` writes `<DIR>/<stem>.rs` for every schema and every server snapshot (only
+//! files whose content changed are rewritten). With `--check` it writes nothing and compares
+//! instead: every missing or stale file is listed on stderr with the lines that differ.
+//!
+//! `pull` runs `typed-mcp-pull` (a separate crate, since talking to a server needs the
+//! runtime and tokio, which the generator does without) with the same arguments, and exits
+//! with its status: it looks next to this executable first, then on the `PATH`.
 //!
 //! Exit status: 0 success (with `--check`: every file is fresh); 1 `--check` found a missing
 //! or stale file; 2 usage error; 3 generation failed (the message names the schema file and
@@ -28,16 +33,20 @@ const EXIT_USAGE: u8 = 2;
 const EXIT_GENERATION: u8 = 3;
 
 const USAGE: &str = "\
-usage: typed-mcp-codegen generate --schema <FILE>... --out <DIR> [--runtime-path <PATH>]
-                                  [--format-assertion] [--check]
+usage: typed-mcp-codegen generate [--schema <FILE>...] [--snapshot <FILE>...] --out <DIR>
+                                  [--runtime-path <PATH>] [--format-assertion] [--check]
+       typed-mcp-codegen pull <ARGS>...   (runs typed-mcp-pull <ARGS>...; see its --help)
        typed-mcp-codegen --help | --version
 
-Generates Rust types and validators from JSON Schema files, one <DIR>/<schema stem>.rs per
-schema (the same code `typed_mcp_codegen::Config` writes from a build.rs).
+Generates Rust types and validators from JSON Schema files, one <DIR>/<stem>.rs per schema,
+and a typed client from each server snapshot (the same code `typed_mcp_codegen::Config`
+writes from a build.rs).
 
 options:
   --schema <FILE>...     schema files (JSON Schema 2020-12 with $defs); repeat the flag or
                          list several files after it
+  --snapshot <FILE>...   server snapshots written by `typed-mcp-pull` (or `pull`): each
+                         becomes a typed client module
   --out <DIR>            where the generated files go
   --runtime-path <PATH>  how generated code names the typed-mcp crate (default ::typed_mcp);
                          set it when your Cargo.toml renames the dependency
@@ -45,7 +54,8 @@ options:
                          JSON Schema 2020-12 says)
   --check                write nothing; fail if a generated file is missing or stale
 
-exit status: 0 success or fresh, 1 stale (--check), 2 usage error, 3 generation failed";
+exit status: 0 success or fresh, 1 stale (--check), 2 usage error, 3 generation failed
+(`pull`: typed-mcp-pull's own exit status, or 2 when it is not installed)";
 
 /// What the command line asks for.
 #[derive(Debug, PartialEq, Eq)]
@@ -53,12 +63,15 @@ enum Command {
     Help,
     Version,
     Generate(Generate),
+    /// `pull`: the arguments handed to `typed-mcp-pull`.
+    Pull(Vec<String>),
 }
 
 /// The arguments of `generate`.
 #[derive(Debug, PartialEq, Eq)]
 struct Generate {
     schemas: Vec<PathBuf>,
+    snapshots: Vec<PathBuf>,
     out: PathBuf,
     runtime_path: Option<String>,
     format_assertion: bool,
@@ -72,9 +85,11 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
         Some("--help" | "-h" | "help") => return Ok(Command::Help),
         Some("--version" | "-V") => return Ok(Command::Version),
         Some("generate") => {}
-        Some(_) => return Err("unknown command (the only command is `generate`)".into()),
+        Some("pull") => return Ok(Command::Pull(args.collect())),
+        Some(_) => return Err("unknown command (the commands are `generate` and `pull`)".into()),
     }
     let mut schemas = Vec::new();
+    let mut snapshots = Vec::new();
     let mut out = None;
     let mut runtime_path = None;
     let mut check = false;
@@ -88,6 +103,15 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
                 }
                 if schemas.len() == before {
                     return Err("--schema needs at least one file".into());
+                }
+            }
+            "--snapshot" => {
+                let before = snapshots.len();
+                while let Some(file) = args.next_if(|a| !a.starts_with("--")) {
+                    snapshots.push(PathBuf::from(file));
+                }
+                if snapshots.len() == before {
+                    return Err("--snapshot needs at least one file".into());
                 }
             }
             "--out" => {
@@ -111,12 +135,13 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
             _ => return Err("unexpected argument (schema files follow --schema)".into()),
         }
     }
-    if schemas.is_empty() {
-        return Err("no --schema given".into());
+    if schemas.is_empty() && snapshots.is_empty() {
+        return Err("no --schema or --snapshot given".into());
     }
     let out = out.ok_or("no --out given")?;
     Ok(Command::Generate(Generate {
         schemas,
+        snapshots,
         out,
         runtime_path,
         format_assertion,
@@ -146,6 +171,34 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Generate(generate) => run(&generate),
+        Command::Pull(args) => pull(&args),
+    }
+}
+
+/// Runs `typed-mcp-pull` with `args`: the one next to this executable if there is one,
+/// else the one on the `PATH`.
+fn pull(args: &[String]) -> ExitCode {
+    let name = format!("typed-mcp-pull{}", std::env::consts::EXE_SUFFIX);
+    let sibling = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|dir| dir.join(&name)))
+        .filter(|path| path.is_file());
+    let program = sibling.unwrap_or_else(|| PathBuf::from(&name));
+    match std::process::Command::new(&program).args(args).status() {
+        Ok(status) => match status.code() {
+            Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(EXIT_GENERATION)),
+            None => {
+                eprintln!("typed-mcp-codegen: typed-mcp-pull was killed by a signal");
+                ExitCode::from(EXIT_GENERATION)
+            }
+        },
+        Err(error) => {
+            eprintln!(
+                "typed-mcp-codegen: cannot run typed-mcp-pull ({error}); it is a crate of its \
+                 own, since it talks to servers: `cargo install typed-mcp-pull`"
+            );
+            ExitCode::from(EXIT_USAGE)
+        }
     }
 }
 
@@ -155,6 +208,9 @@ fn run(generate: &Generate) -> ExitCode {
         .schemas(&generate.schemas)
         .out_dir(&generate.out)
         .emit_rerun_if_changed(false);
+    for snapshot in &generate.snapshots {
+        config.server_snapshot(snapshot);
+    }
     config.format_assertion(generate.format_assertion);
     if let Some(path) = &generate.runtime_path {
         config.runtime_path(path);
@@ -175,6 +231,9 @@ fn run(generate: &Generate) -> ExitCode {
         for file in &files {
             let status = if file.changed { "wrote" } else { "unchanged" };
             eprintln!("{status} {}", file.path.display());
+            for warning in &file.warnings {
+                eprintln!("warning: {}: {warning}", file.schema.display());
+            }
         }
         return ExitCode::SUCCESS;
     }
@@ -262,12 +321,13 @@ mod tests {
     #[test]
     fn generate_takes_several_schemas_per_flag_and_repeated_flags() {
         let parsed = parse(args(
-            "generate --schema a.json b.json --out gen --schema c.json --check --runtime-path ::mcp --format-assertion",
+            "generate --schema a.json b.json --out gen --schema c.json --check --runtime-path ::mcp --format-assertion --snapshot s.json",
         ));
         assert_eq!(
             parsed,
             Ok(Command::Generate(Generate {
                 schemas: ["a.json", "b.json", "c.json"].map(PathBuf::from).to_vec(),
+                snapshots: vec![PathBuf::from("s.json")],
                 out: PathBuf::from("gen"),
                 runtime_path: Some("::mcp".into()),
                 format_assertion: true,
@@ -289,6 +349,7 @@ mod tests {
             "generate --schema a.json --out gen --frobnicate",
             "generate stray --schema a.json --out gen",
             "generate --schema a.json --out gen --runtime-path",
+            "generate --snapshot --out gen",
         ] {
             assert!(parse(args(line)).is_err(), "{line:?} was accepted");
         }
