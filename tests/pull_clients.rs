@@ -27,9 +27,11 @@ use serde_json::Value;
 use client_support::everything::{everything_command, EverythingHttp};
 use client_support::{demo_server, mcpserver_script, reference_python};
 
-/// The `typed-mcp-pull` command and the fixture's caller, built once per test binary.
+/// The `typed-mcp-pull` command, the generator's command (whose `pull` runs it) and the
+/// fixture's caller, built once per test binary.
 struct Binaries {
     pull: PathBuf,
+    codegen: PathBuf,
     caller: PathBuf,
 }
 
@@ -37,6 +39,7 @@ fn binaries() -> &'static Binaries {
     static BUILT: OnceLock<Binaries> = OnceLock::new();
     BUILT.get_or_init(|| Binaries {
         pull: build_bin("typed-mcp-pull", "typed-mcp-pull"),
+        codegen: build_bin("typed-mcp-codegen", "typed-mcp-codegen"),
         caller: build_bin("typed-mcp-downstream-pull", "typed-mcp-downstream-pull"),
     })
 }
@@ -214,6 +217,16 @@ fn check_names_the_tool_and_the_argument_a_server_now_requires() {
     ] {
         assert!(stderr.contains(expected), "no {expected:?} in:\n{stderr}");
     }
+    // `typed-mcp-codegen pull` runs the same command (found next to it), with its status.
+    let mut through_codegen = vec!["pull"];
+    through_codegen.extend_from_slice(&check);
+    let output = run(&binaries().codegen, &through_codegen);
+    let relayed = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{relayed}");
+    assert!(
+        relayed.contains("argument `b` is now required"),
+        "{relayed}"
+    );
     // The snapshot is left alone.
     let after: Value =
         serde_json::from_str(&std::fs::read_to_string(&stale).expect("read")).expect("JSON");
