@@ -37,19 +37,39 @@ struct Binaries {
 
 fn binaries() -> &'static Binaries {
     static BUILT: OnceLock<Binaries> = OnceLock::new();
-    BUILT.get_or_init(|| Binaries {
-        pull: build_bin("typed-mcp-pull", "typed-mcp-pull"),
-        codegen: build_bin("typed-mcp-codegen", "typed-mcp-codegen"),
-        caller: build_bin("typed-mcp-downstream-pull", "typed-mcp-downstream-pull"),
+    BUILT.get_or_init(|| {
+        let built = build_bins(&[
+            "typed-mcp-pull",
+            "typed-mcp-codegen",
+            "typed-mcp-downstream-pull",
+        ]);
+        let find = |name: &str| {
+            built
+                .iter()
+                .find(|(target, _)| target == name)
+                .map(|(_, path)| path.clone())
+                .unwrap_or_else(|| panic!("cargo reports the {name} executable"))
+        };
+        Binaries {
+            pull: find("typed-mcp-pull"),
+            codegen: find("typed-mcp-codegen"),
+            caller: find("typed-mcp-downstream-pull"),
+        }
     })
 }
 
-/// Builds the binary `name` of the workspace package `package` with the test's profile.
-fn build_bin(package: &str, name: &str) -> PathBuf {
+/// Builds the binaries of the workspace `packages` with the test's profile, in one cargo
+/// run (so the runtime is compiled once, with the features they need together); returns
+/// each binary's name and executable.
+fn build_bins(packages: &[&str]) -> Vec<(String, PathBuf)> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
+    command.arg("build");
+    for package in packages {
+        command.args(["-p", package]);
+    }
     command
-        .args(["build", "-p", package, "--bin", name])
+        .arg("--bins")
         .arg("--message-format=json-render-diagnostics")
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stderr(Stdio::inherit());
@@ -57,14 +77,17 @@ fn build_bin(package: &str, name: &str) -> PathBuf {
         command.arg("--release");
     }
     let output = command.output().expect("cargo starts");
-    assert!(output.status.success(), "building {name} failed");
+    assert!(output.status.success(), "building {packages:?} failed");
     String::from_utf8_lossy(&output.stdout)
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
         .filter(|message| message["reason"] == "compiler-artifact")
-        .filter(|message| message["target"]["name"] == name)
-        .find_map(|message| message["executable"].as_str().map(PathBuf::from))
-        .unwrap_or_else(|| panic!("cargo reports the {name} executable"))
+        .filter_map(|message| {
+            let name = message["target"]["name"].as_str()?.to_owned();
+            let path = message["executable"].as_str().map(PathBuf::from)?;
+            Some((name, path))
+        })
+        .collect()
 }
 
 /// A checked-in snapshot.
