@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::generated::protocol::ContentBlock;
 use crate::validation::ValidationError;
 
-use super::{Client, ClientError, ToolResult};
+use super::{Client, ClientError, ToolReply};
 
 /// A generated validator: every violation of `value`, or `Ok`.
 pub type Check = fn(&Value) -> Result<(), Vec<ValidationError>>;
@@ -77,8 +77,8 @@ pub async fn call_tool_content<A: Serialize>(
 ) -> Result<Vec<ContentBlock>, ClientError> {
     let result = call(client, tool, arguments, check_arguments).await?;
     Ok(match result {
-        ToolResult::Modern(result) => result.content,
-        ToolResult::Legacy(result) => result.content,
+        ToolReply::Modern(result) => result.content,
+        ToolReply::Legacy(result) => result.content,
     })
 }
 
@@ -88,7 +88,7 @@ async fn call<A: Serialize>(
     tool: &str,
     arguments: &A,
     check_arguments: Check,
-) -> Result<ToolResult, ClientError> {
+) -> Result<ToolReply, ClientError> {
     let invalid = |errors| ClientError::InvalidRequest {
         method: "tools/call".to_owned(),
         errors,
