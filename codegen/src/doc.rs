@@ -127,16 +127,18 @@ impl SchemaDoc {
 
     /// Checks an already parsed schema; `file` is only used in messages.
     pub(crate) fn from_value(file: &Path, root: Value) -> Result<Self> {
-        Self::from_value_evaluating(file, root, &[])
+        Self::from_value_evaluating(file, root, &[], &Value::Object(Map::new()))
     }
 
     /// As [`SchemaDoc::from_value`], the definitions named in `evaluate` (with the reason
     /// why) and every one using what the emitted validators do not implement (see
-    /// [`evaluator_reason`]) being left to the embedded evaluator.
+    /// [`evaluator_reason`]) and static resolution cannot bundle (see [`crate::bundle`],
+    /// which reads `remotes`) being left to the embedded evaluator.
     pub(crate) fn from_value_evaluating(
         file: &Path,
         root: Value,
         evaluate: &[(String, String)],
+        remotes: &Value,
     ) -> Result<Self> {
         let file = file.to_path_buf();
         let raw = root.clone();
@@ -204,7 +206,11 @@ impl SchemaDoc {
             .unwrap_or(crate::dialect::Dialect::Current);
         let mut evaluated = Vec::new();
         let mut evaluated_why = Vec::new();
-        for def in &mut defs {
+        let mut bundled = Vec::new();
+        let mut leaked: Option<(&'static Value, &'static Value)> = None;
+        let base = crate::interp::base_uri_of(&file);
+        for index in 0..defs.len() {
+            let def = &defs[index];
             if def.pointer.is_empty() {
                 continue;
             }
@@ -212,12 +218,44 @@ impl SchemaDoc {
                 .iter()
                 .find(|(name, _)| *name == def.name)
                 .map(|(_, why)| why.clone());
-            if let Some(why) = asked.or_else(|| evaluator_reason(&def.schema)) {
-                evaluated.push(def.name.clone());
-                evaluated_why.push(why);
-                def.schema = serde_json::json!({ crate::interp::MARKER: true });
-            }
+            let why = match asked {
+                Some(why) => why,
+                None => match evaluator_reason(&def.schema) {
+                    None => continue,
+                    Some(why) => {
+                        let (document, remotes) = *leaked.get_or_insert_with(|| {
+                            (
+                                &*Box::leak(Box::new(raw.clone())),
+                                &*Box::leak(Box::new(remotes.clone())),
+                            )
+                        });
+                        let taken: Vec<String> = defs
+                            .iter()
+                            .chain(bundled.iter())
+                            .map(|d: &Definition| d.name.clone())
+                            .collect();
+                        let outcome = crate::bundle::bundle(&base, &taken, def, document, remotes)
+                            .filter(|(schema, made)| {
+                                evaluator_reason(schema).is_none()
+                                    && made.iter().all(|d| evaluator_reason(&d.schema).is_none())
+                            });
+                        match outcome {
+                            Some((schema, made)) => {
+                                defs[index].schema = schema;
+                                bundled.extend(made);
+                                continue;
+                            }
+                            None => why,
+                        }
+                    }
+                },
+            };
+            let def = &mut defs[index];
+            evaluated.push(def.name.clone());
+            evaluated_why.push(why);
+            def.schema = serde_json::json!({ crate::interp::MARKER: true });
         }
+        defs.extend(bundled);
         for def in &mut defs {
             crate::dialect::normalize(&mut def.schema, dialect);
         }

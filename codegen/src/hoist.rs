@@ -234,7 +234,7 @@ fn hoist_below(
 }
 
 /// Whether definitions `a` and `b` would get the same Rust type or validator name.
-fn same_rust_names(a: &str, b: &str) -> bool {
+pub(crate) fn same_rust_names(a: &str, b: &str) -> bool {
     a == b
         || crate::types::rust_type_name(a) == crate::types::rust_type_name(b)
         || crate::naming::fn_stem(a) == crate::naming::fn_stem(b)

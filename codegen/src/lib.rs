@@ -28,6 +28,7 @@
 //! [`Config::server_snapshot`]: per tool an arguments type, an output type where the tool
 //! publishes an `outputSchema`, and one `async fn` on a client type named after the file.
 
+mod bundle;
 mod config;
 mod crate_paths;
 mod dialect;

@@ -73,16 +73,15 @@ fn render_evaluating(
     let mut evaluate: Vec<(String, String)> = Vec::new();
     let mut first_errors: Vec<(String, Error)> = Vec::new();
     loop {
-        let attempt = SchemaDoc::from_value_evaluating(schema, root.clone(), &evaluate).and_then(
-            |mut doc| {
+        let attempt = SchemaDoc::from_value_evaluating(schema, root.clone(), &evaluate, remotes)
+            .and_then(|mut doc| {
                 doc.remotes = remotes.clone();
                 doc.assert_formats = assert_formats;
                 for name in doc.evaluated.clone() {
                     crate::interp::check(&doc, &name)?;
                 }
                 render_unguarded(doc, runtime)
-            },
-        );
+            });
         let error = match attempt {
             Ok(done) => return Ok(done),
             Err(error) => error,

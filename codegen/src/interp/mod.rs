@@ -80,8 +80,12 @@ pub(crate) fn unresolved(
 
 /// The base URI of a document read from `file` (its references resolve against it).
 pub(crate) fn base_uri(doc: &SchemaDoc) -> String {
-    let name = doc
-        .file
+    base_uri_of(&doc.file)
+}
+
+/// The base URI of a document read from `file`.
+pub(crate) fn base_uri_of(file: &std::path::Path) -> String {
+    let name = file
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();

@@ -31,5 +31,5 @@ mod values;
 
 pub(crate) use registry::*;
 use state::*;
-use uris::*;
+pub(crate) use uris::*;
 use values::*;
