@@ -148,9 +148,7 @@ impl Bundler<'_> {
                         items
                             .iter()
                             .enumerate()
-                            .map(|(i, item)| {
-                                self.copy(item, &base, &format!("{here}/{i}"), &scope)
-                            })
+                            .map(|(i, item)| self.copy(item, &base, &format!("{here}/{i}"), &scope))
                             .collect::<Option<_>>()?,
                     ),
                     other => other.clone(),
