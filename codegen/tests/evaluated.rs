@@ -32,12 +32,12 @@ fn not_is_generated_code_and_keeps_the_struct() {
 }
 
 #[test]
-fn anchors_are_evaluated_at_run_time_and_said_so() {
+fn anchors_are_resolved_at_generation_time_and_recursive_refs_evaluated_at_run_time() {
     let dir = tempfile::tempdir().unwrap();
     let schema = dir.path().join("u.json");
     std::fs::write(
         &schema,
-        r##"{"$defs": {"A": {"$anchor": "a", "properties": {"x": {"$ref": "#a"}}}, "B": {"type": "string"}}}"##,
+        r##"{"$defs": {"A": {"$anchor": "a", "properties": {"x": {"$ref": "#a"}}}, "B": {"$recursiveRef": "#"}}}"##,
     )
     .unwrap();
     let files = typed_mcp_codegen::Config::new()
@@ -50,7 +50,7 @@ fn anchors_are_evaluated_at_run_time_and_said_so() {
         .iter()
         .map(|d| (d.name.as_str(), d.run_time.as_deref()))
         .collect();
-    assert_eq!(run_time, [("A", Some("$anchor")), ("B", None)]);
+    assert_eq!(run_time, [("A", None), ("B", Some("$recursiveRef"))]);
 }
 
 #[test]
