@@ -132,7 +132,7 @@ async fn stress(policy: EvictionPolicy) {
                         cache.purge_expired();
                     }
                 }
-                if rng.next() % 4 == 0 {
+                if rng.next().is_multiple_of(4) {
                     tokio::task::yield_now().await;
                 }
             }

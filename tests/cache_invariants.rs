@@ -116,7 +116,7 @@ fn tool_name(tool: u8) -> String {
 
 fn arguments(tool: u8, arg: u8) -> Value {
     // Members in varying order; the key must not depend on it.
-    if arg % 2 == 0 {
+    if arg.is_multiple_of(2) {
         json!({"n": arg, "tool": tool, "list": [arg, {"z": null, "a": true}]})
     } else {
         json!({"list": [arg, {"a": true, "z": null}], "tool": tool, "n": arg})

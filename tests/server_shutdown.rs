@@ -114,7 +114,7 @@ fn echo_requests(count: usize, slow_ms: u64) -> Vec<u8> {
     for id in 0..count {
         let line = match id % 10 {
             0 => json!({"jsonrpc": "2.0", "id": id, "method": "sleep", "params": {"ms": slow_ms}}),
-            n if n % 2 == 0 => json!({"jsonrpc": "2.0", "id": id, "method": "ping"}),
+            n if n.is_multiple_of(2) => json!({"jsonrpc": "2.0", "id": id, "method": "ping"}),
             _ => json!({"jsonrpc": "2.0", "id": id, "method": "echo", "params": [id]}),
         };
         input.extend_from_slice(line.to_string().as_bytes());
@@ -139,7 +139,7 @@ fn assert_all_answered(lines: &[Value], count: usize) {
     for (id, line) in by_id {
         let expected = match id % 10 {
             0 => json!({"slept": 50}),
-            n if n % 2 == 0 => json!({}),
+            n if n.is_multiple_of(2) => json!({}),
             _ => json!([id]),
         };
         assert_eq!(line["result"], expected, "{line}");

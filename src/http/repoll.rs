@@ -259,7 +259,7 @@ mod tests {
                 let feeder = std::thread::spawn(move || {
                     for value in 1..=50 {
                         sender.send(value).unwrap();
-                        if value % 7 == 0 {
+                        if value.is_multiple_of(7) {
                             std::thread::yield_now();
                         }
                     }

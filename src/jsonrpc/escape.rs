@@ -191,7 +191,7 @@ mod tests {
                 .wrapping_add(1);
             let index = usize::try_from(state >> 33).unwrap_or(0) % pieces.len();
             text.push_str(pieces[index]);
-            if text.len() % 97 == 0 {
+            if text.len().is_multiple_of(97) {
                 assert_eq!(json_string(&text), serde(&text));
                 assert_eq!(json_string_len(&text), serde(&text).len());
             }

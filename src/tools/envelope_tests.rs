@@ -269,7 +269,7 @@ mod by_hand {
                 let parsed: Value = serde_json::from_str(result.json.get()).unwrap();
                 prop_assert_eq!(value.get(), &parsed);
                 value.clone().recycle();
-                if meta.duration_ms % 3 == 0 {
+                if meta.duration_ms.is_multiple_of(3) {
                     let error = tool_error(ToolErrorCode::Internal, "x".to_owned(), None, Vec::new());
                     let failure = render_failure(error, meta.clone(), (1 << 20, *shape));
                     if let Some(value) = failure.value { value.recycle(); }

@@ -111,10 +111,7 @@ impl<'a> SuccessText<'a> {
         match self.output {
             Output::Text(_) => {
                 // The text output is the same JSON string as its text copy: pasted.
-                // (`String::extend_from_within` is newer than the crate's MSRV.)
-                // SAFETY: the range is the whole JSON string just written, so it starts and
-                // ends on character boundaries and the bytes appended are valid UTF-8.
-                unsafe { out.as_mut_vec() }.extend_from_within(text_at..text_at + self.text_len);
+                out.extend_from_within(text_at..text_at + self.text_len);
             }
             Output::Json(json) => out.push_str(json),
         }

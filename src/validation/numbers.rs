@@ -211,7 +211,7 @@ fn decimal(text: &str) -> Option<(u128, i64)> {
         significant.parse().ok()?
     };
     let mut exponent = exponent - i64::try_from(fraction.len()).ok()?;
-    while value != 0 && value % 10 == 0 {
+    while value != 0 && value.is_multiple_of(10) {
         value /= 10;
         exponent += 1;
     }

@@ -91,7 +91,7 @@ pub fn is_byte(s: &str) -> bool {
         }
     }
     let bytes = s.as_bytes();
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return false;
     }
     let padding = bytes.iter().rev().take_while(|&&b| b == b'=').count();

@@ -163,7 +163,7 @@ fn validators_agree_with_jsonschema_on_10000_mutated_examples() {
         pointers(&value, String::new(), &mut all);
         let target = node.get(&all).clone();
         apply(&mut value, &target, &first);
-        if which % 3 == 0 {
+        if which.is_multiple_of(3) {
             // Some cases get a second mutation at the same place or its parent.
             apply(&mut value, &target, &second);
         }

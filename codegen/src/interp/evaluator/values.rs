@@ -82,7 +82,7 @@ pub(crate) fn decimal(n: &Number) -> Option<(u128, i64)> {
     let digits = format!("{whole}{fraction}");
     let mut value: u128 = digits.trim_start_matches('0').parse().unwrap_or(0);
     let mut exponent = exponent - fraction.len() as i64;
-    while value != 0 && value % 10 == 0 {
+    while value != 0 && value.is_multiple_of(10) {
         value /= 10;
         exponent += 1;
     }
