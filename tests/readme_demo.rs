@@ -1,7 +1,8 @@
 //! The README's demo-server commands for the resource template and the logging tool, run as
 //! written there (with `cargo run --example X` replaced by the executable this test built):
 //! `mcp_client ... templates`, `read demo://greetings/Ada`, `complete template ...`, and the
-//! piped `tools/call sleep` whose log messages come before its result.
+//! piped `tools/call sleep` whose log messages come before its result, and the `curl` call of
+//! "Serving Streamable HTTP" against the demo server over HTTP.
 
 mod example_support;
 
@@ -117,5 +118,76 @@ fn the_readmes_piped_sleep_logs_before_its_result() {
     assert_eq!(
         lines[2]["result"]["structuredContent"]["data"]["sleptMs"],
         200
+    );
+}
+
+/// The README's `curl` call (lines joined at their trailing `\`), with the demo server's URL.
+fn curl_words(readme: &str) -> Vec<String> {
+    let start = readme.find("\ncurl ").expect("the README's curl example") + 1;
+    let mut joined = String::new();
+    for line in readme[start..].lines() {
+        match line.trim_end().strip_suffix('\\') {
+            Some(part) => joined.push_str(part),
+            None => {
+                joined.push_str(line);
+                break;
+            }
+        }
+    }
+    words(&joined)
+}
+
+#[test]
+fn the_readmes_curl_call_answers_over_http() {
+    use std::io::{BufRead, BufReader};
+    if Command::new("curl").arg("--version").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "curl is missing (tests/setup.sh installs it)"
+        );
+        eprintln!("SKIPPED: curl is not installed");
+        return;
+    }
+    let words = curl_words(&readme());
+    let readme_url = "http://127.0.0.1:8080/mcp";
+    assert!(words.iter().any(|w| w == readme_url), "{words:?}");
+    let mut server = Command::new(build_example("demo_server"))
+        .args(["--http", "127.0.0.1:0"])
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the demo server starts");
+    // Kept open until the server is stopped, so its later log lines have somewhere to go.
+    let mut stderr = BufReader::new(server.stderr.take().expect("piped stderr")).lines();
+    let url = stderr
+        .by_ref()
+        .map_while(Result::ok)
+        .find_map(|line| {
+            let (_, rest) = line.split_once("listening on ")?;
+            Some(rest.split_whitespace().next()?.to_owned())
+        })
+        .expect("the demo server says where it listens");
+    let output = Command::new("curl")
+        .args(
+            words
+                .iter()
+                .skip(1)
+                .map(|w| if w == readme_url { &url } else { w }),
+        )
+        .output()
+        .expect("curl runs");
+    server.kill().expect("the demo server stops");
+    server.wait().expect("the demo server is reaped");
+    drop(stderr);
+    assert!(output.status.success(), "{output:?}");
+    let answer: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|error| panic!("curl printed no JSON ({error}): {output:?}"));
+    assert_eq!(answer["id"], 1, "{answer}");
+    assert_eq!(
+        answer["result"]["structuredContent"]["data"],
+        json!({"sum": 5.0}),
+        "{answer}"
     );
 }

@@ -4,7 +4,8 @@
 # server-everything), the OpenID provider of the auth tests (tests/oauth/setup.sh: npm
 # oidc-provider), the official conformance suite with Node 22 (tests/conformance/setup.sh),
 # redis-server (Debian package) for the Redis cache-store tests (tests/cache_redis.rs), and
-# nginx (Debian package) for the cluster test (tests/cluster.rs, deploy/local-cluster.sh).
+# nginx (Debian package) for the cluster test (tests/cluster.rs, deploy/local-cluster.sh), and
+# curl for the README's HTTP example (tests/readme_demo.rs).
 # Safe to run again.
 # The README's test command runs it before `cargo test`, so a fresh clone runs every test CI runs
 # (the oracle tests that read ../shared aside).
@@ -17,6 +18,7 @@ bash conformance/setup.sh
 missing=()
 command -v redis-server >/dev/null || missing+=(redis-server)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+command -v curl >/dev/null || missing+=(curl)   # tests/readme_demo.rs runs the README's curl call
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "setup: installing ${missing[*]} (apt-get)"
   sudo=""
