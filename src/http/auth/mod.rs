@@ -92,7 +92,7 @@ impl TokenError {
 ///     .require_scopes(["notes:read"])
 ///     .tool_scopes("add_note", ["notes:write"]);
 /// let server = typed_mcp::mcp::McpServer::builder("notes", "1.0.0").build()?;
-/// let app = axum::Router::new()
+/// let app: axum::Router = axum::Router::new()
 ///     .route_service("/mcp", auth.layer().into_service(server.http_service(server.http_options())))
 ///     .route_service(&auth.metadata_paths()[0], auth.metadata_service());
 /// # let _ = app; Ok(()) }
