@@ -27,6 +27,13 @@ fn main() {
         &out_dir.join("notes"),
         "examples/notes_server/notes.json",
     );
+    // The notes board app's tool arguments and output (`examples/notes_board.rs`).
+    let board = [PathBuf::from("examples/notes_board/board.json")];
+    generate(
+        &board,
+        &out_dir.join("board"),
+        "examples/notes_board/board.json",
+    );
     // The conformance fixture server's tool arguments (`examples/conformance_server.rs`).
     let fixture = [PathBuf::from("examples/conformance_server/tools.json")];
     generate(

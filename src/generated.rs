@@ -22,6 +22,11 @@ pub mod tasks {
     include!(concat!(env!("OUT_DIR"), "/mcp/tasks.rs"));
 }
 
+/// The MCP Apps extension's `_meta` parts (`schema/mcp/apps.json`).
+pub mod apps {
+    include!(concat!(env!("OUT_DIR"), "/mcp/apps.rs"));
+}
+
 /// Legacy (2025) and modern (2026-07-28) MCP messages and their shared pieces
 /// (`schema/mcp/protocol.json`).
 pub mod protocol {

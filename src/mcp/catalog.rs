@@ -40,6 +40,8 @@ pub(crate) struct Sets {
     /// What `initialize` and `server/discover` declare (2026-07-28 subscribes to
     /// resources and list changes through `subscriptions/listen`).
     pub(crate) capabilities: ServerCapabilities,
+    /// The apps (the MCP Apps extension), when the offer has any.
+    pub(crate) apps: Option<super::apps::Apps>,
 }
 
 /// The live offer of a server.
@@ -194,8 +196,14 @@ impl Catalog {
             self.policy.clone(),
         )?;
         let prompts = PromptSet::new(definitions.prompts.clone())?;
+        let apps = super::apps::Apps::of(&tools.list, &definitions.resources)?;
         let mut capabilities = capabilities(&tools, &resources, &prompts);
         let mut extensions = self.extensions.clone();
+        if apps.is_some() {
+            let _own = extensions
+                .entry(super::apps::APPS_EXTENSION.to_owned())
+                .or_insert_with(|| OpenObject(serde_json::Map::new()));
+        }
         if tools.has_task_tools() {
             let _own = extensions
                 .entry(super::tasks::TASKS_EXTENSION.to_owned())
@@ -208,6 +216,7 @@ impl Catalog {
             resources,
             prompts,
             capabilities,
+            apps,
         })
     }
 }
@@ -226,6 +235,7 @@ impl Sets {
             resources: ResourceSet::default(),
             prompts: PromptSet::default(),
             capabilities: ServerCapabilities::default(),
+            apps: None,
         }
     }
 }

@@ -157,6 +157,16 @@ impl Connection {
         self.handle_response(response).await;
     }
 
+    /// The apps to hide from this request's client (the MCP Apps extension).
+    fn hidden_apps<'s>(
+        &self,
+        sets: &'s super::catalog::Sets,
+        era: Era,
+        params: Option<&Value>,
+    ) -> Option<&'s super::apps::Apps> {
+        super::apps::hidden(sets, era, || self.session.client_capabilities(), params)
+    }
+
     fn route(&self, method: &str, params: Option<&Value>) -> Result<Route, ErrorObject<'static>> {
         let requested = params
             .and_then(|p| p.get("_meta"))
@@ -234,13 +244,18 @@ impl Connection {
                 respond(&EmptyResult { meta: None })
             }
             ("ping" | "server/discover", _) => Err(method_not_found()),
-            ("tools/list", _) => sets
-                .tools
-                .list(era, hints, &pager(state, method, params, era)?),
-            ("resources/list", _) => {
-                sets.resources
-                    .list(era, hints, &pager(state, method, params, era)?)
-            }
+            ("tools/list", _) => sets.tools.list(
+                era,
+                hints,
+                &pager(state, method, params, era)?,
+                self.hidden_apps(&sets, era, params),
+            ),
+            ("resources/list", _) => sets.resources.list(
+                era,
+                hints,
+                &pager(state, method, params, era)?,
+                self.hidden_apps(&sets, era, params),
+            ),
             ("resources/templates/list", _) => {
                 let pager = pager(state, method, params, era)?;
                 sets.resources.list_templates(era, hints, &pager)
@@ -371,7 +386,8 @@ impl Connection {
                     validate::legacy_read_resource_request_params,
                     false,
                 )?;
-                sets.resources.read(&p.uri, era, hints)
+                let hidden = self.hidden_apps(&sets, era, params);
+                sets.resources.read(&p.uri, era, hints, hidden)
             }
             ("resources/read", Era::Modern) => {
                 let p: ReadResourceRequestParams = decode(
@@ -380,7 +396,8 @@ impl Connection {
                     validate::read_resource_request_params,
                     false,
                 )?;
-                sets.resources.read(&p.uri, era, hints)
+                let hidden = self.hidden_apps(&sets, era, params);
+                sets.resources.read(&p.uri, era, hints, hidden)
             }
             ("prompts/get", Era::Legacy(_)) => {
                 let p: LegacyGetPromptRequestParams = decode(

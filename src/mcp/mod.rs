@@ -58,6 +58,7 @@
 //! ```
 
 mod answer_bound;
+pub mod apps;
 mod builder;
 mod call_params;
 mod catalog;
@@ -145,6 +146,16 @@ pub enum McpError {
     InvalidExtensionId {
         /// The identifier given.
         id: String,
+    },
+    /// An app (the MCP Apps extension, [`apps`]) is malformed: an app resource whose URI is
+    /// not `ui://` or whose `_meta.ui` does not validate, or a tool linked to no app resource
+    /// of the server.
+    #[error("app {name:?}: {reason}")]
+    InvalidApp {
+        /// The resource or tool concerned.
+        name: String,
+        /// What is wrong.
+        reason: &'static str,
     },
     /// The result cache could not be built from the limits.
     #[error("building the result cache failed")]

@@ -250,8 +250,28 @@ impl ResourceSet {
     }
 
     /// The `resources/list` result.
-    pub(crate) fn list(&self, era: Era, hints: &CacheHints, pager: &Pager<'_>) -> HandlerResult {
-        let page = pager.page(&self.list, |resource| &resource.uri)?;
+    pub(crate) fn list(
+        &self,
+        era: Era,
+        hints: &CacheHints,
+        pager: &Pager<'_>,
+        hidden_apps: Option<&super::apps::Apps>,
+    ) -> HandlerResult {
+        // A client that does not render apps is not shown their resources.
+        let shown: Vec<Resource>;
+        let list = match hidden_apps {
+            Some(apps) => {
+                shown = self
+                    .list
+                    .iter()
+                    .filter(|resource| !apps.resources.contains(&resource.uri))
+                    .cloned()
+                    .collect();
+                &shown
+            }
+            None => &self.list,
+        };
+        let page = pager.page(list, |resource| &resource.uri)?;
         let (resources, next_cursor) = (page.items, page.next_cursor);
         match era {
             Era::Legacy(_) => respond(&LegacyListResourcesResult {
@@ -321,14 +341,28 @@ impl ResourceSet {
     }
 
     /// The `resources/read` result for `uri` (already checked by the params' validator).
-    pub(crate) fn read(&self, uri: &str, era: Era, hints: &CacheHints) -> HandlerResult {
+    pub(crate) fn read(
+        &self,
+        uri: &str,
+        era: Era,
+        hints: &CacheHints,
+        hidden_apps: Option<&super::apps::Apps>,
+    ) -> HandlerResult {
         if let Err(reason) = self.policy.check(uri) {
             return Err(invalid_params(
                 "invalid resource URI",
                 vec![violation("/uri", "format", reason)],
             ));
         }
+        if hidden_apps.is_some_and(|apps| apps.resources.contains(uri)) {
+            return Err(not_found(uri, era));
+        }
         let read = match self.by_uri.get(uri) {
+            Some(definition) if definition.is_app() => {
+                Some((definition.reader)(uri).map(|contents| {
+                    super::apps::with_ui_meta(contents, definition.resource.meta.as_ref())
+                }))
+            }
             Some(definition) => Some((definition.reader)(uri)),
             // Fixed resources first, then the templates in the order they were added.
             None => self.templates.iter().find_map(|definition| {

@@ -262,8 +262,11 @@ impl ToolSet {
         era: Era,
         hints: &super::builder::CacheHints,
         pager: &super::pagination::Pager<'_>,
+        hidden_apps: Option<&super::apps::Apps>,
     ) -> HandlerResult {
-        let page = pager.page(&self.list, |tool| &tool.name)?;
+        // A client that does not render apps gets the tools without their `_meta.ui`.
+        let list = hidden_apps.map_or(&self.list, |apps| &apps.plain_tools);
+        let page = pager.page(list, |tool| &tool.name)?;
         let (tools, next_cursor) = (page.items, page.next_cursor);
         match era {
             Era::Legacy(_) => respond(&crate::generated::protocol::LegacyListToolsResult {
