@@ -3,8 +3,9 @@
 # tests (tests/interop/setup.sh: PyPI mcp in a venv, npm TypeScript clients and
 # server-everything), the OpenID provider of the auth tests (tests/oauth/setup.sh: npm
 # oidc-provider), the official conformance suite with Node 22 (tests/conformance/setup.sh),
-# redis-server (Debian package) for the Redis cache-store tests (tests/cache_redis.rs), and
-# nginx (Debian package) for the cluster test (tests/cluster.rs, deploy/local-cluster.sh), and
+# the MCP Apps browser test's host bridge, playwright-core and Debian's chromium
+# (tests/apps/setup.sh), redis-server (Debian package) for the Redis cache-store tests
+# (tests/cache_redis.rs), and nginx (Debian package) for the cluster test (tests/cluster.rs, deploy/local-cluster.sh), and
 # curl for the README's HTTP example (tests/readme_demo.rs).
 # Safe to run again.
 # The README's test command runs it before `cargo test`, so a fresh clone runs every test CI runs
@@ -14,6 +15,7 @@ cd "$(dirname "$0")"
 bash interop/setup.sh
 bash oauth/setup.sh
 bash conformance/setup.sh
+bash apps/setup.sh
 
 missing=()
 command -v redis-server >/dev/null || missing+=(redis-server)
