@@ -19,15 +19,48 @@ pub(crate) fn find_members<'a, const N: usize>(
     object: &'a str,
     names: [&str; N],
 ) -> Option<[Option<&'a str>; N]> {
-    let bytes = object.as_bytes();
     let mut found = [None; N];
+    for_each_member(object, |name, value| {
+        if let Some(slot) = names.iter().position(|wanted| name == *wanted) {
+            if found[slot].replace(value).is_some() {
+                return None;
+            }
+        }
+        Some(())
+    })?;
+    Some(found)
+}
+
+/// The raw JSON of the last top-level member of `object` named `name` (`Some(None)` when
+/// there is none): the member a `serde_json::Value` keeps when a name repeats, so the one a
+/// request read into a `Value` acts on. `None` when `object` is not a JSON object, or a
+/// member name cannot be decoded (as [`find_members`]).
+pub(crate) fn last_member<'a>(object: &'a str, name: &str) -> Option<Option<&'a str>> {
+    let mut last = None;
+    for_each_member(object, |member, value| {
+        if member == name {
+            last = Some(value);
+        }
+        Some(())
+    })?;
+    Some(last)
+}
+
+/// Walks the top-level members of `object`, calling `each` with every member's decoded name
+/// and raw value, in order; `None` when `object` is not a JSON object, a member name cannot
+/// be decoded, or `each` returns `None`.
+fn for_each_member<'a>(
+    object: &'a str,
+    mut each: impl FnMut(&str, &'a str) -> Option<()>,
+) -> Option<()> {
+    let bytes = object.as_bytes();
     let mut at = skip_whitespace(bytes, 0);
     if bytes.get(at) != Some(&b'{') {
         return None;
     }
     at = skip_whitespace(bytes, at + 1);
     if bytes.get(at) == Some(&b'}') {
-        return Some(found);
+        return Some(());
     }
     loop {
         if bytes.get(at) != Some(&b'"') {
@@ -42,18 +75,11 @@ pub(crate) fn find_members<'a, const N: usize>(
         let value_start = skip_whitespace(bytes, at + 1);
         let value_end = value_end(bytes, value_start)?;
         let decoded = decode_name(name)?;
-        if let Some(slot) = names.iter().position(|wanted| decoded == *wanted) {
-            if found[slot]
-                .replace(object.get(value_start..value_end)?)
-                .is_some()
-            {
-                return None;
-            }
-        }
+        each(&decoded, object.get(value_start..value_end)?)?;
         at = skip_whitespace(bytes, value_end);
         match bytes.get(at) {
             Some(b',') => at = skip_whitespace(bytes, at + 1),
-            Some(b'}') => return Some(found),
+            Some(b'}') => return Some(()),
             _ => return None,
         }
     }

@@ -3,19 +3,19 @@
 //!
 //! The loop asks on its reading task for every request, so this stays cheap: nothing is
 //! looked at unless the method is `tools/call` and some tool declares a bound, and the tool's
-//! name is read from the raw params without parsing them, when they begin with it.
+//! name is found by walking the raw params' members, not by parsing them ([`tool_name`]).
 //!
 //! [`ToolDefinition::max_answer_bytes`]: super::ToolDefinition::max_answer_bytes
 //! [`Handler::max_answer_bytes`]: crate::server::Handler::max_answer_bytes
 
 use std::borrow::Cow;
 
-use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::catalog::Catalog;
 use super::tool_call::ToolSet;
 use super::tools::ToolDefinition;
+use crate::jsonrpc::members::last_member;
 use crate::tools::ToolRunner;
 
 /// The declared answer bound of a request: for `tools/call` of a tool that declares one,
@@ -65,31 +65,23 @@ impl ToolSet {
     }
 }
 
-/// The `name` member of `tools/call` params, or `None` if there is none (the call itself
-/// will say what is wrong with them).
+/// The `name` member of `tools/call` params: the tool the call will run, or `None` if
+/// there is none (the call itself will say what is wrong with them).
 ///
-/// Params written as clients (and serde) write them, `{"name":"echo",...`, are read without
-/// a parser: an object's first member is a member of it, and a name without escapes is its
-/// own text. Anything else (whitespace, another member first, escapes) is parsed for `name`
-/// alone.
+/// The params' members are walked ([`last_member`]), not parsed: the members before and
+/// after `name` (a 2026-07-28 client writes `_meta` and `arguments` first) are stepped over,
+/// their strings by `memchr`. A name written twice counts as the call counts it (the params'
+/// `Value` keeps the last), so a declared bound or an in-place promise belongs to the tool
+/// actually called. `None` for params that are not an object, or whose last `name` is not a
+/// string.
 pub(crate) fn tool_name(params: &RawValue) -> Option<Cow<'_, str>> {
-    const PREFIX: &str = r#"{"name":""#;
-    let text = params.get();
-    if let Some(rest) = text.strip_prefix(PREFIX) {
-        if let Some(end) = rest.find(['"', '\\']) {
-            if rest.as_bytes()[end] == b'"' {
-                return Some(Cow::Borrowed(&rest[..end]));
-            }
-        }
+    let raw = last_member(params.get(), "name")??;
+    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    if inner.contains('\\') {
+        serde_json::from_str::<String>(raw).ok().map(Cow::Owned)
+    } else {
+        Some(Cow::Borrowed(inner))
     }
-    #[derive(Deserialize)]
-    struct Named<'a> {
-        #[serde(borrow)]
-        name: Cow<'a, str>,
-    }
-    serde_json::from_str::<Named<'_>>(text)
-        .ok()
-        .map(|named| named.name)
 }
 
 #[cfg(test)]
@@ -102,7 +94,7 @@ mod tests {
     }
 
     #[test]
-    fn the_name_is_read_where_it_comes_first_and_parsed_elsewhere() {
+    fn the_name_is_the_one_the_call_reads() {
         assert_eq!(
             name_of(r#"{"name":"big","arguments":{"bytes":1}}"#).as_deref(),
             Some("big")
@@ -117,5 +109,13 @@ mod tests {
         assert_eq!(name_of(r#"{"arguments":{}}"#), None);
         assert_eq!(name_of(r#"{"name":7}"#), None);
         assert_eq!(name_of("[]"), None);
+        assert_eq!(name_of(r#"["big"]"#), None);
+        assert_eq!(name_of(r#"{"name":"a","name":"b"}"#).as_deref(), Some("b"));
+        assert_eq!(name_of(r#"{"name":"a","name":7}"#), None);
+        assert_eq!(
+            name_of(r#"{"_meta":{"name":"m"},"arguments":{"text":"x\"y"},"name":"echo"}"#)
+                .as_deref(),
+            Some("echo")
+        );
     }
 }

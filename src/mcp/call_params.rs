@@ -12,9 +12,11 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use super::era::PROTOCOL_VERSION_KEY;
 use super::params::{decode_owned, decode_validated, validate, Validator};
 use crate::generated::protocol::{
-    CallToolRequestParams, LegacyCallToolRequestParams, LegacyRequestMeta, RequestMeta,
+    CallToolRequestParams, LegacyCallToolRequestParams, LegacyRequestMeta, LoggingLevel,
+    ProgressToken, RequestMeta,
 };
 use crate::jsonrpc::ErrorObject;
 
@@ -96,6 +98,14 @@ pub(crate) fn decode_call<T: CallParams>(
         return decode_owned(method, None, validator);
     };
     validate(method, &value, validator)?;
+    decode_call_validated(method, value)
+}
+
+/// [`decode_call`] of params that passed their validator.
+fn decode_call_validated<T: CallParams>(
+    method: &str,
+    value: Value,
+) -> Result<T, ErrorObject<'static>> {
     // Any other shape (the validator has run: not decoded twice) takes the generic decode.
     let Value::Object(members) = value else {
         return decode_validated(method, value);
@@ -135,6 +145,137 @@ pub(crate) fn decode_call<T: CallParams>(
     };
     Ok(T::assemble(name, arguments, meta, rest))
 }
+
+/// What the dispatcher uses of a 2026-07-28 `tools/call`: the tool, its arguments, the
+/// members of `_meta` that steer the call, and the other members (`inputResponses`,
+/// `requestState`).
+#[derive(Debug, PartialEq)]
+pub(crate) struct ModernCall {
+    /// `name`.
+    pub(crate) name: String,
+    /// `arguments`, when present.
+    pub(crate) arguments: Option<Map<String, Value>>,
+    /// `_meta["io.modelcontextprotocol/clientCapabilities"]`, as the typed
+    /// [`ClientCapabilities`](crate::generated::protocol::ClientCapabilities) serializes it.
+    pub(crate) capabilities: Value,
+    /// `_meta["io.modelcontextprotocol/logLevel"]`.
+    pub(crate) log_level: Option<LoggingLevel>,
+    /// `_meta.progressToken`.
+    pub(crate) progress_token: Option<ProgressToken>,
+    /// Every other member of the params.
+    pub(crate) extra: Map<String, Value>,
+}
+
+impl ModernCall {
+    /// From the generated type (the reference the hand path agrees with).
+    fn from_typed(params: CallToolRequestParams) -> Self {
+        let meta = params.meta;
+        Self {
+            name: params.name,
+            arguments: params.arguments,
+            capabilities: serde_json::to_value(&meta.io_modelcontextprotocol_client_capabilities)
+                .unwrap_or_default(),
+            log_level: meta.io_modelcontextprotocol_log_level,
+            progress_token: meta.progress_token,
+            extra: params.extra,
+        }
+    }
+}
+
+/// Validates 2026-07-28 `tools/call` params, then takes them apart by value in one pass over
+/// their members and one over `_meta`'s: the client capabilities are moved out as the client
+/// sent them (the validator has checked them against their schema, so they are what the
+/// typed value serializes to), nothing of `_meta` is copied, and `clientInfo` and the
+/// version (which the era gate has read) are dropped. Params of any other shape take the
+/// typed decode, so the result is always [`ModernCall::from_typed`]'s (a property test checks
+/// both agree).
+pub(crate) fn decode_modern_call(
+    method: &str,
+    params: Option<Value>,
+    validator: Validator,
+) -> Result<ModernCall, ErrorObject<'static>> {
+    let Some(value) = params else {
+        return decode_call(method, None, validator).map(ModernCall::from_typed);
+    };
+    validate(method, &value, validator)?;
+    match take_apart(value) {
+        Ok(call) => Ok(call),
+        Err(value) => decode_call_validated(method, value).map(ModernCall::from_typed),
+    }
+}
+
+/// The members of `_meta` whose shape the hand path checks before moving anything.
+fn meta_shaped(meta: &Map<String, Value>) -> bool {
+    let token_shaped = match meta.get("progressToken") {
+        None | Some(Value::String(_)) => true,
+        Some(Value::Number(number)) => number.as_i64().is_some(),
+        Some(_) => false,
+    };
+    token_shaped
+        && matches!(meta.get(PROTOCOL_VERSION_KEY), Some(Value::String(_)))
+        && matches!(meta.get(CAPABILITIES_KEY), Some(Value::Object(_)))
+        && meta
+            .get(LOG_LEVEL_KEY)
+            .is_none_or(|level| LoggingLevel::deserialize(level).is_ok())
+}
+
+const CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
+
+/// The hand path of [`decode_modern_call`]; the value back when its shape is not the usual
+/// one.
+fn take_apart(value: Value) -> Result<ModernCall, Value> {
+    let Value::Object(members) = value else {
+        return Err(value);
+    };
+    let shaped = matches!(members.get("name"), Some(Value::String(_)))
+        && matches!(members.get("arguments"), None | Some(Value::Object(_)))
+        && matches!(members.get("_meta"), Some(Value::Object(meta)) if meta_shaped(meta));
+    if !shaped {
+        return Err(Value::Object(members));
+    }
+    let mut name = String::new();
+    let mut arguments = None;
+    let mut meta = Map::new();
+    let mut extra = Map::new();
+    for (key, value) in members {
+        match (key.as_str(), value) {
+            ("name", Value::String(text)) => name = text,
+            ("arguments", Value::Object(map)) => arguments = Some(map),
+            ("_meta", Value::Object(map)) => meta = map,
+            (_, value) => {
+                let _absent = extra.insert(key, value);
+            }
+        }
+    }
+    let mut capabilities = Value::Null;
+    let mut log_level = None;
+    let mut progress_token = None;
+    for (key, value) in meta {
+        match (key.as_str(), value) {
+            (CAPABILITIES_KEY, value) => capabilities = value,
+            (LOG_LEVEL_KEY, value) => log_level = LoggingLevel::deserialize(&value).ok(),
+            ("progressToken", Value::String(token)) => {
+                progress_token = Some(ProgressToken::String(token));
+            }
+            ("progressToken", Value::Number(number)) => {
+                progress_token = number.as_i64().map(ProgressToken::Integer);
+            }
+            _ => {}
+        }
+    }
+    Ok(ModernCall {
+        name,
+        arguments,
+        capabilities,
+        log_level,
+        progress_token,
+        extra,
+    })
+}
+
+#[cfg(test)]
+mod one_pass_tests;
 
 #[cfg(test)]
 mod tests {

@@ -19,8 +19,8 @@ use super::params::{
 };
 use super::tool_call::CallRequest;
 use crate::generated::protocol::{
-    validate, CallToolRequestParams, CompleteRequestParams, DiscoverResult, EmptyResult,
-    GetPromptRequestParams, InitializeRequestParams, InitializeResult, LegacyCallToolRequestParams,
+    validate, CompleteRequestParams, DiscoverResult, EmptyResult, GetPromptRequestParams,
+    InitializeRequestParams, InitializeResult, LegacyCallToolRequestParams,
     LegacyCompleteRequestParams, LegacyGetPromptRequestParams, LegacyReadResourceRequestParams,
     LegacySetLevelRequestParams, LegacySubscribeRequestParams, PingRequestParams,
     ReadResourceRequestParams, RequestParams, ResultMeta, ResultType,
@@ -230,6 +230,8 @@ impl Connection {
         // Borrowed from `handle_request`, which owns the parsed params: `tools/call` takes
         // them (decoded by value); an owned argument would be kept twice in this future.
         owned_params: &mut Option<Value>,
+        // The same params as received (a 2026-07-28 call's question reads its arguments again).
+        raw_params: Option<&RawValue>,
         era: Era,
     ) -> HandlerResult {
         let params = owned_params.as_ref();
@@ -303,42 +305,41 @@ impl Connection {
                     .await
             }
             ("tools/call", Era::Modern) => {
-                // The params (656 bytes) end in this block, as above.
+                // The params end in this block, as above.
                 let (name, arguments, progress_token, log_level, scope, inputs, extensions, task) = {
-                    let p: CallToolRequestParams = super::call_params::decode_call(
+                    let call = super::call_params::decode_modern_call(
                         method,
                         owned_params.take(),
                         validate::call_tool_request_params,
                     )?;
-                    let declared =
-                        serde_json::to_value(&p.meta.io_modelcontextprotocol_client_capabilities)
-                            .unwrap_or_default();
-                    sets.tools.check_capabilities(&p.name, &declared)?;
+                    sets.tools
+                        .check_capabilities(&call.name, &call.capabilities)?;
                     let extensions = super::extensions::negotiate(
                         sets.capabilities.extensions.as_ref(),
-                        &declared,
+                        &call.capabilities,
                     );
-                    let support = sets.tools.task_support(&p.name);
+                    let support = sets.tools.task_support(&call.name);
                     let task = super::tasks::methods::as_task(support, &extensions)?
-                        .then(|| declared.clone());
+                        .then(|| call.capabilities.clone());
                     // Questions to the client become an input_required result; a retry brings
                     // the answers (and the sealed answers of earlier rounds), for this tool
-                    // with these arguments only.
-                    let arguments = p.arguments.map_or(Value::Null, Value::Object);
-                    let scope = super::input_required::request_scope("tool", &p.name, &arguments);
+                    // with these arguments only. The scope (a canonical copy of the
+                    // arguments) is computed here only to open a state the retry carries.
+                    let scope = super::input_required::carries_state(&call.extra).then(|| {
+                        let arguments = call.arguments.clone().map_or(Value::Null, Value::Object);
+                        super::input_required::request_scope("tool", &call.name, &arguments)
+                    });
                     let inputs = super::input_required::inputs_of(
                         &state.state_key,
-                        &scope,
-                        &p.extra,
-                        declared,
+                        scope.as_deref(),
+                        &call.extra,
+                        call.capabilities,
                     )?;
-                    let meta = p.meta;
-                    let log_level = meta.io_modelcontextprotocol_log_level;
                     (
-                        p.name,
-                        arguments,
-                        meta.progress_token,
-                        log_level,
+                        call.name,
+                        call.arguments,
+                        call.progress_token,
+                        call.log_level,
                         scope,
                         inputs,
                         extensions,
@@ -346,10 +347,6 @@ impl Connection {
                     )
                 };
                 if let Some(declared) = task {
-                    let arguments = match arguments {
-                        Value::Object(map) => Some(map),
-                        _ => None,
-                    };
                     let call = super::tasks::methods::TaskCall {
                         name,
                         arguments,
@@ -364,17 +361,18 @@ impl Connection {
                         ctx: &ctx,
                         era,
                         name: &name,
-                        arguments: match arguments {
-                            Value::Object(map) => Some(map),
-                            _ => None,
-                        },
+                        arguments,
                         progress_token,
                         log_level,
                         client: Some(inputs.requester()),
                         extensions,
                     })
                     .await;
-                match inputs.result(&state.state_key, &scope) {
+                // The arguments went to the handler: a scope not computed above is computed
+                // from the params as received, only when the handler asked a question.
+                match inputs.result(&state.state_key, || {
+                    scope.unwrap_or_else(|| super::input_required::tool_scope(&name, raw_params))
+                }) {
                     Some(input_required) => input_required,
                     None => answer,
                 }
@@ -437,7 +435,7 @@ impl Connection {
                             .unwrap_or_default();
                     let inputs = super::input_required::inputs_of(
                         &state.state_key,
-                        &scope,
+                        Some(&scope),
                         &p.extra,
                         declared,
                     )?;
@@ -453,7 +451,7 @@ impl Connection {
                         ctx.shared_auth(),
                     )
                     .await;
-                match inputs.result(&state.state_key, &scope) {
+                match inputs.result(&state.state_key, || scope) {
                     Some(input_required) => input_required,
                     None => answer,
                 }
@@ -588,6 +586,7 @@ impl Handler for Connection {
             if !METHODS.contains(&method) {
                 return Err(method_not_found());
             }
+            let raw = params;
             let mut params: Option<Value> = match params.map(crate::jsonrpc::to_value) {
                 None => None,
                 Some(Ok(value)) => Some(value),
@@ -623,7 +622,7 @@ impl Handler for Connection {
                 Route::Serve(Era::Modern) if method == "server/discover" => {
                     self.discover(params.as_ref())
                 }
-                Route::Serve(era) => self.dispatch(ctx, method, &mut params, era).await,
+                Route::Serve(era) => self.dispatch(ctx, method, &mut params, raw, era).await,
             }
         }
     }

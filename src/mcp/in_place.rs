@@ -6,8 +6,8 @@
 //! server's user's code, which made no promise not to block.
 //!
 //! The loop asks for every request it reads, so this stays cheap: one load unless the
-//! method is `tools/call` and some tool is declared in place; the tool's name is read from
-//! the raw params without parsing them when they begin with it.
+//! method is `tools/call` and some tool is declared in place; the tool's name is found by
+//! walking the raw params' members, not by parsing them ([`tool_name`]).
 
 use serde_json::value::RawValue;
 

@@ -136,12 +136,18 @@ impl Inputs {
         Err(ClientRequestError::InputRequired)
     }
 
-    /// The `input_required` result when the handler asked anything it had no answer to.
-    pub(crate) fn result(&self, keys: &KeySet, scope: &str) -> Option<HandlerResult> {
+    /// The `input_required` result when the handler asked anything it had no answer to;
+    /// `scope` (see [`request_scope`]) is asked for only then.
+    pub(crate) fn result(
+        &self,
+        keys: &KeySet,
+        scope: impl FnOnce() -> String,
+    ) -> Option<HandlerResult> {
         let asked = self.asked.lock().unwrap_or_else(PoisonError::into_inner);
         if asked.is_empty() {
             return None;
         }
+        let scope = scope();
         let requests: Map<String, Value> =
             asked.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         // Answers nobody asked for are not carried on: the state holds what the handler used.
@@ -155,7 +161,7 @@ impl Inputs {
         let value = json!({
             "resultType": "input_required",
             "inputRequests": requests,
-            "requestState": seal_answers(keys, scope, &kept),
+            "requestState": seal_answers(keys, &scope, &kept),
         });
         Some(respond_value(
             ResultKind::of::<InputRequiredResult>(),
@@ -176,11 +182,34 @@ pub(crate) fn request_scope(kind: &str, name: &str, arguments: &Value) -> String
     )
 }
 
+/// The scope of a `tools/call` of `name` whose params were `raw`: [`request_scope`] of its
+/// arguments read again from the params as received (the same value the call decoded:
+/// `arguments` when it is an object, else `null`).
+pub(crate) fn tool_scope(name: &str, raw: Option<&serde_json::value::RawValue>) -> String {
+    let arguments = raw
+        .and_then(|raw| crate::jsonrpc::to_value(raw).ok())
+        .and_then(|params| match params {
+            Value::Object(mut members) => members.remove("arguments"),
+            _ => None,
+        })
+        .filter(Value::is_object)
+        .unwrap_or(Value::Null);
+    request_scope("tool", name, &arguments)
+}
+
+/// Whether a 2026-07-28 request's params carry a `requestState`: only then is the request's
+/// scope needed before its handler runs (to open the state), so only then is it computed
+/// (a canonical copy of the arguments, as long as they are).
+pub(crate) fn carries_state(params: &Map<String, Value>) -> bool {
+    params.contains_key("requestState")
+}
+
 /// The inputs of a (possibly retried) 2026-07-28 request sealed for `scope`: the answers
 /// its `requestState` carries and its `inputResponses`, read from the params' members.
+/// `scope` is `None` only for params without a `requestState` ([`carries_state`]).
 pub(crate) fn inputs_of(
     keys: &KeySet,
-    scope: &str,
+    scope: Option<&str>,
     params: &Map<String, Value>,
     declared: Value,
 ) -> Result<Arc<Inputs>, crate::jsonrpc::ErrorObject<'static>> {
@@ -193,7 +222,7 @@ pub(crate) fn inputs_of(
 /// `inputResponses`, when present, must be an object (`-32602` otherwise).
 fn answers_of(
     keys: &KeySet,
-    scope: &str,
+    scope: Option<&str>,
     state: Option<&Value>,
     responses: Option<&Value>,
 ) -> Result<BTreeMap<String, Value>, crate::jsonrpc::ErrorObject<'static>> {
@@ -205,16 +234,18 @@ fn answers_of(
     }
     match state {
         None => Ok(BTreeMap::new()),
-        Some(Value::String(state)) => open_answers(keys, scope, state).ok_or_else(|| {
-            invalid_params(
-                "the requestState was altered or belongs to another request",
-                vec![violation(
-                    "/requestState",
-                    "requestState",
-                    "not a state this server sealed",
-                )],
-            )
-        }),
+        Some(Value::String(state)) => scope
+            .and_then(|scope| open_answers(keys, scope, state))
+            .ok_or_else(|| {
+                invalid_params(
+                    "the requestState was altered or belongs to another request",
+                    vec![violation(
+                        "/requestState",
+                        "requestState",
+                        "not a state this server sealed",
+                    )],
+                )
+            }),
         Some(_) => Err(invalid_params(
             "the requestState must be a string",
             vec![violation("/requestState", "type", "not a string")],
