@@ -1,13 +1,14 @@
 //! Instructions per request (user space, every thread), counted by
 //! `valgrind --tool=callgrind`: each server answers the pipelined workload (16 B, then 64 KiB)
-//! at two request counts and the difference of the totals is divided by the difference of the
-//! counts, which cancels start-up, handshake and warm-up. Counts are exact and repeatable,
-//! unlike time.
+//! in both protocol eras (2025-11-25 after `initialize`, 2026-07-28 with its `_meta`, see
+//! [`driver::Era`]) at two request counts, and the difference of the totals is divided by
+//! the difference of the counts, which cancels start-up, handshake and warm-up. Counts are
+//! exact and repeatable, unlike time.
 //! The output files stay in `$TMPDIR/typed-mcp-bench-callgrind/` for `callgrind_annotate`.
 
 use std::path::{Path, PathBuf};
 
-use crate::driver::{self, Launcher, Mode, Workload};
+use crate::driver::{self, Era, Launcher, Mode, Workload};
 use crate::servers::Server;
 
 /// (text bytes, fewer requests, more requests).
@@ -28,10 +29,15 @@ pub(crate) fn total_instructions(file: &Path) -> Result<u64, String> {
 fn counted(
     dir: &Path,
     server: Server,
+    era: Era,
     payload: usize,
     requests: usize,
 ) -> Result<(u64, PathBuf), String> {
-    let file = dir.join(format!("{}-{payload}B-{requests}.out", server.name()));
+    let file = dir.join(format!(
+        "{}-{}-{payload}B-{requests}.out",
+        server.name(),
+        era.label()
+    ));
     let launcher = Launcher {
         wrapper: vec![
             "valgrind".to_owned(),
@@ -41,6 +47,7 @@ fn counted(
         ],
     };
     let workload = Workload {
+        era,
         mode: Mode::Pipelined,
         payload,
         requests,
@@ -72,19 +79,24 @@ pub(crate) fn row_servers(rows: &[Server], wanted: Option<&[String]>) -> Vec<Ser
         .collect()
 }
 
-/// Prints instructions per request of every server (or of those `wanted` names), and where
-/// the profiles are.
+/// Prints instructions per request of every server (or of those `wanted` names) in both
+/// eras, the ratios the issue-41 targets name, and where the profiles are.
 pub(crate) fn run(wanted: Option<&[String]>) -> Result<(), String> {
     let dir = std::env::temp_dir().join("typed-mcp-bench-callgrind");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let [legacy, modern] = Era::BOTH;
     for (payload, few, many) in RUNS {
         println!(
             "## Instructions per request (callgrind, pipelined, {payload} B text, \
              {many} − {few} requests)\n"
         );
-        println!("| server | instructions / request | ÷ floor | profile |");
-        println!("|---|---|---|---|");
-        let mut floor = None;
+        println!(
+            "| server | {l} | {m} | {m} ÷ {l} | ÷ floor, {l} | ÷ floor, {m} | profiles ({m}) |",
+            l = legacy.label(),
+            m = modern.label()
+        );
+        println!("|---|---|---|---|---|---|---|");
+        let mut floor = [f64::NAN; 2];
         let mut rows = Vec::new();
         let servers = [
             Server::Floor,
@@ -94,20 +106,31 @@ pub(crate) fn run(wanted: Option<&[String]>) -> Result<(), String> {
             Server::RmcpStdio,
         ];
         for server in row_servers(&servers, wanted) {
-            eprintln!("callgrind: {} at {payload} B", server.name());
-            let (fewer, _) = counted(&dir, server, payload, few)?;
-            let (more, file) = counted(&dir, server, payload, many)?;
-            let per_request = more.saturating_sub(fewer) as f64 / (many - few) as f64;
-            if server == Server::Floor {
-                floor = Some(per_request);
+            let mut per_era = [0.0; 2];
+            let mut profile = PathBuf::new();
+            for (slot, era) in Era::BOTH.into_iter().enumerate() {
+                eprintln!(
+                    "callgrind: {} at {payload} B, {}",
+                    server.name(),
+                    era.label()
+                );
+                let (fewer, _) = counted(&dir, server, era, payload, few)?;
+                let (more, file) = counted(&dir, server, era, payload, many)?;
+                per_era[slot] = more.saturating_sub(fewer) as f64 / (many - few) as f64;
+                profile = file;
             }
-            rows.push((server, per_request, file));
+            if server == Server::Floor {
+                floor = per_era;
+            }
+            rows.push((server, per_era, profile));
         }
-        for (server, per_request, file) in rows {
-            let ratio = floor.map_or(f64::NAN, |f| per_request / f);
+        for (server, [old, new], file) in rows {
             println!(
-                "| {} | {per_request:.0} | {ratio:.1}× | `{}` |",
+                "| {} | {old:.0} | {new:.0} | {:.2}× | {:.2}× | {:.2}× | `{}` |",
                 server.name(),
+                new / old,
+                old / floor[0],
+                new / floor[1],
                 file.display()
             );
         }

@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use crate::callgrind::row_servers;
-use crate::driver::{self, Launcher, Mode, Workload};
+use crate::driver::{self, Era, Launcher, Mode, Workload};
 use crate::servers::Server;
 
 /// (text bytes, fewer requests, more requests).
@@ -94,6 +94,7 @@ fn profiled(dir: &Path, server: Server, requests: usize) -> Result<std::path::Pa
         .collect(),
     };
     let workload = Workload {
+        era: Era::Legacy,
         mode: Mode::Sequential,
         payload,
         requests,

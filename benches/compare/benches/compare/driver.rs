@@ -3,6 +3,13 @@
 //! `notifications/initialized`; every server under test speaks it), warms up, then sends
 //! `tools/call echo` requests, identical bytes for every server.
 //!
+//! In the 2026-07-28 era ([`Era::Modern`]) every request carries the `_meta` that era
+//! requires (version, client capabilities, client identity), written as typed-mcp's own
+//! client writes it (members in key order: `_meta`, `arguments`, `name`). typed-mcp gets no
+//! handshake (the era is stateless); the other servers do not speak 2026-07-28, so they
+//! get the legacy handshake and then the same request bytes (their parsers read the larger
+//! `_meta` and ignore it).
+//!
 //! - **Sequential**: one request, wait for its answer, the next.
 //! - **Pipelined**: one thread writes every request as fast as the pipe takes them while
 //!   this thread reads the answers, so neither side can block the other; latency is from
@@ -32,9 +39,51 @@ pub(crate) enum Mode {
     Pipelined,
 }
 
+/// The protocol era the requests are written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Era {
+    /// 2025-11-25: `initialize` first, requests without a version.
+    Legacy,
+    /// 2026-07-28: no handshake, each request names its version in `params._meta`.
+    Modern,
+}
+
+impl Era {
+    /// Both eras, legacy first.
+    pub(crate) const BOTH: [Era; 2] = [Era::Legacy, Era::Modern];
+
+    /// The era's name in the report.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Era::Legacy => "2025-11-25",
+            Era::Modern => "2026-07-28",
+        }
+    }
+
+    /// The `params` of a `tools/call echo` of `text` in this era, as JSON text.
+    pub(crate) fn echo_params(self, text: &str) -> String {
+        match self {
+            Era::Legacy => format!(r#"{{"name":"echo","arguments":{{"text":"{text}"}}}}"#),
+            Era::Modern => format!(
+                r#"{{"_meta":{{{MODERN_META}}},"arguments":{{"text":"{text}"}},"name":"echo"}}"#
+            ),
+        }
+    }
+}
+
+/// The members of a 2026-07-28 request's `_meta`, in the order typed-mcp's client writes
+/// them.
+const MODERN_META: &str = concat!(
+    r#""io.modelcontextprotocol/clientCapabilities":{},"#,
+    r#""io.modelcontextprotocol/clientInfo":{"name":"typed-mcp-bench","version":"0.1.0"},"#,
+    r#""io.modelcontextprotocol/protocolVersion":"2026-07-28""#
+);
+
 /// One cell of the matrix: a mode, a payload size and how many requests.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Workload {
+    /// The protocol era of the requests.
+    pub(crate) era: Era,
     /// Sequential or pipelined.
     pub(crate) mode: Mode,
     /// Length of the echoed text, in bytes.
@@ -99,11 +148,10 @@ struct RequestTemplate {
 }
 
 impl RequestTemplate {
-    fn new(payload: usize) -> Self {
+    fn new(payload: usize, era: Era) -> Self {
         let text = "x".repeat(payload);
-        let suffix = format!(
-            r#","method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{text}"}}}}}}"#
-        );
+        let params = era.echo_params(&text);
+        let suffix = format!(r#","method":"tools/call","params":{params}}}"#);
         let mut suffix = suffix.into_bytes();
         suffix.push(b'\n');
         Self {
@@ -174,7 +222,7 @@ pub(crate) fn run(
             }
         })
     };
-    let outcome = measure(pid, stdin, stdout, workload);
+    let outcome = measure(pid, stdin, stdout, workload, server.speaks_modern());
     // Stop the watchdog, then wait for the server to exit on end of input.
     if done.send(()).is_err() {
         eprintln!("watchdog already fired");
@@ -201,17 +249,20 @@ fn measure(
     mut stdin: ChildStdin,
     stdout: ChildStdout,
     workload: Workload,
+    speaks_modern: bool,
 ) -> Result<Measured, String> {
     let io = |e: std::io::Error| format!("pipe: {e}");
     let mut reader = BufReader::with_capacity(1 << 18, stdout);
     let mut line = Vec::with_capacity(workload.payload + 512);
-    stdin.write_all(INITIALIZE).map_err(io)?;
-    stdin.flush().map_err(io)?;
-    read_answer(&mut reader, &mut line)?;
-    if answer_id(&line) != Some(0) || !is_success(&line) {
-        return Err("initialize was not answered with a result".to_owned());
+    if workload.era == Era::Legacy || !speaks_modern {
+        stdin.write_all(INITIALIZE).map_err(io)?;
+        stdin.flush().map_err(io)?;
+        read_answer(&mut reader, &mut line)?;
+        if answer_id(&line) != Some(0) || !is_success(&line) {
+            return Err("initialize was not answered with a result".to_owned());
+        }
     }
-    let template = RequestTemplate::new(workload.payload);
+    let template = RequestTemplate::new(workload.payload, workload.era);
     let echoed = format!("\"{}\"", "x".repeat(workload.payload)).into_bytes();
     let mut stdin = BufWriter::with_capacity(1 << 16, stdin);
     for id in 1..=WARM_UP as u64 {

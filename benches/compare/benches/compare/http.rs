@@ -6,7 +6,11 @@
 //! answers with, if any), `notifications/initialized`, then `tools/call echo {text}`
 //! requests one after another (a closed loop: one request in flight per connection). Every
 //! request carries `Accept: application/json, text/event-stream`, the session id and
-//! `MCP-Protocol-Version: 2025-11-25`. Each answer is read whole and checked: status 200,
+//! `MCP-Protocol-Version: 2025-11-25`. In the 2026-07-28 era ([`Era::Modern`]) the body
+//! carries that era's `_meta` ([`Era::echo_params`]); a server that speaks it (typed-mcp)
+//! gets no handshake and no session, and each request carries the headers that era requires
+//! (`MCP-Protocol-Version: 2026-07-28`, `Mcp-Method`, `Mcp-Name`), while the others keep
+//! their session and read the same body. Each answer is read whole and checked: status 200,
 //! a JSON body or an event stream whose data events hold the answer, the request's id, no
 //! `error`, not `isError`, and a text content block equal to the text sent.
 //!
@@ -36,12 +40,14 @@ use serde::Deserialize;
 use tokio::sync::Barrier;
 use typed_mcp_bench::{cpu_ns, peak_rss_kib, quantile};
 
-use crate::driver::Measured;
+use crate::driver::{Era, Measured};
 use crate::servers::HttpServer;
 
 /// One cell of the HTTP matrix.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct HttpWorkload {
+    /// The protocol era of the requests.
+    pub(crate) era: Era,
     /// Length of the echoed text, in bytes.
     pub(crate) payload: usize,
     /// Keep-alive connections, one request in flight on each.
@@ -58,6 +64,7 @@ const DEADLINE: Duration = Duration::from_secs(180);
 /// How long a server gets to name its URL.
 const START_DEADLINE: Duration = Duration::from_secs(20);
 const PROTOCOL_VERSION: &str = "2025-11-25";
+const MODERN_VERSION: &str = "2026-07-28";
 const ACCEPT_BOTH: HeaderValue = HeaderValue::from_static("application/json, text/event-stream");
 const JSON: HeaderValue = HeaderValue::from_static("application/json");
 
@@ -155,7 +162,8 @@ pub(crate) fn run(server: HttpServer, workload: HttpWorkload) -> Result<Measured
         .build()
         .map_err(|e| format!("client runtime: {e}"))?;
     let outcome = runtime.block_on(async {
-        tokio::time::timeout(DEADLINE, measure(addr, pid, workload))
+        let modern = workload.era == Era::Modern && server.speaks_modern();
+        tokio::time::timeout(DEADLINE, measure(addr, pid, workload, modern))
             .await
             .unwrap_or_else(|_| Err("the run exceeded its deadline".to_owned()))
     });
@@ -171,6 +179,9 @@ struct Shared {
     host: HeaderValue,
     text: String,
     template: Template,
+    /// Requests in the 2026-07-28 era, to a server that speaks it: no session, that era's
+    /// headers.
+    modern: bool,
     warm_up: usize,
     requests: usize,
     next: AtomicUsize,
@@ -178,13 +189,19 @@ struct Shared {
     go: Barrier,
 }
 
-async fn measure(addr: SocketAddr, pid: u32, workload: HttpWorkload) -> Result<Measured, String> {
+async fn measure(
+    addr: SocketAddr,
+    pid: u32,
+    workload: HttpWorkload,
+    modern: bool,
+) -> Result<Measured, String> {
     let concurrency = workload.concurrency.max(1);
     let text = "x".repeat(workload.payload);
     let shared = Rc::new(Shared {
         addr,
         host: HeaderValue::from_str(&addr.to_string()).map_err(|e| e.to_string())?,
-        template: Template::new(&text),
+        template: Template::new(&text, workload.era),
+        modern,
         text,
         warm_up: (WARM_UP / concurrency).max(WARM_UP_PER_CONNECTION),
         requests: workload.requests,
@@ -274,13 +291,11 @@ struct Template {
 }
 
 impl Template {
-    fn new(text: &str) -> Self {
+    fn new(text: &str, era: Era) -> Self {
+        let params = era.echo_params(text);
         Self {
             prefix: br#"{"jsonrpc":"2.0","id":"#,
-            suffix: format!(
-                r#","method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{text}"}}}}}}"#
-            )
-            .into_bytes(),
+            suffix: format!(r#","method":"tools/call","params":{params}}}"#).into_bytes(),
         }
     }
 
@@ -320,6 +335,10 @@ impl Session {
             sender,
             session_id: None,
         };
+        if shared.modern {
+            // Stateless: nothing to open.
+            return Ok(session);
+        }
         let (status, headers, body) = session
             .post(shared, Bytes::from_static(INITIALIZE.as_bytes()))
             .await?;
@@ -354,8 +373,16 @@ impl Session {
             .uri("/mcp")
             .header(HOST, shared.host.clone())
             .header(CONTENT_TYPE, JSON)
-            .header(ACCEPT, ACCEPT_BOTH)
-            .header("mcp-protocol-version", PROTOCOL_VERSION);
+            .header(ACCEPT, ACCEPT_BOTH);
+        request = if shared.modern {
+            // Only `tools/call echo` is sent in this era.
+            request
+                .header("mcp-protocol-version", MODERN_VERSION)
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "echo")
+        } else {
+            request.header("mcp-protocol-version", PROTOCOL_VERSION)
+        };
         if let Some(id) = &self.session_id {
             request = request.header("mcp-session-id", id.clone());
         }

@@ -39,7 +39,7 @@ mod validators;
 
 use std::process::ExitCode;
 
-use driver::{Launcher, Mode, Workload};
+use driver::{Era, Launcher, Mode, Workload};
 use http::HttpWorkload;
 
 /// Command-line options of a bench run.
@@ -89,47 +89,53 @@ fn options(args: &[String]) -> Result<Options, String> {
     Ok(options)
 }
 
-/// The matrix: every mode and payload, with request counts that keep each run to seconds.
+/// The matrix: every era, mode and payload, with request counts that keep each run to
+/// seconds.
 fn workloads(scale: f64) -> Vec<Workload> {
     let n = |count: f64| ((count * scale) as usize).max(50);
-    vec![
-        Workload {
-            mode: Mode::Pipelined,
-            payload: 16,
-            requests: n(30_000.0),
-        },
-        Workload {
-            mode: Mode::Pipelined,
-            payload: 64 * 1024,
-            requests: n(1_000.0),
-        },
-        Workload {
-            mode: Mode::Sequential,
-            payload: 16,
-            requests: n(3_000.0),
-        },
-        Workload {
-            mode: Mode::Sequential,
-            payload: 64 * 1024,
-            requests: n(300.0),
-        },
-    ]
+    let cells = [
+        (Mode::Pipelined, 16, 30_000.0),
+        (Mode::Pipelined, 64 * 1024, 1_000.0),
+        (Mode::Sequential, 16, 3_000.0),
+        (Mode::Sequential, 64 * 1024, 300.0),
+    ];
+    Era::BOTH
+        .iter()
+        .flat_map(|&era| {
+            cells
+                .iter()
+                .map(move |&(mode, payload, requests)| Workload {
+                    era,
+                    mode,
+                    payload,
+                    requests: n(requests),
+                })
+        })
+        .collect()
 }
 
-/// The HTTP matrix: both payloads at 1 and 64 connections.
+/// The HTTP matrix: both eras, both payloads at 1 and 64 connections.
 fn http_workloads(scale: f64) -> Vec<HttpWorkload> {
     let n = |count: f64| ((count * scale) as usize).max(64);
-    let cell = |payload, concurrency, requests| HttpWorkload {
-        payload,
-        concurrency,
-        requests: n(requests),
-    };
-    vec![
-        cell(16, 1, 3_000.0),
-        cell(16, 64, 20_000.0),
-        cell(64 * 1024, 1, 500.0),
-        cell(64 * 1024, 64, 3_000.0),
-    ]
+    let cells = [
+        (16, 1, 3_000.0),
+        (16, 64, 20_000.0),
+        (64 * 1024, 1, 500.0),
+        (64 * 1024, 64, 3_000.0),
+    ];
+    Era::BOTH
+        .iter()
+        .flat_map(|&era| {
+            cells
+                .iter()
+                .map(move |&(payload, concurrency, requests)| HttpWorkload {
+                    era,
+                    payload,
+                    concurrency,
+                    requests: n(requests),
+                })
+        })
+        .collect()
 }
 
 fn main() -> ExitCode {

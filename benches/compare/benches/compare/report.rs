@@ -7,7 +7,7 @@ use std::process::Command;
 
 use typed_mcp_bench::Range;
 
-use crate::driver::{self, Launcher, Measured, Mode, Workload};
+use crate::driver::{self, Era, Launcher, Measured, Mode, Workload};
 use crate::http::{self, HttpWorkload};
 use crate::servers::{self, HttpServer, Server};
 use crate::validators::{Row, Skipped};
@@ -129,7 +129,11 @@ fn title(workload: &Workload) -> String {
     } else {
         format!("{} B", workload.payload)
     };
-    format!("{mode}, {size} text, {} requests", workload.requests)
+    format!(
+        "{}, {mode}, {size} text, {} requests",
+        workload.era.label(),
+        workload.requests
+    )
 }
 
 /// Per repetition, `pick(server) / pick(other)`; left out where either run failed, and
@@ -231,16 +235,22 @@ fn met(values: &[f64], holds: impl Fn(f64) -> bool) -> String {
 }
 
 fn targets(workloads: &[Workload], servers: &[Server], runs: &[Repetition]) {
+    for era in Era::BOTH {
+        era_targets(era, workloads, servers, runs);
+    }
+}
+
+fn era_targets(era: Era, workloads: &[Workload], servers: &[Server], runs: &[Repetition]) {
     let typed = index(servers, Server::Typed);
     let index = |server| index(servers, server);
     let find = |mode: Mode, payload: usize| {
         workloads
             .iter()
-            .position(|w| w.mode == mode && w.payload == payload)
+            .position(|w| w.era == era && w.mode == mode && w.payload == payload)
     };
     let per_second: fn(&Measured) -> f64 = |m| m.per_second;
     let p50: fn(&Measured) -> f64 = |m| m.p50.as_secs_f64();
-    println!("### Targets (typed-mcp)\n");
+    println!("### Targets (typed-mcp, {})\n", era.label());
     println!("| target | measured | verdict |");
     println!("|---|---|---|");
     if let Some(w) = find(Mode::Pipelined, 16) {
@@ -421,7 +431,11 @@ fn http_title(workload: &HttpWorkload) -> String {
     } else {
         format!("{} connections", workload.concurrency)
     };
-    format!("{size} text, {connections}, {} requests", workload.requests)
+    format!(
+        "{}, {size} text, {connections}, {} requests",
+        workload.era.label(),
+        workload.requests
+    )
 }
 
 fn http_index(server: HttpServer) -> usize {
@@ -435,7 +449,8 @@ fn http_index(server: HttpServer) -> usize {
 pub(crate) fn http(workloads: &[HttpWorkload], runs: &[Repetition]) -> bool {
     let mut failed = false;
     println!(
-        "## 4. Streamable HTTP `tools/call echo`, 2025-11-25 sessions, keep-alive ({} repetitions)\n",
+        "## 4. Streamable HTTP `tools/call echo`, 2025-11-25 sessions and 2026-07-28, \
+         keep-alive ({} repetitions)\n",
         runs.len()
     );
     println!(
@@ -445,7 +460,9 @@ pub(crate) fn http(workloads: &[HttpWorkload], runs: &[Repetition]) -> bool {
          the floor is one axum route parsing the body into a `serde_json::Value` and writing \
          a fixed-shape echo (no session, no validation), the least a server on this stack \
          does; typed-mcp (baseline), when present, is the build named by \
-         `TYPED_MCP_BENCH_HTTP_BASELINE`.\n"
+         `TYPED_MCP_BENCH_HTTP_BASELINE`. In 2026-07-28 typed-mcp serves each request \
+         stateless (no session, that era's headers); the others, which do not speak it, \
+         keep their 2025-11-25 session and read the same bodies.\n"
     );
     let per_second: fn(&Measured) -> f64 = |m| m.per_second;
     let cpu: fn(&Measured) -> f64 = |m| m.cpu_ns_per_request;

@@ -90,6 +90,11 @@ impl Server {
         })
     }
 
+    /// Whether the server speaks 2026-07-28 (then it gets no handshake in that era).
+    pub(crate) fn speaks_modern(self) -> bool {
+        matches!(self, Server::Typed | Server::Baseline)
+    }
+
     /// [`Server::Baseline`] when `TYPED_MCP_BENCH_BASELINE` names a binary.
     pub(crate) fn baseline() -> Option<Server> {
         std::env::var_os(BASELINE_VAR).map(|_| Server::Baseline)
@@ -129,6 +134,11 @@ pub(crate) enum HttpServer {
 }
 
 impl HttpServer {
+    /// Whether the server speaks 2026-07-28 (then it gets that era's stateless requests).
+    pub(crate) fn speaks_modern(self) -> bool {
+        matches!(self, HttpServer::Typed | HttpServer::Baseline)
+    }
+
     /// Every HTTP server, in the order of the tables.
     pub(crate) const ALL: [HttpServer; 4] = [
         HttpServer::Typed,

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use typed_mcp_bench::peak_rss_kib;
 
-use crate::driver::{self, Launcher, Mode, Workload};
+use crate::driver::{self, Era, Launcher, Mode, Workload};
 use crate::servers::Server;
 
 /// Requests written while the client reads nothing.
@@ -216,6 +216,7 @@ pub(crate) fn run_all() -> bool {
     }
     println!();
     let flood = Workload {
+        era: Era::Legacy,
         mode: Mode::Pipelined,
         payload: 16,
         requests: 1_000_000,
