@@ -65,23 +65,62 @@ impl ToolSet {
     }
 }
 
-/// The `name` member of `tools/call` params: the tool the call will run, or `None` if
-/// there is none (the call itself will say what is wrong with them).
+/// The `name` member of `tools/call` params, or `None` if there is none (the call itself
+/// will say what is wrong with them).
 ///
-/// The params' members are walked ([`last_member`]), not parsed: the members before and
-/// after `name` (a 2026-07-28 client writes `_meta` and `arguments` first) are stepped over,
-/// their strings by `memchr`. A name written twice counts as the call counts it (the params'
-/// `Value` keeps the last), so a declared bound or an in-place promise belongs to the tool
-/// actually called. `None` for params that are not an object, or whose last `name` is not a
-/// string.
+/// Params written as clients write them are read without a parser, nor a pass over their
+/// other members (a tool's arguments, however long):
+/// - `{"name":"echo",...` (a 2025 client): an object's first member is a member of it, and
+///   a name without escapes is its own text;
+/// - `...,"name":"echo"}` (typed-mcp's 2026-07-28 client, which writes members in key
+///   order, `_meta` and `arguments` first): see [`trailing_name`].
+///
+/// Anything else (whitespace, `name` elsewhere, escapes) is walked member by member
+/// ([`last_member`]): the other members are stepped over, their strings by `memchr`, never
+/// parsed, and a repeated `name` counts as the call counts it (the params' `Value` keeps the
+/// last). `None` for params that are not an object, or whose `name` is not a string.
 pub(crate) fn tool_name(params: &RawValue) -> Option<Cow<'_, str>> {
-    let raw = last_member(params.get(), "name")??;
+    const PREFIX: &str = r#"{"name":""#;
+    let text = params.get();
+    if let Some(rest) = text.strip_prefix(PREFIX) {
+        if let Some(end) = rest.find(['"', '\\']) {
+            if rest.as_bytes()[end] == b'"' {
+                return Some(Cow::Borrowed(&rest[..end]));
+            }
+        }
+    }
+    if let Some(name) = trailing_name(text) {
+        return Some(Cow::Borrowed(name));
+    }
+    let raw = last_member(text, "name")??;
     let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
     if inner.contains('\\') {
         serde_json::from_str::<String>(raw).ok().map(Cow::Owned)
     } else {
         Some(Cow::Borrowed(inner))
     }
+}
+
+/// The name of params (a checked JSON object, as a `RawValue` holds it: no whitespace
+/// around it) whose text ends with `,"name":"NAME"}` or is `{"name":"NAME"}`, NAME without
+/// a backslash; read from the end, so whatever comes before (however long) is not looked at.
+///
+/// Why the match is a member of the params, and their last: the final `}` closes the params,
+/// so the `"` before it closes a string, the last value; NAME has no backslash, so the quote
+/// before it is the string's opening one unless escaped, and an escaped quote has a `\`
+/// before it where the match wants `:`; the key's quotes are preceded by `,` or `{` and by
+/// `e`, not by `\`, so they are real quotes, and `"name"` followed by `:` is a key of the
+/// object that the final `}` closes. Being the last member, it is the one the call reads
+/// when `name` repeats.
+fn trailing_name(text: &str) -> Option<&str> {
+    let body = text.strip_suffix("\"}")?;
+    let open = body.rfind('"')?;
+    let name = &body[open + 1..];
+    if name.contains('\\') {
+        return None;
+    }
+    let before = body[..open].strip_suffix(r#""name":"#)?;
+    matches!(before.as_bytes().last(), Some(b',' | b'{')).then_some(name)
 }
 
 #[cfg(test)]
@@ -94,7 +133,7 @@ mod tests {
     }
 
     #[test]
-    fn the_name_is_the_one_the_call_reads() {
+    fn the_name_is_read_at_either_end_and_walked_to_elsewhere() {
         assert_eq!(
             name_of(r#"{"name":"big","arguments":{"bytes":1}}"#).as_deref(),
             Some("big")
@@ -110,8 +149,24 @@ mod tests {
         assert_eq!(name_of(r#"{"name":7}"#), None);
         assert_eq!(name_of("[]"), None);
         assert_eq!(name_of(r#"["big"]"#), None);
-        assert_eq!(name_of(r#"{"name":"a","name":"b"}"#).as_deref(), Some("b"));
-        assert_eq!(name_of(r#"{"name":"a","name":7}"#), None);
+        assert_eq!(
+            name_of(r#"{"x":1,"name":"a","y":2,"name":"b","z":3}"#).as_deref(),
+            Some("b")
+        );
+        assert_eq!(name_of(r#"{"x":1,"name":"a","name":7}"#), None);
+        // From the end: the last member only, never a lookalike inside a string.
+        assert_eq!(
+            name_of(r#"{"arguments":{"t":"x"},"name":"echo"}"#).as_deref(),
+            Some("echo")
+        );
+        assert_eq!(name_of(r#"{"name":"echo"}"#).as_deref(), Some("echo"));
+        assert_eq!(name_of(r#"{"k":"zz,\"name\":\"evil"}"#), None);
+        assert_eq!(name_of(r#"{"k":"\\","name":"ok"}"#).as_deref(), Some("ok"));
+        assert_eq!(
+            name_of(r#"{"k":{"name":"inner"},"name":"n\u0061me"}"#).as_deref(),
+            Some("name")
+        );
+        assert_eq!(name_of(r#"{"k":{"name":"inner"}}"#), None);
         assert_eq!(
             name_of(r#"{"_meta":{"name":"m"},"arguments":{"text":"x\"y"},"name":"echo"}"#)
                 .as_deref(),

@@ -69,6 +69,9 @@ pub(crate) struct Connection {
     stateless: bool,
     /// Fires when the server stops reading this connection: listen streams end gracefully.
     closing: tokio_util::sync::CancellationToken,
+    /// Whether this connection ever registered with the server's subscriptions: only then
+    /// does dropping it take their lock (a stateless HTTP request is a connection of its own).
+    registered: std::sync::atomic::AtomicBool,
 }
 
 /// What the era gate decided for a request.
@@ -92,7 +95,14 @@ impl Connection {
             batches,
             stateless: false,
             closing: tokio_util::sync::CancellationToken::new(),
+            registered: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Notes that this connection registers with the server's subscriptions (before it does).
+    fn register(&self) {
+        self.registered
+            .store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Sends this connection's notifications outside requests to `peer`.
@@ -480,6 +490,7 @@ impl Connection {
                 if method == "resources/subscribe" {
                     sets.resources.check_known(&p.uri, era)?;
                     let peer = self.notification_peer(ctx.peer());
+                    self.register();
                     state.subscriptions.subscribe(self.id, peer, &p.uri);
                 } else {
                     let _had = state.subscriptions.unsubscribe(self.id, &p.uri);
@@ -491,6 +502,7 @@ impl Connection {
             }
             ("subscriptions/listen", Era::Modern) => {
                 let closing = &self.closing;
+                self.register();
                 // Boxed: a rare, long-lived request; inline, every request's future would
                 // carry its size (see future_size.rs).
                 Box::pin(super::listen::listen(
@@ -565,7 +577,9 @@ impl Connection {
 
 impl Drop for Connection {
     fn drop(&mut self) {
-        self.state.subscriptions.drop_connection(self.id);
+        if *self.registered.get_mut() {
+            self.state.subscriptions.drop_connection(self.id);
+        }
     }
 }
 
@@ -656,6 +670,7 @@ impl Handler for Connection {
                 self.session.mark_initialized();
                 // From now on the client hears of changes to the lists.
                 let peer = self.notification_peer(ctx.peer());
+                self.register();
                 self.state.subscriptions.watch_lists(self.id, peer);
             }
             other => tracing::debug!(method = other, "notification ignored"),
