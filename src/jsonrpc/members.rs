@@ -15,6 +15,7 @@ use super::encode::string_end;
 /// members occurs twice (as a `serde` derive refuses a repeated field). Member names are
 /// compared after decoding their escapes (a name that cannot be decoded, a lone surrogate
 /// escape, gives `None`, as it fails `serde`). Other members, repeated or not, are skipped.
+#[cfg(feature = "http")]
 pub(crate) fn find_members<'a, const N: usize>(
     object: &'a str,
     names: [&str; N],
@@ -136,7 +137,7 @@ fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
     at
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "http"))]
 mod tests {
     use proptest::prelude::*;
     use serde_json::value::RawValue;

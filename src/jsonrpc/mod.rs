@@ -36,7 +36,6 @@ mod encode;
 mod error_code;
 pub(crate) mod escape;
 mod id;
-#[cfg(feature = "http")]
 pub(crate) mod members;
 mod message;
 mod parse;
