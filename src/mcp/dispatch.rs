@@ -239,12 +239,10 @@ impl Connection {
         method: &str,
         // Borrowed from `handle_request`, which owns the parsed params: `tools/call` takes
         // them (decoded by value); an owned argument would be kept twice in this future.
-        owned_params: &mut Option<Value>,
-        // The same params as received (a 2026-07-28 call's question reads its arguments again).
-        raw_params: Option<&RawValue>,
+        request_params: &mut Params<'_>,
         era: Era,
     ) -> HandlerResult {
-        let params = owned_params.as_ref();
+        let params = request_params.parsed.as_ref();
         let state = &*self.state;
         let hints = &state.hints;
         // One snapshot of the tools, resources and prompts for the whole request.
@@ -283,7 +281,7 @@ impl Connection {
                 let (name, arguments, progress_token, client, extensions) = {
                     let p: LegacyCallToolRequestParams = super::call_params::decode_call(
                         method,
-                        owned_params.take(),
+                        request_params.parsed.take(),
                         validate::legacy_call_tool_request_params,
                     )?;
                     let declared = self.session.client_capabilities().unwrap_or_default();
@@ -316,10 +314,10 @@ impl Connection {
             }
             ("tools/call", Era::Modern) => {
                 // The params end in this block, as above.
-                let (name, arguments, progress_token, log_level, scope, inputs, extensions, task) = {
+                let (name, arguments, progress_token, log_level, inputs, extensions, task) = {
                     let call = super::call_params::decode_modern_call(
                         method,
-                        owned_params.take(),
+                        request_params.parsed.take(),
                         validate::call_tool_request_params,
                     )?;
                     sets.tools
@@ -334,14 +332,15 @@ impl Connection {
                     // Questions to the client become an input_required result; a retry brings
                     // the answers (and the sealed answers of earlier rounds), for this tool
                     // with these arguments only. The scope (a canonical copy of the
-                    // arguments) is computed here only to open a state the retry carries.
+                    // arguments) is computed here only to open a state the retry carries;
+                    // the inputs keep it (not this future, across the handler).
                     let scope = super::input_required::carries_state(&call.extra).then(|| {
                         let arguments = call.arguments.clone().map_or(Value::Null, Value::Object);
                         super::input_required::request_scope("tool", &call.name, &arguments)
                     });
                     let inputs = super::input_required::inputs_of(
                         &state.state_key,
-                        scope.as_deref(),
+                        scope,
                         &call.extra,
                         call.capabilities,
                     )?;
@@ -350,7 +349,6 @@ impl Connection {
                         call.arguments,
                         call.progress_token,
                         call.log_level,
-                        scope,
                         inputs,
                         extensions,
                         task,
@@ -381,7 +379,7 @@ impl Connection {
                 // The arguments went to the handler: a scope not computed above is computed
                 // from the params as received, only when the handler asked a question.
                 match inputs.result(&state.state_key, || {
-                    scope.unwrap_or_else(|| super::input_required::tool_scope(&name, raw_params))
+                    super::input_required::tool_scope(&name, request_params.raw)
                 }) {
                     Some(input_required) => input_required,
                     None => answer,
@@ -432,7 +430,7 @@ impl Connection {
             }
             ("prompts/get", Era::Modern) => {
                 // The params (656 bytes) end in this block, as for tools/call.
-                let (name, arguments, scope, inputs) = {
+                let (name, arguments, inputs) = {
                     let p: GetPromptRequestParams =
                         decode(method, params, validate::get_prompt_request_params, false)?;
                     let scope = super::input_required::request_scope(
@@ -445,11 +443,11 @@ impl Connection {
                             .unwrap_or_default();
                     let inputs = super::input_required::inputs_of(
                         &state.state_key,
-                        Some(&scope),
+                        Some(scope),
                         &p.extra,
                         declared,
                     )?;
-                    (p.name, p.arguments.map(to_json_map), scope, inputs)
+                    (p.name, p.arguments.map(to_json_map), inputs)
                 };
                 let answer = sets
                     .prompts
@@ -461,7 +459,8 @@ impl Connection {
                         ctx.shared_auth(),
                     )
                     .await;
-                match inputs.result(&state.state_key, || scope) {
+                // The scope was given to the inputs above: never computed again.
+                match inputs.result(&state.state_key, String::new) {
                     Some(input_required) => input_required,
                     None => answer,
                 }
@@ -583,6 +582,15 @@ impl Drop for Connection {
     }
 }
 
+/// A request's params: parsed (`None` when absent, and once `tools/call` has taken them)
+/// and as received. One borrow of this in [`Connection::dispatch`]'s future, not two.
+struct Params<'a> {
+    /// The params as a `Value`.
+    parsed: Option<Value>,
+    /// The params' text (a 2026-07-28 call's question reads its arguments again from it).
+    raw: Option<&'a RawValue>,
+}
+
 /// How long a request that selects no era waits for a concurrent `initialize` to finish.
 const HANDSHAKE_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
@@ -600,8 +608,7 @@ impl Handler for Connection {
             if !METHODS.contains(&method) {
                 return Err(method_not_found());
             }
-            let raw = params;
-            let mut params: Option<Value> = match params.map(crate::jsonrpc::to_value) {
+            let parsed: Option<Value> = match params.map(crate::jsonrpc::to_value) {
                 None => None,
                 Some(Ok(value)) => Some(value),
                 Some(Err(error)) => {
@@ -612,7 +619,12 @@ impl Handler for Connection {
                     ));
                 }
             };
+            let mut params = Params {
+                parsed,
+                raw: params,
+            };
             let versioned = params
+                .parsed
                 .as_ref()
                 .and_then(|p| p.get("_meta"))
                 .is_some_and(|meta| meta.get(PROTOCOL_VERSION_KEY).is_some());
@@ -625,18 +637,22 @@ impl Handler for Connection {
             }
             // Bound first: a `match` on `route(..)?` would keep its 56-byte temporary across the
             // `.await`s of the arms.
-            let route = self.route(method, params.as_ref())?;
+            let route = self.route(method, params.parsed.as_ref())?;
             match route {
-                Route::Initialize => self.initialize(params.as_ref()),
+                Route::Initialize => self.initialize(params.parsed.as_ref()),
                 Route::EarlyPing => {
-                    let _params: Option<PingRequestParams> =
-                        decode(method, params.as_ref(), validate::ping_request_params, true)?;
+                    let _params: Option<PingRequestParams> = decode(
+                        method,
+                        params.parsed.as_ref(),
+                        validate::ping_request_params,
+                        true,
+                    )?;
                     respond(&EmptyResult { meta: None })
                 }
                 Route::Serve(Era::Modern) if method == "server/discover" => {
-                    self.discover(params.as_ref())
+                    self.discover(params.parsed.as_ref())
                 }
-                Route::Serve(era) => self.dispatch(ctx, method, &mut params, raw, era).await,
+                Route::Serve(era) => self.dispatch(ctx, method, &mut params, era).await,
             }
         }
     }

@@ -60,6 +60,9 @@ pub(crate) fn open_answers(
 pub(crate) struct Inputs {
     answers: BTreeMap<String, Value>,
     declared: Value,
+    /// The scope the request's state was opened for, when it carried one (see
+    /// [`inputs_of`]); kept here rather than in the request's future, across its handler.
+    scope: Option<String>,
     asked: Mutex<BTreeMap<String, Value>>,
     /// The keys of the answers the handler used: only these go into the next state.
     used: Mutex<std::collections::BTreeSet<String>>,
@@ -67,12 +70,13 @@ pub(crate) struct Inputs {
 }
 
 impl Inputs {
-    /// From the verified state's answers, this request's `inputResponses` (objects only)
-    /// and the client's declared capabilities.
+    /// From the verified state's answers, this request's `inputResponses` (objects only),
+    /// the client's declared capabilities and the request's scope, when known.
     pub(crate) fn new(
         mut answers: BTreeMap<String, Value>,
         responses: Option<&Value>,
         declared: Value,
+        scope: Option<String>,
     ) -> Self {
         if let Some(Value::Object(responses)) = responses {
             for (key, answer) in responses {
@@ -84,6 +88,7 @@ impl Inputs {
         Self {
             answers,
             declared,
+            scope,
             asked: Mutex::new(BTreeMap::new()),
             used: Mutex::new(std::collections::BTreeSet::new()),
             counter: AtomicU64::new(0),
@@ -137,7 +142,8 @@ impl Inputs {
     }
 
     /// The `input_required` result when the handler asked anything it had no answer to;
-    /// `scope` (see [`request_scope`]) is asked for only then.
+    /// the request's scope (see [`request_scope`]) is the one [`inputs_of`] was given, or
+    /// else `scope()`, asked for only then.
     pub(crate) fn result(
         &self,
         keys: &KeySet,
@@ -147,7 +153,7 @@ impl Inputs {
         if asked.is_empty() {
             return None;
         }
-        let scope = scope();
+        let scope = self.scope.clone().unwrap_or_else(scope);
         let requests: Map<String, Value> =
             asked.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         // Answers nobody asked for are not carried on: the state holds what the handler used.
@@ -206,16 +212,22 @@ pub(crate) fn carries_state(params: &Map<String, Value>) -> bool {
 
 /// The inputs of a (possibly retried) 2026-07-28 request sealed for `scope`: the answers
 /// its `requestState` carries and its `inputResponses`, read from the params' members.
-/// `scope` is `None` only for params without a `requestState` ([`carries_state`]).
+/// `scope` is `None` only for params without a `requestState` ([`carries_state`]); it is
+/// kept in the inputs for [`Inputs::result`].
 pub(crate) fn inputs_of(
     keys: &KeySet,
-    scope: Option<&str>,
+    scope: Option<String>,
     params: &Map<String, Value>,
     declared: Value,
 ) -> Result<Arc<Inputs>, crate::jsonrpc::ErrorObject<'static>> {
     let responses = params.get("inputResponses");
-    let answers = answers_of(keys, scope, params.get("requestState"), responses)?;
-    Ok(Arc::new(Inputs::new(answers, responses, declared)))
+    let answers = answers_of(
+        keys,
+        scope.as_deref(),
+        params.get("requestState"),
+        responses,
+    )?;
+    Ok(Arc::new(Inputs::new(answers, responses, declared, scope)))
 }
 
 /// The answers a retried request's `requestState` carries (none without one); its
