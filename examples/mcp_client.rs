@@ -8,13 +8,15 @@
 //! ```
 //!
 //! Commands: `discover`, `tools`, `call NAME JSON`, `resources`, `templates`, `read URI`,
-//! `prompts`, `prompt NAME JSON`, `complete prompt|template NAME ARGUMENT VALUE`, and
+//! `task NAME JSON`, `prompts`, `prompt NAME JSON`, `complete prompt|template NAME ARGUMENT VALUE`, and
 //! `listen [URI...]` (prints the server's notifications, one JSON line each, until
 //! interrupted: list changes, and updates of the resources named). `--stdio -- CMD ARGS...`
 //! takes the server's command line up to a lone `--` or the end. `--version` is `auto` (the
 //! default), a 2026-07-28 version (pinned) or a 2025 version (offered by `initialize`).
 //! `--timeout SECS` bounds each request (default 60). A `call` whose tool reports progress
-//! shows a progress bar on stderr.
+//! shows a progress bar on stderr. `task` calls the tool as a task (the Tasks extension,
+//! 2026-07-28): it polls `tasks/get` at the interval the server suggests, with a progress
+//! line on stderr (status, polls, the server's status message); Ctrl-C cancels the task.
 //!
 //! Remote servers (`--http`): `--header 'NAME: VALUE'` (repeatable) and `--bearer TOKEN` add
 //! headers to every request; `--ca-cert FILE` trusts the PEM root certificates in FILE
@@ -39,14 +41,15 @@ use tracing::level_filters::LevelFilter;
 use typed_mcp::client::auth::{FileTokenStore, LoopbackRedirect, OAuthOptions};
 use typed_mcp::client::{
     Client, ClientError, ClientHandler, ClientOptions, CompletionTarget, ListenNotification,
-    Progress, RequestOptions, ServerCommand, VersionChoice,
+    Progress, RequestOptions, ServerCommand, TaskUpdate, TaskWait, VersionChoice,
 };
 use typed_mcp::generated::protocol::SubscriptionFilter;
+use typed_mcp::mcp::tasks::TASKS_EXTENSION;
 
 const USAGE: &str = "usage: mcp_client [--http URL | --stdio -- CMD ARGS... [--]] \
 [--version V|auto] [--timeout SECS] [--header 'NAME: VALUE']... [--bearer TOKEN] \
 [--ca-cert FILE] [--oauth] [--client-id ID] [--client-secret SECRET] [--token-file FILE] COMMAND
-commands: discover | tools | call NAME JSON | resources | templates | read URI | prompts | \
+commands: discover | tools | call NAME JSON | task NAME JSON | resources | templates | read URI | prompts | \
 prompt NAME JSON | complete prompt|template NAME ARGUMENT VALUE | listen [URI...]";
 
 /// How long the user has to authorize in the browser.
@@ -63,6 +66,8 @@ enum Command {
     Discover,
     Tools,
     Call(String, Value),
+    /// A call as a task, polled to its end.
+    Task(String, Value),
     Resources,
     Templates,
     Read(String),
@@ -185,6 +190,9 @@ fn parse_args(raw: Vec<String>) -> Result<Args, String> {
         [c, name, rest @ ..] if *c == "call" && rest.len() <= 1 => {
             Command::Call((*name).clone(), json_arg(rest.first().copied())?)
         }
+        [c, name, rest @ ..] if *c == "task" && rest.len() <= 1 => {
+            Command::Task((*name).clone(), json_arg(rest.first().copied())?)
+        }
         [c, name, rest @ ..] if *c == "prompt" && rest.len() <= 1 => {
             Command::Prompt((*name).clone(), json_arg(rest.first().copied())?)
         }
@@ -263,10 +271,10 @@ async fn run(args: Args) -> Result<Option<Value>, ClientError> {
     let options = ClientOptions::new("typed-mcp-cli", env!("CARGO_PKG_VERSION"))
         .version(args.version)
         .request_timeout(args.timeout);
-    let options = if matches!(args.command, Command::Listen(_)) {
-        options.handler(PrintNotifications)
-    } else {
-        options
+    let options = match args.command {
+        Command::Listen(_) => options.handler(PrintNotifications),
+        Command::Task(..) => options.extension(TASKS_EXTENSION, serde_json::Map::new()),
+        _ => options,
     };
     let client = match args.target {
         Target::Http(url) => {
@@ -305,6 +313,24 @@ async fn answer(client: &Client, command: Command) -> Result<Option<Value>, Clie
                 show_progress(&shown, &report);
             });
             let result = client.call_tool_with(&name, arguments, options).await;
+            bar.finish_and_clear();
+            to_json(serde_json::to_value(result?))
+        }
+        Command::Task(name, arguments) => {
+            let bar = indicatif::ProgressBar::hidden();
+            let shown = bar.clone();
+            let cancel = tokio_util::sync::CancellationToken::new();
+            let on_interrupt = cancel.clone();
+            let interrupts = tokio::spawn(async move {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    on_interrupt.cancel();
+                }
+            });
+            let wait = TaskWait::new()
+                .cancel_on(cancel)
+                .on_update(move |update: &TaskUpdate| show_task(&shown, update));
+            let result = client.call_tool_as_task(&name, arguments, wait).await;
+            interrupts.abort();
             bar.finish_and_clear();
             to_json(serde_json::to_value(result?))
         }
@@ -355,6 +381,28 @@ fn show_progress(bar: &indicatif::ProgressBar, report: &Progress) {
     if let Some(message) = &report.message {
         bar.set_message(message.clone());
     }
+}
+
+/// Draws a task's progress on stderr: a spinner, the time spent, the status, the polls and
+/// the server's status message.
+fn show_task(bar: &indicatif::ProgressBar, update: &TaskUpdate) {
+    if bar.is_hidden() {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        let style = indicatif::ProgressStyle::with_template("{spinner} {elapsed:>4} task {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner());
+        bar.set_style(style);
+        bar.enable_steady_tick(Duration::from_millis(120));
+    }
+    let status = serde_json::to_value(update.status)
+        .ok()
+        .and_then(|status| status.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    let note = update
+        .status_message
+        .as_deref()
+        .map(|message| format!(": {message}"))
+        .unwrap_or_default();
+    bar.set_message(format!("{status} (poll {}){note}", update.polls));
 }
 
 /// Prints notifications until interrupted (Ctrl-C) or the server ends the stream.

@@ -184,3 +184,59 @@ fn the_readmes_first_command_answers() {
     );
     assert_eq!(result["isError"], Value::Bool(false));
 }
+
+#[test]
+fn the_cli_calls_a_tool_as_a_task_and_polls_it_to_its_result() {
+    let cli = cli();
+    let fixture = build_example("conformance_server").display().to_string();
+    let target = [
+        "--version",
+        "2026-07-28",
+        "--stdio",
+        "--",
+        fixture.as_str(),
+        "--",
+    ];
+    let with = |command: &[&str]| {
+        let mut args: Vec<&str> = target.to_vec();
+        args.extend(command);
+        run(&cli, &args)
+    };
+    let done = json_of(
+        &with(&[
+            "task",
+            "slow_compute",
+            r#"{"seconds": 0.3, "label": "cli"}"#,
+        ]),
+        "task slow_compute",
+    );
+    assert_eq!(done["isError"], false, "{done}");
+    assert_eq!(
+        done["structuredContent"]["data"], "computed cli in 0.3 s",
+        "{done}"
+    );
+    // A task ending in a tool error is a result (exit 0), as for `call`.
+    let failed = json_of(&with(&["task", "failing_job", "{}"]), "task failing_job");
+    assert_eq!(failed["isError"], true, "{failed}");
+    // A 2025 connection has no tasks: a clear error, exit 1.
+    let legacy = run(
+        &cli,
+        &[
+            "--version",
+            "2025-11-25",
+            "--stdio",
+            "--",
+            fixture.as_str(),
+            "--",
+            "task",
+            "slow_compute",
+            "{}",
+        ],
+    );
+    assert_eq!(legacy.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&legacy.stderr);
+    assert!(
+        stderr.contains("tools/call") && stderr.contains("2025-11-25"),
+        "{stderr}"
+    );
+}

@@ -182,6 +182,21 @@ pub enum ClientError {
         /// What the tool answered.
         result: Box<super::ToolReply>,
     },
+    /// A request needs a protocol extension the client did not declare
+    /// ([`ClientOptions::extension`](super::ClientOptions::extension)); nothing was sent.
+    #[error("the client did not declare the extension {id} (ClientOptions::extension)")]
+    ExtensionNotDeclared {
+        /// The extension's identifier.
+        id: &'static str,
+    },
+    /// The task of [`Client::call_tool_as_task`](super::Client::call_tool_as_task) was
+    /// cancelled (by [`TaskWait::cancel_on`](super::TaskWait::cancel_on), or by anyone else
+    /// with `tasks/cancel`).
+    #[error("the task of the tool `{tool}` was cancelled")]
+    TaskCancelled {
+        /// The tool's name.
+        tool: String,
+    },
     /// A 2026-07-28 result asked for input (`resultType: "input_required"`) that the
     /// client's handler refused or could not give, or the rounds did not end.
     #[error("the server asked for input to answer `{method}`, which the client could not provide")]

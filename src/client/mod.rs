@@ -65,6 +65,7 @@ mod router;
 #[cfg(feature = "http")]
 mod sse;
 mod stream;
+mod tasks;
 mod typed_call;
 
 use std::sync::{Arc, Mutex, PoisonError};
@@ -80,6 +81,7 @@ pub use listen::{ListenNotification, Subscription};
 pub use more_requests::CompletionTarget;
 pub use options::{ClientOptions, Progress, ProgressCallback, RequestOptions, VersionChoice};
 pub use results::{PromptResult, ResourceResult, ServerDescription, ToolReply, Versioned};
+pub use tasks::{TaskCallback, TaskUpdate, TaskWait};
 
 use router::Router;
 use stream::StreamTransport;

@@ -20,7 +20,8 @@
 //! - **Questions.** A question the handler asks the client (`ctx.elicit`, `ctx.sample`, ...)
 //!   parks the task as `input_required` with the question under `inputRequests`; `tasks/update`
 //!   delivers answers by key (one at a time or all at once), and the handler continues.
-//! - **Cancellation.** `tasks/cancel` stops the handler and settles the task as `cancelled`;
+//! - **Cancellation.** `tasks/cancel` stops the handler (its future is dropped) and settles
+//!   the task as `cancelled`;
 //!   it is acknowledged with `{resultType: "complete"}`, on a terminal task too.
 //! - **TTL.** A task is kept for its `ttlMs` from its creation ([`TaskOptions::ttl`]), then
 //!   it is unknown.

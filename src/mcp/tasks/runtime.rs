@@ -138,7 +138,14 @@ impl Tasks {
         let running = work(live.cancel.clone(), requester);
         let tasks = Arc::clone(self);
         drop(tokio::spawn(async move {
-            let outcome = running.await;
+            // The runner notices a cancel only when its caller polls it (the request task
+            // waits on the token for a call; nothing does for a task): the work is dropped
+            // here on `tasks/cancel`, which stops the handler.
+            let cancel = live.cancel.clone();
+            let outcome = tokio::select! {
+                outcome = running => outcome,
+                () = cancel.cancelled() => Err(internal_error("the task was cancelled")),
+            };
             tasks.finish(&id, &live, outcome);
         }));
         answer

@@ -1,0 +1,425 @@
+//! The client side of the Tasks extension against our server, in process (2026-07-28):
+//! `call_tool_as_task` polls to the result at the server's interval, reports each status,
+//! answers a task's question through the handler, cancels on request, past its deadline and
+//! when dropped; and the bad input of the task methods — an unknown id, a task polled after
+//! its cancellation, an update of a finished task — each a clear JSON-RPC error quoting
+//! nothing.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+use tokio_util::sync::CancellationToken;
+use typed_mcp::client::{
+    Client, ClientError, ClientHandler, ClientOptions, HandlerFuture, TaskUpdate, TaskWait,
+    VersionChoice,
+};
+use typed_mcp::generated::tasks::TaskStatus;
+use typed_mcp::mcp::tasks::{TaskOptions, TaskSupport, TASKS_EXTENSION};
+use typed_mcp::mcp::{McpServer, ToolDefinition};
+use typed_mcp::tools::{ToolCallError, ToolContext};
+
+/// Tools: `slow` (a task: answers its `ms` argument after that many milliseconds, or never
+/// when 0, until cancelled), `ask` (a task that asks the client first), `now` (no task).
+fn server(started: Arc<AtomicU32>, stopped: Arc<AtomicU32>) -> McpServer {
+    let slow = ToolDefinition::new("slow", move |ctx: ToolContext, args: Value| {
+        let (started, stopped) = (Arc::clone(&started), Arc::clone(&stopped));
+        async move {
+            started.fetch_add(1, Ordering::SeqCst);
+            // Counts the handler's end before its result: the runner drops it when cancelled.
+            let mut stop = Stopped(stopped, false);
+            let ms = args["ms"].as_u64().unwrap_or(0);
+            let wait = if ms == 0 { 3_600_000 } else { ms };
+            tokio::select! {
+                () = tokio::time::sleep(Duration::from_millis(wait)) => {
+                    stop.1 = true;
+                    Ok(json!({"slept": ms}))
+                }
+                () = ctx.cancelled() => Err(ToolCallError::failed("cancelled")),
+            }
+        }
+    })
+    .unwrap()
+    .task_support(TaskSupport::Optional);
+    let ask = ToolDefinition::new("ask", |ctx: ToolContext, _args: Value| async move {
+        let params = json!({"message": "go on?", "requestedSchema": {"type": "object"}});
+        let answer = ctx
+            .ask(Some("ok"), "elicitation/create", params)
+            .await
+            .map_err(|e| ToolCallError::failed(e.to_string()))?;
+        Ok(json!({"answered": answer["action"]}))
+    })
+    .unwrap()
+    .task_support(TaskSupport::Optional);
+    let now = ToolDefinition::new("now", |_ctx: ToolContext, _args: Value| async move {
+        Ok(json!("now"))
+    })
+    .unwrap();
+    McpServer::builder("tasks", "1")
+        .tasks(TaskOptions::new().poll_interval(Duration::from_millis(40)))
+        .tool(slow)
+        .tool(ask)
+        .tool(now)
+        .build()
+        .unwrap()
+}
+
+/// Counts a handler stopped before its end (dropped, or cancelled), unless `.1` is set.
+struct Stopped(Arc<AtomicU32>, bool);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        if !self.1 {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Accepts every elicitation.
+struct Accept;
+
+impl ClientHandler for Accept {
+    fn elicit(&self, _params: Value) -> HandlerFuture {
+        Box::pin(async { Ok(json!({"action": "accept", "content": {}})) })
+    }
+}
+
+fn tasks_options() -> ClientOptions {
+    ClientOptions::new("tasks-client", "1")
+        .version(VersionChoice::parse("2026-07-28").unwrap())
+        .capabilities(json!({"elicitation": {}}))
+        .extension(TASKS_EXTENSION, Map::new())
+        .handler(Accept)
+}
+
+struct Fixture {
+    client: Client,
+    started: Arc<AtomicU32>,
+    stopped: Arc<AtomicU32>,
+}
+
+async fn connect(options: ClientOptions) -> Fixture {
+    let started = Arc::new(AtomicU32::new(0));
+    let stopped = Arc::new(AtomicU32::new(0));
+    let server = server(Arc::clone(&started), Arc::clone(&stopped));
+    let (client_io, server_io) = tokio::io::duplex(256 * 1024);
+    let (server_in, server_out) = tokio::io::split(server_io);
+    drop(tokio::spawn(async move {
+        server.serve(server_in, server_out).await
+    }));
+    let (client_in, client_out) = tokio::io::split(client_io);
+    let client = Client::connect_io(client_in, client_out, options)
+        .await
+        .expect("the client connects");
+    Fixture {
+        client,
+        started,
+        stopped,
+    }
+}
+
+/// Waits (bounded) until `counter` reaches `value`.
+async fn reaches(counter: &AtomicU32, value: u32) -> bool {
+    for _ in 0..200 {
+        if counter.load(Ordering::SeqCst) >= value {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    false
+}
+
+#[tokio::test]
+async fn a_task_is_polled_at_the_servers_interval_to_its_result() {
+    let fixture = connect(tasks_options()).await;
+    let updates: Arc<Mutex<Vec<TaskUpdate>>> = Arc::default();
+    let seen = Arc::clone(&updates);
+    let reply = fixture
+        .client
+        .call_tool_as_task(
+            "slow",
+            json!({"ms": 150}),
+            TaskWait::new().on_update(move |update| seen.lock().unwrap().push(update.clone())),
+        )
+        .await
+        .expect("the task completes");
+    assert!(!reply.is_error());
+    assert_eq!(
+        reply.structured_content().unwrap()["data"],
+        json!({"slept": 150})
+    );
+    let updates = updates.lock().unwrap();
+    let first = updates.first().unwrap();
+    assert_eq!(first.status, TaskStatus::Working);
+    assert_eq!(first.polls, 0);
+    assert_eq!(first.poll_interval, Duration::from_millis(40));
+    let last = updates.last().unwrap();
+    assert_eq!(last.status, TaskStatus::Completed);
+    // 150 ms of work polled every 40 ms: a handful of polls, not a busy loop.
+    assert!((2..=20).contains(&last.polls), "{} polls", last.polls);
+    assert!(updates.iter().all(|u| u.task_id == first.task_id));
+}
+
+#[tokio::test]
+async fn a_tool_that_is_not_task_capable_answers_at_once() {
+    let fixture = connect(tasks_options()).await;
+    let reply = fixture
+        .client
+        .call_tool_as_task("now", json!({}), TaskWait::new())
+        .await
+        .unwrap();
+    assert_eq!(reply.structured_content().unwrap()["data"], "now");
+}
+
+#[tokio::test]
+async fn a_tasks_question_is_answered_through_the_handler() {
+    let fixture = connect(tasks_options()).await;
+    let statuses: Arc<Mutex<Vec<TaskStatus>>> = Arc::default();
+    let seen = Arc::clone(&statuses);
+    let reply = fixture
+        .client
+        .call_tool_as_task(
+            "ask",
+            json!({}),
+            TaskWait::new().on_update(move |update| seen.lock().unwrap().push(update.status)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        reply.structured_content().unwrap()["data"],
+        json!({"answered": "accept"})
+    );
+    assert!(statuses
+        .lock()
+        .unwrap()
+        .contains(&TaskStatus::InputRequired));
+}
+
+#[tokio::test]
+async fn cancelling_the_wait_cancels_the_task_on_the_server() {
+    let fixture = connect(tasks_options()).await;
+    let token = CancellationToken::new();
+    let canceller = token.clone();
+    let updates: Arc<Mutex<Vec<TaskUpdate>>> = Arc::default();
+    let seen = Arc::clone(&updates);
+    drop(tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        canceller.cancel();
+    }));
+    let error = fixture
+        .client
+        .call_tool_as_task(
+            "slow",
+            json!({"ms": 0}),
+            TaskWait::new()
+                .cancel_on(token)
+                .on_update(move |update| seen.lock().unwrap().push(update.clone())),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, ClientError::TaskCancelled { tool } if tool == "slow"),
+        "{error}"
+    );
+    assert!(
+        reaches(&fixture.stopped, 1).await,
+        "the handler was stopped"
+    );
+    // Polled again after the cancellation: still cancelled, with no result.
+    let task_id = updates.lock().unwrap()[0].task_id.clone();
+    let task = fixture.client.get_task(&task_id).await.unwrap();
+    assert_eq!(task.status, TaskStatus::Cancelled);
+    assert!(task.result.is_none() && task.error.is_none());
+}
+
+#[tokio::test]
+async fn the_deadline_cancels_the_task_and_times_out() {
+    let fixture = connect(tasks_options()).await;
+    let error = fixture
+        .client
+        .call_tool_as_task(
+            "slow",
+            json!({"ms": 0}),
+            TaskWait::new().max_total(Duration::from_millis(120)),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(error, ClientError::Timeout { .. }), "{error}");
+    assert!(
+        reaches(&fixture.stopped, 1).await,
+        "the handler was stopped"
+    );
+}
+
+#[tokio::test]
+async fn dropping_the_wait_cancels_the_task() {
+    let fixture = connect(tasks_options()).await;
+    let waiting = fixture
+        .client
+        .call_tool_as_task("slow", json!({"ms": 0}), TaskWait::new());
+    let gave_up = tokio::time::timeout(Duration::from_millis(150), waiting).await;
+    assert!(gave_up.is_err(), "the task never ends by itself");
+    assert!(reaches(&fixture.started, 1).await);
+    assert!(
+        reaches(&fixture.stopped, 1).await,
+        "the dropped wait cancelled the task"
+    );
+}
+
+#[tokio::test]
+async fn bad_task_ids_are_clear_errors_quoting_nothing() {
+    let fixture = connect(tasks_options()).await;
+    let secret = "0123456789abcdef-not-a-task-of-this-server";
+    for error in [
+        fixture.client.get_task(secret).await.unwrap_err(),
+        fixture.client.cancel_task(secret).await.unwrap_err(),
+    ] {
+        let ClientError::Rpc {
+            code,
+            message,
+            data,
+            ..
+        } = &error
+        else {
+            panic!("a JSON-RPC error: {error}");
+        };
+        assert_eq!(code.0, -32602, "{error}");
+        assert_eq!(message, "unknown task");
+        let shown = format!("{error} {data:?}");
+        assert!(
+            !shown.contains(secret),
+            "the id is not quoted back: {shown}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn without_the_extension_nothing_is_sent() {
+    let options =
+        ClientOptions::new("plain", "1").version(VersionChoice::parse("2026-07-28").unwrap());
+    let fixture = connect(options).await;
+    let error = fixture
+        .client
+        .call_tool_as_task("slow", json!({"ms": 10}), TaskWait::new())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, ClientError::ExtensionNotDeclared { id } if id == TASKS_EXTENSION),
+        "{error}"
+    );
+    assert_eq!(
+        fixture.started.load(Ordering::SeqCst),
+        0,
+        "no call was made"
+    );
+}
+
+#[tokio::test]
+async fn a_2025_connection_has_no_tasks() {
+    let options = ClientOptions::new("legacy", "1")
+        .version(VersionChoice::parse("2025-11-25").unwrap())
+        .extension(TASKS_EXTENSION, Map::new());
+    let fixture = connect(options).await;
+    let error = fixture.client.get_task("x").await.unwrap_err();
+    assert!(
+        matches!(
+            error,
+            ClientError::NotInEra {
+                method: "tasks/get",
+                ..
+            }
+        ),
+        "{error}"
+    );
+}
+
+/// Bearer tokens `alice` and `bob`, each its own subject.
+struct TwoUsers;
+
+impl typed_mcp::http::auth::TokenValidator for TwoUsers {
+    fn validate<'a>(
+        &'a self,
+        token: &'a str,
+    ) -> typed_mcp::http::auth::BoxFuture<
+        'a,
+        Result<typed_mcp::server::AuthInfo, typed_mcp::http::auth::TokenError>,
+    > {
+        Box::pin(async move {
+            match token {
+                "alice" | "bob" => {
+                    let mut claims = Map::new();
+                    claims.insert("sub".to_owned(), Value::from(token));
+                    Ok(typed_mcp::server::AuthInfo::from_claims(claims))
+                }
+                _ => Err(typed_mcp::http::auth::TokenError::Invalid(
+                    "unknown".to_owned(),
+                )),
+            }
+        })
+    }
+}
+
+#[tokio::test]
+async fn another_identitys_task_is_unknown_quoting_nothing() {
+    use typed_mcp::http::auth::ResourceServer;
+    use typed_mcp::http::HttpOptions;
+
+    let server = server(Arc::default(), Arc::default());
+    let resource = ResourceServer::new("http://127.0.0.1/mcp", "https://issuer.invalid", TwoUsers);
+    let running = server
+        .serve_http_with(
+            "127.0.0.1:0".parse().unwrap(),
+            HttpOptions::default().auth(resource),
+        )
+        .await
+        .unwrap();
+    let url = running.url();
+    let user = |token: &str| {
+        typed_mcp::client::ClientOptions::bearer_token(tasks_options(), token).unwrap()
+    };
+    let alice = Client::connect_http(&url, user("alice")).await.unwrap();
+    let bob = Client::connect_http(&url, user("bob")).await.unwrap();
+    let updates: Arc<Mutex<Vec<TaskUpdate>>> = Arc::default();
+    let seen = Arc::clone(&updates);
+    let reply = alice
+        .call_tool_as_task(
+            "slow",
+            json!({"ms": 20}),
+            TaskWait::new().on_update(move |update| seen.lock().unwrap().push(update.clone())),
+        )
+        .await
+        .unwrap();
+    assert!(!reply.is_error());
+    let task_id = updates.lock().unwrap()[0].task_id.clone();
+    assert_eq!(
+        alice.get_task(&task_id).await.unwrap().status,
+        TaskStatus::Completed
+    );
+    for error in [
+        bob.get_task(&task_id).await.unwrap_err(),
+        bob.cancel_task(&task_id).await.unwrap_err(),
+    ] {
+        let ClientError::Rpc {
+            code,
+            message,
+            data,
+            ..
+        } = &error
+        else {
+            panic!("a JSON-RPC error: {error}");
+        };
+        assert_eq!(
+            (code.0, message.as_str()),
+            (-32602, "unknown task"),
+            "{error}"
+        );
+        let shown = format!("{error} {data:?}");
+        assert!(
+            !shown.contains(&task_id),
+            "the id is not quoted back: {shown}"
+        );
+    }
+    alice.close().await;
+    bob.close().await;
+}
