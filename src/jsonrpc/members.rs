@@ -50,7 +50,7 @@ pub(crate) fn last_member<'a>(object: &'a str, name: &str) -> Option<Option<&'a 
 /// Walks the top-level members of `object`, calling `each` with every member's decoded name
 /// and raw value, in order; `None` when `object` is not a JSON object, a member name cannot
 /// be decoded, or `each` returns `None`.
-fn for_each_member<'a>(
+pub(crate) fn for_each_member<'a>(
     object: &'a str,
     mut each: impl FnMut(&str, &'a str) -> Option<()>,
 ) -> Option<()> {

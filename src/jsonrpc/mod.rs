@@ -57,4 +57,4 @@ pub use message::{
 };
 pub use parse::parse_message;
 pub use parse_error::{ParseError, ParseErrorKind};
-pub(crate) use to_value::to_value;
+pub(crate) use to_value::{text_to_value, to_value};

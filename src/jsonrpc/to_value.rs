@@ -34,7 +34,16 @@ const SHORT: usize = 32;
 /// `serde_json`'s error for text it cannot read into a `Value` (a lone surrogate escape in a
 /// string, a number out of range, nesting past its recursion limit).
 pub(crate) fn to_value(raw: &RawValue) -> Result<Value, serde_json::Error> {
-    let text = raw.get();
+    text_to_value(raw.get())
+}
+
+/// [`to_value`] of checked JSON text (a value a `RawValue` holds, or a member of one as
+/// [`for_each_member`](super::members::for_each_member) delimits it).
+///
+/// # Errors
+///
+/// As [`to_value`].
+pub(crate) fn text_to_value(text: &str) -> Result<Value, serde_json::Error> {
     if text.len() < READER_FROM {
         return serde_json::from_str(text);
     }

@@ -274,6 +274,8 @@ fn take_apart(value: Value) -> Result<ModernCall, Value> {
     })
 }
 
+pub(crate) mod scan;
+
 #[cfg(test)]
 mod one_pass_tests;
 

@@ -7,16 +7,10 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::builder::ServerState;
-use super::era::{
-    batch_policy, negotiate_legacy, supported_versions, Era, Session, SessionState,
-    MODERN_VERSIONS, PROTOCOL_VERSION_KEY,
-};
+use super::era::{batch_policy, negotiate_legacy, supported_versions, Era, Session, SessionState};
 use super::outbound::respond;
 use super::pagination::pager;
-use super::params::{
-    decode, error_with_data, internal_error, invalid_params, invalid_request, method_not_found,
-    violation,
-};
+use super::params::{decode, invalid_params, invalid_request, method_not_found, violation};
 use super::tool_call::CallRequest;
 use crate::generated::protocol::{
     validate, CompleteRequestParams, DiscoverResult, EmptyResult, GetPromptRequestParams,
@@ -24,12 +18,14 @@ use crate::generated::protocol::{
     LegacyCompleteRequestParams, LegacyGetPromptRequestParams, LegacyReadResourceRequestParams,
     LegacySetLevelRequestParams, LegacySubscribeRequestParams, PingRequestParams,
     ReadResourceRequestParams, RequestParams, ResultMeta, ResultType,
-    UnsupportedProtocolVersionData,
 };
-use crate::jsonrpc::{ErrorCode, ErrorObject};
 use crate::server::{
     Handler, HandlerResult, NotificationContext, RequestContext, SharedBatchPolicy,
 };
+
+mod route;
+
+use route::{requested_version, Route};
 
 /// The methods this server answers (anything else is `-32601`).
 const METHODS: &[&str] = &[
@@ -72,16 +68,6 @@ pub(crate) struct Connection {
     /// Whether this connection ever registered with the server's subscriptions: only then
     /// does dropping it take their lock (a stateless HTTP request is a connection of its own).
     registered: std::sync::atomic::AtomicBool,
-}
-
-/// What the era gate decided for a request.
-enum Route {
-    /// The `initialize` handshake (undecided session).
-    Initialize,
-    /// Serve in this era.
-    Serve(Era),
-    /// `ping` before any handshake.
-    EarlyPing,
 }
 
 impl Connection {
@@ -177,62 +163,6 @@ impl Connection {
         super::apps::hidden(sets, era, || self.session.client_capabilities(), params)
     }
 
-    fn route(&self, method: &str, params: Option<&Value>) -> Result<Route, ErrorObject<'static>> {
-        let requested = params
-            .and_then(|p| p.get("_meta"))
-            .and_then(|meta| meta.get(PROTOCOL_VERSION_KEY));
-        let state = self.session.state();
-        if self.stateless && matches!(method, "initialize" | "ping") {
-            // Removed in 2026-07-28.
-            return Err(method_not_found());
-        }
-        if method == "initialize" {
-            return match state {
-                SessionState::Undecided => Ok(Route::Initialize),
-                SessionState::Legacy { .. } => {
-                    Err(invalid_request("the session is already initialized"))
-                }
-                SessionState::Modern => {
-                    let offered = params
-                        .and_then(|p| p.get("protocolVersion"))
-                        .and_then(Value::as_str)
-                        .unwrap_or_default();
-                    Err(unsupported_version(offered))
-                }
-            };
-        }
-        match (state, requested) {
-            (SessionState::Legacy { .. }, Some(_)) => Err(invalid_request(
-                "this connection speaks a 2025 protocol version: requests carrying \
-                 io.modelcontextprotocol/protocolVersion are not accepted on it",
-            )),
-            (SessionState::Legacy { version, .. }, None) => Ok(Route::Serve(Era::Legacy(version))),
-            (SessionState::Undecided, None) if method == "ping" => Ok(Route::EarlyPing),
-            // server/discover exists in 2026-07-28 only: without its version it is a params
-            // error there (-32602), not a missing handshake.
-            (SessionState::Undecided, None) if method == "server/discover" || self.stateless => {
-                Ok(Route::Serve(Era::Modern))
-            }
-            (SessionState::Undecided, None) => Err(invalid_request(
-                "the session is not initialized: send initialize (2025 versions) or carry \
-                 io.modelcontextprotocol/protocolVersion in params._meta (2026-07-28)",
-            )),
-            // Modern, or undecided with a versioned request: the version decides. A missing
-            // or malformed version is left to the params' validator (-32602).
-            (SessionState::Modern | SessionState::Undecided, requested) => {
-                if let Some(Value::String(version)) = requested {
-                    if !MODERN_VERSIONS.contains(&version.as_str()) {
-                        return Err(unsupported_version(version));
-                    }
-                    if !self.session.open_modern() {
-                        return Err(internal_error("the session changed era"));
-                    }
-                }
-                Ok(Route::Serve(Era::Modern))
-            }
-        }
-    }
-
     async fn dispatch(
         &self,
         ctx: RequestContext,
@@ -315,11 +245,16 @@ impl Connection {
             ("tools/call", Era::Modern) => {
                 // The params end in this block, as above.
                 let (name, arguments, progress_token, log_level, inputs, extensions, task) = {
-                    let call = super::call_params::decode_modern_call(
-                        method,
-                        request_params.parsed.take(),
-                        validate::call_tool_request_params,
-                    )?;
+                    // Read from the params' text already (`call_params::scan`), or decoded
+                    // from their `Value` now.
+                    let call = match request_params.scanned.take() {
+                        Some(scanned) => scanned.call,
+                        None => super::call_params::decode_modern_call(
+                            method,
+                            request_params.parsed.take(),
+                            validate::call_tool_request_params,
+                        )?,
+                    };
                     sets.tools
                         .check_capabilities(&call.name, &call.capabilities)?;
                     let extensions = super::extensions::negotiate(
@@ -582,13 +517,26 @@ impl Drop for Connection {
     }
 }
 
-/// A request's params: parsed (`None` when absent, and once `tools/call` has taken them)
-/// and as received. One borrow of this in [`Connection::dispatch`]'s future, not two.
+/// A request's params: parsed (`None` when absent, when read by the text scan, and once
+/// `tools/call` has taken them) and as received. One borrow of this in [`Connection::dispatch`]'s future, not two.
 struct Params<'a> {
     /// The params as a `Value`.
     parsed: Option<Value>,
     /// The params' text (a 2026-07-28 call's question reads its arguments again from it).
     raw: Option<&'a RawValue>,
+    /// A 2026-07-28 `tools/call` read from that text (then `parsed` is `None`); boxed, so
+    /// this future keeps a pointer to it.
+    scanned: Option<Box<super::call_params::scan::Scanned<'a>>>,
+}
+
+impl Params<'_> {
+    /// The protocol version the request names in `params._meta` (see [`requested_version`]).
+    fn requested_version(&self) -> Option<Option<&str>> {
+        match &self.scanned {
+            Some(scanned) => Some(Some(scanned.version)),
+            None => requested_version(self.parsed.as_ref()),
+        }
+    }
 }
 
 /// How long a request that selects no era waits for a concurrent `initialize` to finish.
@@ -608,27 +556,33 @@ impl Handler for Connection {
             if !METHODS.contains(&method) {
                 return Err(method_not_found());
             }
-            let parsed: Option<Value> = match params.map(crate::jsonrpc::to_value) {
-                None => None,
-                Some(Ok(value)) => Some(value),
-                Some(Err(error)) => {
-                    tracing::debug!(%error, "params could not be parsed");
-                    return Err(invalid_params(
-                        "the params could not be parsed",
-                        vec![violation("", "type", "the params are not valid JSON")],
-                    ));
+            // A 2026-07-28 call of the usual shape is read from its text, in the walk that
+            // delimits its members (`call_params::scan`); any other request into a `Value`.
+            let scanned = match (method, params) {
+                ("tools/call", Some(raw)) => {
+                    super::call_params::scan::scan(raw.get()).map(Box::new)
                 }
+                _ => None,
+            };
+            let parsed = match params {
+                Some(raw) if scanned.is_none() => match crate::jsonrpc::to_value(raw) {
+                    Ok(value) => Some(value),
+                    Err(error) => {
+                        tracing::debug!(%error, "params could not be parsed");
+                        return Err(invalid_params(
+                            "the params could not be parsed",
+                            vec![violation("", "type", "the params are not valid JSON")],
+                        ));
+                    }
+                },
+                _ => None,
             };
             let mut params = Params {
                 parsed,
                 raw: params,
+                scanned,
             };
-            let versioned = params
-                .parsed
-                .as_ref()
-                .and_then(|p| p.get("_meta"))
-                .is_some_and(|meta| meta.get(PROTOCOL_VERSION_KEY).is_some());
-            if !versioned
+            if params.requested_version().is_none()
                 && !matches!(method, "initialize" | "ping")
                 && self.session.state() == SessionState::Undecided
             {
@@ -637,7 +591,7 @@ impl Handler for Connection {
             }
             // Bound first: a `match` on `route(..)?` would keep its 56-byte temporary across the
             // `.await`s of the arms.
-            let route = self.route(method, params.parsed.as_ref())?;
+            let route = self.route(method, params.parsed.as_ref(), params.requested_version())?;
             match route {
                 Route::Initialize => self.initialize(params.parsed.as_ref()),
                 Route::EarlyPing => {
@@ -699,17 +653,4 @@ fn to_json_map<T: serde::Serialize>(arguments: T) -> serde_json::Map<String, Val
         Ok(Value::Object(map)) => map,
         _ => serde_json::Map::new(),
     }
-}
-
-/// `-32022` with the versions this server speaks.
-fn unsupported_version(requested: &str) -> ErrorObject<'static> {
-    let data = UnsupportedProtocolVersionData {
-        requested: requested.to_owned(),
-        supported: supported_versions(),
-    };
-    error_with_data(
-        ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
-        "Unsupported protocol version".to_owned(),
-        &data,
-    )
 }

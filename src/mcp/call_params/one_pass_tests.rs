@@ -12,6 +12,7 @@
 use proptest::prelude::*;
 use serde_json::Value;
 
+use super::scan::scan;
 use super::{decode_call, decode_modern_call, ModernCall};
 use crate::generated::protocol::{validate, CallToolRequestParams, LegacyCallToolRequestParams};
 use crate::jsonrpc::{parse_message, to_value, ErrorObject, Message};
@@ -299,6 +300,25 @@ fn agree(params: &str) -> Result<(), TestCaseError> {
             .cloned()
     };
     prop_assert_eq!(version(&read), full_params.as_ref().and_then(version));
+    // The text scan, the server's path for a 2026-07-28 call of the usual shape: when it
+    // reads the call, it is the call and the version the `Value` path reads.
+    if let Some(scanned) = scan(raw.get()) {
+        let by_value = decode_modern_call(
+            "tools/call",
+            Some(read.clone()),
+            validate::call_tool_request_params,
+        );
+        prop_assert!(
+            by_value.as_ref().is_ok_and(|call| *call == scanned.call),
+            "scanned {:?}, by value {:?}",
+            scanned.call,
+            by_value
+        );
+        prop_assert_eq!(
+            Some(Value::String(scanned.version.to_owned())),
+            version(&read)
+        );
+    }
     // Modern: the hand path against the generated type's `Deserialize`.
     let full_modern = full_params.clone().map_or_else(
         || decode_call("tools/call", None, validate::call_tool_request_params),
@@ -350,6 +370,104 @@ proptest! {
     fn the_one_pass_reader_agrees_with_a_full_parse(params in params()) {
         agree(&params)?;
     }
+
+    #[test]
+    fn the_text_scan_agrees_with_a_full_parse(params in usual_params()) {
+        agree(&params)?;
+    }
+}
+
+/// Params close to the shape clients write (what the text scan reads): the three members in
+/// any order, sometimes another one, `_meta`'s members in any order, now and then a value
+/// the scan leaves to the `Value` path.
+fn usual_params() -> impl Strategy<Value = String> {
+    let meta_member = prop_oneof![
+        (
+            key("io.modelcontextprotocol/clientInfo"),
+            prop_oneof![
+                4 => Just(r#"{"name":"c","version":"1"}"#.to_owned()),
+                1 => Just(r#"{"title":"T","version":"1","name":"c","description":"d"}"#.to_owned()),
+                1 => Just(r#"{"name":"c"}"#.to_owned()),
+                1 => Just(r#"{"name":"c","version":1}"#.to_owned()),
+                1 => Just(r#"{"name":"\u0063","version":"1"}"#.to_owned()),
+                1 => Just(r#"{"name":"c","version":"1","icons":[]}"#.to_owned()),
+            ]
+        ),
+        (
+            key("io.modelcontextprotocol/logLevel"),
+            prop_oneof![Just(r#""debug""#.to_owned()), Just(r#""loud""#.to_owned())]
+        ),
+        (
+            key("progressToken"),
+            prop_oneof![
+                Just("7".to_owned()),
+                Just("-0".to_owned()),
+                Just("2.0".to_owned()),
+                Just("1e2".to_owned()),
+                Just("9223372036854775808".to_owned()),
+                ("\\PC{0,6}", 0_usize..3).prop_map(|(t, step)| string_literal(&t, step)),
+            ]
+        ),
+    ];
+    let capabilities = prop_oneof![
+        4 => Just("{}".to_owned()),
+        1 => Just(r#"{"sampling":{},"elicitation":{"url":{}}}"#.to_owned()),
+        1 => Just(r#"{"sampling":null}"#.to_owned()),
+        1 => Just("[]".to_owned()),
+    ];
+    let version = prop_oneof![
+        4 => Just(r#""2026-07-28""#.to_owned()),
+        1 => Just(r#""2026-07-2\u0038""#.to_owned()),
+        1 => Just(r#""1999-01-01""#.to_owned()),
+    ];
+    let meta = (
+        prop::collection::vec(meta_member, 0..3),
+        capabilities,
+        version,
+        any::<prop::sample::Index>(),
+        any::<prop::sample::Index>(),
+    )
+        .prop_map(|(mut members, capabilities, version, at, at_too)| {
+            let key = |name: &str| string_literal(name, 0);
+            members.insert(
+                at.index(members.len() + 1),
+                (key(PROTOCOL_VERSION_KEY), version),
+            );
+            let place = at_too.index(members.len() + 1);
+            members.insert(
+                place,
+                (
+                    key("io.modelcontextprotocol/clientCapabilities"),
+                    capabilities,
+                ),
+            );
+            object(&members)
+        });
+    let name = prop_oneof![
+        4 => Just(r#""echo""#.to_owned()),
+        1 => Just(r#""ec\u0068o""#.to_owned()),
+        1 => Just(r#""\ud800""#.to_owned()),
+    ];
+    let other = prop_oneof![
+        (key("inputResponses"), value_text()),
+        (key("requestState"), value_text()),
+        (key("_meta"), Just("{}".to_owned())),
+    ];
+    (
+        (key("name"), name),
+        (key("arguments"), arguments()),
+        (key("_meta"), meta),
+        prop::option::weighted(0.3, other),
+        any::<prop::sample::Index>(),
+    )
+        .prop_map(|(name, arguments, meta, other, order)| {
+            let mut members = vec![meta, arguments, name];
+            members.rotate_left(order.index(3));
+            if let Some(other) = other {
+                members.insert(order.index(4), other);
+            }
+            object(&members)
+        })
 }
 
 #[test]
@@ -374,4 +492,7 @@ fn a_client_written_call_takes_the_hand_path() {
     assert!(call.log_level.is_some());
     assert!(call.extra.contains_key("inputResponses"));
     agree(params).unwrap();
+    let scanned = scan(params).expect("the usual shape is scanned");
+    assert_eq!(scanned.version, "2026-07-28");
+    assert_eq!(scanned.call, call);
 }
