@@ -34,6 +34,14 @@ fn main() {
         &out_dir.join("board"),
         "examples/notes_board/board.json",
     );
+    // The shipping server's tools, whose arguments and output `$ref` a shared `Address`
+    // (`examples/shipping_server.rs`).
+    let shipping = [PathBuf::from("examples/shipping_server/shipping.json")];
+    generate(
+        &shipping,
+        &out_dir.join("shipping"),
+        "examples/shipping_server/shipping.json",
+    );
     // The conformance fixture server's tool arguments (`examples/conformance_server.rs`).
     let fixture = [PathBuf::from("examples/conformance_server/tools.json")];
     generate(

@@ -10,7 +10,7 @@ pub mod v1 {
     /// Named by every generated file: it exists only in a runtime speaking this version.
     pub const CONTRACT: () = ();
 
-    pub use crate::validation::SchemaDefinition;
+    pub use crate::validation::{ReferencedDefinition, SchemaDefinition};
 
     /// The calls of clients generated from a server snapshot.
     pub use crate::client::generated_calls::{

@@ -40,6 +40,7 @@ mod interp;
 mod naming;
 mod output;
 mod ref_targets;
+mod referenced;
 mod snapshot;
 mod snapshot_code;
 mod snapshot_diff;

@@ -81,6 +81,7 @@ mod params;
 mod prompts;
 mod resource_templates;
 mod resources;
+mod schema_refs;
 mod subscriptions;
 pub mod tasks;
 mod tool_call;

@@ -29,8 +29,10 @@
 //!   output definition; an output that fails is never sent: the call is answered with an
 //!   `INTERNAL` error (the violations are logged to stderr, not sent).
 //!
-//! The output definition must be self-contained (no `$ref`), as argument definitions are; the
-//! envelope parts are copied from `schema/errors.json` without their `x-` annotations.
+//! The output definition may `$ref` other definitions of its file, as argument definitions
+//! may: those it refers to join the envelope's `$defs` (a name the envelope uses, such as
+//! `ToolError`, for another schema is refused at registration). The envelope parts are copied
+//! from `schema/errors.json` without their `x-` annotations.
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -55,20 +57,23 @@ const ENVELOPE_DEFS: [&str; 6] = [
     "ResultMeta",
 ];
 
-/// The JSON Schema of a tool's output: one self-contained definition (no `$ref`) of the
-/// user's schema file, of any type.
+/// The JSON Schema of a tool's output: one definition of the user's schema file, of any
+/// type, with the definitions of the file it refers to (see the module `schema_refs`).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct OutputSchema {
     definition: Value,
+    /// The `$defs` / `definitions` the definition refers to, merged into the envelope's.
+    referenced: Map<String, Value>,
 }
 
 impl OutputSchema {
-    /// The definition `name` of a schema file's `$defs`, from the file's text.
+    /// The definition `name` of a schema file's `$defs`, from the file's text, taken alone.
     ///
     /// # Errors
     ///
     /// [`McpError::InvalidToolSchema`] when the text is not JSON, has no such definition, or
     /// the definition is not a self-contained schema object.
+    #[cfg(test)]
     pub(crate) fn from_defs(file_text: &str, name: &str) -> Result<Self, McpError> {
         let invalid = |reason: &str| McpError::InvalidToolSchema {
             name: name.to_owned(),
@@ -80,32 +85,51 @@ impl OutputSchema {
             .get("$defs")
             .and_then(|defs| defs.get(name))
             .ok_or_else(|| invalid("the schema file's $defs has no such definition"))?;
-        if !definition.is_object() {
-            return Err(invalid("an output definition must be a JSON object"));
-        }
-        if contains_ref(definition) {
-            return Err(invalid(
-                "an output definition must be self-contained (no $ref)",
-            ));
-        }
-        Ok(Self {
-            definition: definition.clone(),
-        })
+        Self::from_parts(name, &definition.to_string(), &[])
     }
 
     /// The output definition generated type `O` carries (see
-    /// [`SchemaDefinition`](crate::SchemaDefinition)).
+    /// [`SchemaDefinition`](crate::SchemaDefinition)), with the definitions it refers to.
     ///
     /// # Errors
     ///
-    /// As [`OutputSchema::from_defs`].
+    /// [`McpError::InvalidToolSchema`] when the definition is not a schema object, or refers
+    /// to something a published schema cannot carry.
     pub(crate) fn of<O: crate::SchemaDefinition>() -> Result<Self, McpError> {
-        let file = format!(
-            r#"{{"$defs": {{{}: {}}}}}"#,
-            Value::from(O::NAME),
-            O::SCHEMA
-        );
-        Self::from_defs(&file, O::NAME)
+        Self::from_parts(O::NAME, O::SCHEMA, O::REFERENCED)
+    }
+
+    /// The definition `name` (its JSON text) and the definitions it refers to (a
+    /// `SchemaDefinition::REFERENCED`).
+    fn from_parts(
+        name: &str,
+        schema: &str,
+        referenced: &[&crate::validation::ReferencedDefinition],
+    ) -> Result<Self, McpError> {
+        let invalid = |reason: String| McpError::InvalidToolSchema {
+            name: name.to_owned(),
+            reason,
+        };
+        let definition: Value = serde_json::from_str(schema)
+            .map_err(|_| invalid("the definition is not JSON".to_owned()))?;
+        if !definition.is_object() {
+            return Err(invalid(
+                "an output definition must be a JSON object".to_owned(),
+            ));
+        }
+        let referenced = super::schema_refs::collect(referenced).map_err(invalid)?;
+        // The definition and what it refers to, alone: every reference must resolve there.
+        let alone = Value::Object(referenced.clone());
+        if let Some(reference) = super::schema_refs::unpublishable(&definition, &alone) {
+            return Err(invalid(format!(
+                "an output definition may refer only to definitions of its own file \
+                 (#/$defs/<name>); it has {reference}"
+            )));
+        }
+        Ok(Self {
+            definition,
+            referenced,
+        })
     }
 
     /// The tool's output definition, as it appears under `data` in the published schema.
@@ -119,7 +143,8 @@ impl OutputSchema {
     /// # Errors
     ///
     /// [`McpError::InvalidToolSchema`] should the envelope definitions be unusable (they are
-    /// part of the crate, checked by its tests).
+    /// part of the crate, checked by its tests), or a definition the output refers to have
+    /// the name of an envelope definition.
     pub(crate) fn published(&self) -> Result<Value, McpError> {
         let broken = || McpError::InvalidToolSchema {
             name: "ToolResultEnvelope".to_owned(),
@@ -140,14 +165,26 @@ impl OutputSchema {
                 .or_insert_with(|| Value::from(description));
         }
         defs["ToolSuccess"]["properties"]["data"] = data;
-        Ok(json!({
+        let mut published = json!({
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "type": "object",
             "description": "typed-mcp's uniform result envelope: {ok: true, data, meta} on \
                 success, {ok: false, error, meta} when isError is true.",
             "oneOf": [{"$ref": "#/$defs/ToolSuccess"}, {"$ref": "#/$defs/ToolFailure"}],
             "$defs": defs,
-        }))
+        });
+        if let Value::Object(root) = &mut published {
+            super::schema_refs::merge_into(root, &self.referenced).map_err(|reason| {
+                McpError::InvalidToolSchema {
+                    name: String::new(),
+                    reason: format!(
+                        "the output schema cannot be published inside the result envelope: \
+                         {reason}"
+                    ),
+                }
+            })?;
+        }
+        Ok(published)
     }
 
     fn examples(&self) -> impl Iterator<Item = &Value> {
@@ -156,14 +193,6 @@ impl OutputSchema {
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
-    }
-}
-
-fn contains_ref(value: &Value) -> bool {
-    match value {
-        Value::Object(map) => map.contains_key("$ref") || map.values().any(contains_ref),
-        Value::Array(items) => items.iter().any(contains_ref),
-        _ => false,
     }
 }
 
@@ -236,6 +265,7 @@ impl<S> ToolDefinition<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::validation::ReferencedDefinition;
 
     const FILE: &str = r##"{"$defs": {
         "Total": {"type": "object", "properties": {"sum": {"type": "integer"}},
@@ -250,6 +280,34 @@ mod tests {
         assert!(OutputSchema::from_defs(FILE, "Linked").is_err());
         assert!(OutputSchema::from_defs(FILE, "Missing").is_err());
         assert!(OutputSchema::from_defs("{", "Total").is_err());
+    }
+
+    static TOTAL: ReferencedDefinition = ReferencedDefinition {
+        container: "$defs",
+        name: "Total",
+        schema: r#"{"type": "integer"}"#,
+        refers_to: &[],
+    };
+    static CLASH: ReferencedDefinition = ReferencedDefinition {
+        container: "$defs",
+        name: "ToolError",
+        schema: r#"{"type": "integer"}"#,
+        refers_to: &[],
+    };
+
+    #[test]
+    fn referred_definitions_join_the_envelope_definitions() {
+        let schema = r##"{"type": "object", "properties": {"x": {"$ref": "#/$defs/Total"}}}"##;
+        let output = OutputSchema::from_parts("Linked", schema, &[&TOTAL]).unwrap();
+        let published = output.published().unwrap();
+        assert_eq!(published["$defs"]["Total"]["type"], "integer");
+        assert_eq!(
+            published["$defs"]["ToolSuccess"]["properties"]["data"]["properties"]["x"]["$ref"],
+            "#/$defs/Total"
+        );
+        let schema = r##"{"items": {"$ref": "#/$defs/ToolError"}}"##;
+        let output = OutputSchema::from_parts("Clash", schema, &[&CLASH]).unwrap();
+        assert!(output.published().is_err());
     }
 
     #[test]

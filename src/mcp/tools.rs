@@ -8,10 +8,15 @@
 //! the definition is accepted by the type's validator, which catches a definition paired with
 //! the wrong type.
 //!
-//! A schema the generator cannot type (`$ref`, `$anchor`, `allOf`, `if` / `then` / `else`,
-//! ...) is given to a tool taking [`serde_json::Value`] arguments with
-//! [`ToolDefinition::input_schema`] (feature `runtime-schema`): published as written, checked
-//! by a complete runtime validator, handed over as JSON.
+//! The definition may use any keyword the generator accepts, and `$ref` other definitions of
+//! its file (`#/$defs/Address`): the published `inputSchema` is the definition as written,
+//! with the definitions it refers to, transitively, in its `$defs` (see the module
+//! `schema_refs`), and the shared definitions are shared Rust types. A definition that refers
+//! to something only its file can resolve (another document, a `$anchor`, a pointer into a
+//! definition) is refused at registration, naming the reference; such a schema can be given
+//! to a tool taking [`serde_json::Value`] arguments with [`ToolDefinition::input_schema`]
+//! (feature `runtime-schema`): published as written, checked at run time by the `jsonschema`
+//! crate, handed over as JSON.
 //!
 //! A tool whose handler returns a generated type publishes that type's definition as its
 //! `outputSchema`, and its output is validated before it is sent.
@@ -27,20 +32,22 @@ use crate::tools::{ToolCallError, ToolEntry, ToolHandler};
 use crate::validation::reads::{has_integral_fraction, integral_fractions_to_integers};
 use crate::validation::SchemaValidate;
 
-/// The JSON Schema of a tool's arguments: one self-contained definition (no `$ref`) with
-/// `type: "object"`.
+/// The JSON Schema of a tool's arguments: one definition with `type: "object"`, with the
+/// definitions of its file it refers to merged into its `$defs` (see the module
+/// `schema_refs`), so it is self-contained.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ArgumentSchema {
     definition: Map<String, Value>,
 }
 
 impl ArgumentSchema {
-    /// The definition `name` of a schema file's `$defs`, from the file's text.
+    /// The definition `name` of a schema file's `$defs`, from the file's text, taken alone.
     ///
     /// # Errors
     ///
     /// [`McpError::InvalidToolSchema`] when the text is not JSON, has no such definition, or
     /// the definition is not a self-contained object schema.
+    #[cfg(test)]
     pub(crate) fn from_defs(file_text: &str, name: &str) -> Result<Self, McpError> {
         let invalid = |reason: &str| McpError::InvalidToolSchema {
             name: name.to_owned(),
@@ -52,28 +59,42 @@ impl ArgumentSchema {
             .get("$defs")
             .and_then(|defs| defs.get(name))
             .ok_or_else(|| invalid("the schema file's $defs has no such definition"))?;
-        Self::from_value(definition.clone()).map_err(|error| match error {
-            McpError::InvalidToolSchema { reason, .. } => McpError::InvalidToolSchema {
-                name: name.to_owned(),
-                reason,
-            },
-            other => other,
-        })
+        Self::from_parts(name, &definition.to_string(), &[])
     }
 
     /// The argument definition generated type `A` carries (see
-    /// [`SchemaDefinition`](crate::SchemaDefinition)).
+    /// [`SchemaDefinition`](crate::SchemaDefinition)), with the definitions it refers to.
     ///
     /// # Errors
     ///
     /// As [`ArgumentSchema::from_value`].
     pub(crate) fn of<A: crate::SchemaDefinition>() -> Result<Self, McpError> {
-        let file = format!(
-            r#"{{"$defs": {{{}: {}}}}}"#,
-            Value::from(A::NAME),
-            A::SCHEMA
-        );
-        Self::from_defs(&file, A::NAME)
+        Self::from_parts(A::NAME, A::SCHEMA, A::REFERENCED)
+    }
+
+    /// The definition `name` (its JSON text) with the definitions it refers to (a
+    /// `SchemaDefinition::REFERENCED`) merged in.
+    fn from_parts(
+        name: &str,
+        schema: &str,
+        referenced: &[&crate::validation::ReferencedDefinition],
+    ) -> Result<Self, McpError> {
+        let invalid = |reason: String| McpError::InvalidToolSchema {
+            name: name.to_owned(),
+            reason,
+        };
+        let mut definition: Value = serde_json::from_str(schema)
+            .map_err(|_| invalid("the definition is not JSON".to_owned()))?;
+        if let Value::Object(root) = &mut definition {
+            let referenced = super::schema_refs::collect(referenced).map_err(invalid)?;
+            super::schema_refs::merge_into(root, &referenced).map_err(|reason| {
+                invalid(format!("the argument schema cannot be published: {reason}"))
+            })?;
+        }
+        Self::from_value(definition).map_err(|error| match error {
+            McpError::InvalidToolSchema { reason, .. } => invalid(reason),
+            other => other,
+        })
     }
 
     /// A schema given directly as a JSON value.
@@ -81,23 +102,26 @@ impl ArgumentSchema {
     /// # Errors
     ///
     /// [`McpError::InvalidToolSchema`] unless the value is an object schema with
-    /// `type: "object"` and no `$ref` inside.
+    /// `type: "object"` whose every `$ref` names one of its own `$defs`.
     pub(crate) fn from_value(schema: Value) -> Result<Self, McpError> {
-        let invalid = |reason: &str| McpError::InvalidToolSchema {
+        let invalid = |reason: String| McpError::InvalidToolSchema {
             name: String::new(),
-            reason: reason.to_owned(),
+            reason,
         };
+        if let Some(reference) = super::schema_refs::unpublishable(&schema, &schema) {
+            return Err(invalid(format!(
+                "a tool's argument schema may refer only to definitions of its own file \
+                 (#/$defs/<name>); it has {reference}"
+            )));
+        }
         let Value::Object(definition) = schema else {
-            return Err(invalid("a tool's argument schema must be a JSON object"));
+            return Err(invalid(
+                "a tool's argument schema must be a JSON object".to_owned(),
+            ));
         };
         if definition.get("type") != Some(&Value::from("object")) {
             return Err(invalid(
-                "a tool's argument schema must have type \"object\"",
-            ));
-        }
-        if contains_ref(&Value::Object(definition.clone())) {
-            return Err(invalid(
-                "a tool's argument schema must be self-contained (no $ref)",
+                "a tool's argument schema must have type \"object\"".to_owned(),
             ));
         }
         Ok(Self { definition })
@@ -153,14 +177,6 @@ impl ArgumentSchema {
                 reason: "the schema does not fit a tool's inputSchema".to_owned(),
             }
         })
-    }
-}
-
-fn contains_ref(value: &Value) -> bool {
-    match value {
-        Value::Object(map) => map.contains_key("$ref") || map.values().any(contains_ref),
-        Value::Array(items) => items.iter().any(contains_ref),
-        _ => false,
     }
 }
 
@@ -471,6 +487,30 @@ mod tests {
             json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/X"}}})
         )
         .is_err());
+        assert!(ArgumentSchema::from_value(json!({"type": "object",
+            "properties": {"x": {"$ref": "#/$defs/X"}}, "$defs": {"X": {"type": "string"}}}))
+        .is_ok());
         assert!(ArgumentSchema::from_value(json!({"type": "object"})).is_ok());
+    }
+
+    #[test]
+    fn the_definitions_referred_to_are_published_with_the_definition() {
+        let schema = r##"{"type": "object", "properties": {"to": {"$ref": "#/$defs/Address"}}}"##;
+        static ADDRESS: crate::validation::ReferencedDefinition =
+            crate::validation::ReferencedDefinition {
+                container: "$defs",
+                name: "Address",
+                schema: r#"{"type": "object"}"#,
+                refers_to: &[],
+            };
+        let published = ArgumentSchema::from_parts("Route", schema, &[&ADDRESS]).unwrap();
+        assert_eq!(published.as_map()["$defs"]["Address"]["type"], "object");
+        let McpError::InvalidToolSchema { name, reason } =
+            ArgumentSchema::from_parts("Route", schema, &[]).unwrap_err()
+        else {
+            panic!("an invalid tool schema")
+        };
+        assert_eq!(name, "Route");
+        assert!(reason.contains("$ref: #/$defs/Address"), "{reason}");
     }
 }

@@ -341,8 +341,8 @@ impl<S: Send + Sync + 'static> ToolDefinition<S> {
     /// # Errors
     ///
     /// [`McpError::InvalidToolSchema`] when a definition does not fit a tool (an argument
-    /// definition must be a self-contained object schema), or an `examples` entry of one is
-    /// rejected by its type.
+    /// definition must be an object schema, and both may `$ref` only definitions of their
+    /// file), or an `examples` entry of one is rejected by its type.
     pub fn new<H, M>(name: impl Into<String>, handler: H) -> Result<Self, McpError>
     where
         H: ToolFn<S, M>,

@@ -1,11 +1,11 @@
 //! Tools whose argument schema is published verbatim and enforced by a complete runtime
 //! JSON Schema validator (feature `runtime-schema`, on by default).
 //!
-//! The generated path ([`super::ArgumentSchema`] + a generated type) covers the schemas
-//! `typed-mcp-codegen` can type: a self-contained object definition without `$ref`. A schema
-//! using the rest of JSON Schema 2020-12 (`$schema`, `$defs` with `$ref` and `$anchor`,
-//! `allOf` / `anyOf` / `oneOf`, `if` / `then` / `else`, `dependentSchemas`,
-//! `unevaluatedProperties`, ...) is registered with a [`VerbatimSchema`] instead:
+//! The generated path ([`super::ArgumentSchema`] + a generated type) covers the object
+//! definitions `typed-mcp-codegen` types, `$ref`s to other definitions of the same file
+//! included. A schema that is not one definition of a schema file the build generates from,
+//! or that refers to what only its file can resolve (another document, a `$anchor`, a pointer
+//! into a definition), is registered with a [`VerbatimSchema`] instead:
 //!
 //! - `tools/list` publishes the schema exactly as given, every keyword and value kept;
 //! - before the handler runs, the arguments are checked against that same schema by the

@@ -75,4 +75,25 @@ pub trait SchemaDefinition: SchemaValidate {
     const SCHEMA: &'static str;
     /// The definition's `description`, if it has one.
     const DESCRIPTION: Option<&'static str>;
+    /// The definitions of the same file that [`SCHEMA`](Self::SCHEMA) refers to by `$ref`
+    /// (`#/$defs/<name>`), each with those it refers to in turn: added to the definition's
+    /// `$defs`, they make it a self-contained schema (how a tool publishes its `inputSchema`
+    /// and `outputSchema`). Empty when it refers to none, or to something only the file can
+    /// resolve (another document, a pointer into a definition): such a definition cannot be
+    /// a tool's.
+    const REFERENCED: &'static [&'static ReferencedDefinition] = &[];
+}
+
+/// A definition that a [`SchemaDefinition`] refers to by `$ref` (written by generated code,
+/// once per definition and file, as a `static`).
+#[derive(Debug)]
+pub struct ReferencedDefinition {
+    /// Where the file keeps it: `$defs` (or `definitions`, draft-07's name).
+    pub container: &'static str,
+    /// Its name there.
+    pub name: &'static str,
+    /// Its JSON text, as written in the schema file.
+    pub schema: &'static str,
+    /// The definitions it refers to in turn.
+    pub refers_to: &'static [&'static ReferencedDefinition],
 }

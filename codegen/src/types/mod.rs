@@ -284,7 +284,8 @@ fn culprit(
 }
 
 /// The impls tying each generated type to its definition: `SchemaValidate` (the generated
-/// validator) and `SchemaDefinition` (the definition's name, JSON text and description),
+/// validator) and `SchemaDefinition` (the definition's name, JSON text and description, and
+/// the definitions its `$ref`s reach),
 /// the latter named through `<runtime>::__private::v1` (see [`crate::output`]).
 pub(crate) fn validate_impls(
     doc: &SchemaDoc,
@@ -292,24 +293,37 @@ pub(crate) fn validate_impls(
     runtime: &syn::Path,
 ) -> TokenStream {
     let stems = crate::validators::naming::stems(doc);
-    let impls = doc.defs.iter().filter_map(|def| {
-        let type_name = names.get(&def.name)?;
-        // Only named, generated types: not `String`, `Vec<..>` or replaced types.
-        if !type_name.chars().all(|c| c.is_alphanumeric() || c == '_') {
-            return None;
-        }
+    let contract = quote::format_ident!("{}", crate::output::RUNTIME_CONTRACT);
+    let contract_path = quote::quote! { #runtime::__private::#contract };
+    // Only named, generated types: not `String`, `Vec<..>` or replaced types.
+    let typed: Vec<(&crate::doc::Definition, &String)> = doc
+        .defs
+        .iter()
+        .filter_map(|def| Some((def, names.get(&def.name)?)))
+        .filter(|(_, type_name)| type_name.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        .collect();
+    let pointers: Vec<&str> = typed.iter().map(|(def, _)| def.pointer.as_str()).collect();
+    let types: Vec<TokenStream> = typed
+        .iter()
+        .map(|(_, type_name)| {
+            let ty = quote::format_ident!("{}", type_name);
+            quote::quote! { #ty }
+        })
+        .collect();
+    let (referenced, statics) =
+        crate::referenced::emit(&doc.raw, &pointers, &types, &contract_path);
+    let impls = typed.iter().zip(referenced).map(|((def, type_name), referenced)| {
         let ty = quote::format_ident!("{}", type_name);
         let stem = quote::format_ident!("{}", stems[&def.name]);
         // The definition as written in the file (a hoisted union: where it was found).
         let written = doc.raw.pointer(&def.pointer).unwrap_or(&def.schema);
         let schema_text = written.to_string();
         let name = &def.name;
-        let contract = quote::format_ident!("{}", crate::output::RUNTIME_CONTRACT);
         let description = match written.get("description").and_then(Value::as_str) {
             Some(text) => quote::quote! { ::std::option::Option::Some(#text) },
             None => quote::quote! { ::std::option::Option::None },
         };
-        Some(quote::quote! {
+        quote::quote! {
             impl #runtime::validation::SchemaValidate for #ty {
                 fn validate_value(
                     value: &#runtime::__private::serde_json::Value,
@@ -317,12 +331,13 @@ pub(crate) fn validate_impls(
                     validate::#stem(value)
                 }
             }
-            impl #runtime::__private::#contract::SchemaDefinition for #ty {
+            impl #contract_path::SchemaDefinition for #ty {
                 const NAME: &'static str = #name;
                 const SCHEMA: &'static str = #schema_text;
                 const DESCRIPTION: ::std::option::Option<&'static str> = #description;
+                #referenced
             }
-        })
+        }
     });
-    quote::quote! { #(#impls)* }
+    quote::quote! { #statics #(#impls)* }
 }

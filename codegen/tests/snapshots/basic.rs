@@ -251,6 +251,12 @@ impl ::std::default::Default for Settings {
         }
     }
 }
+static __REFERENCED_0: ::typed_mcp::__private::v1::ReferencedDefinition = ::typed_mcp::__private::v1::ReferencedDefinition {
+    container: "$defs",
+    name: "Settings",
+    schema: <Settings as ::typed_mcp::__private::v1::SchemaDefinition>::SCHEMA,
+    refers_to: &[],
+};
 impl ::typed_mcp::validation::SchemaValidate for Settings {
     fn validate_value(
         value: &::typed_mcp::__private::serde_json::Value,
@@ -284,6 +290,9 @@ impl ::typed_mcp::__private::v1::SchemaDefinition for Widget {
     const DESCRIPTION: ::std::option::Option<&'static str> = ::std::option::Option::Some(
         "A widget with every kind of member.",
     );
+    const REFERENCED: &'static [&'static ::typed_mcp::__private::v1::ReferencedDefinition] = &[
+        &__REFERENCED_0,
+    ];
 }
 /// Validators generated from the same schema: one function per definition.
 pub mod validate {

@@ -129,6 +129,18 @@ pub mod error {
         }
     }
 }
+static __REFERENCED_0: ::typed_mcp::__private::v1::ReferencedDefinition = ::typed_mcp::__private::v1::ReferencedDefinition {
+    container: "$defs",
+    name: "Label",
+    schema: <Label as ::typed_mcp::__private::v1::SchemaDefinition>::SCHEMA,
+    refers_to: &[],
+};
+static __REFERENCED_1: ::typed_mcp::__private::v1::ReferencedDefinition = ::typed_mcp::__private::v1::ReferencedDefinition {
+    container: "$defs",
+    name: "Node",
+    schema: <Node as ::typed_mcp::__private::v1::SchemaDefinition>::SCHEMA,
+    refers_to: &[&__REFERENCED_0, &__REFERENCED_1],
+};
 impl ::typed_mcp::validation::SchemaValidate for Label {
     fn validate_value(
         value: &::typed_mcp::__private::serde_json::Value,
@@ -162,6 +174,10 @@ impl ::typed_mcp::__private::v1::SchemaDefinition for Node {
     const DESCRIPTION: ::std::option::Option<&'static str> = ::std::option::Option::Some(
         "A tree node.",
     );
+    const REFERENCED: &'static [&'static ::typed_mcp::__private::v1::ReferencedDefinition] = &[
+        &__REFERENCED_0,
+        &__REFERENCED_1,
+    ];
 }
 impl ::typed_mcp::validation::SchemaValidate for Stamped {
     fn validate_value(
@@ -179,6 +195,9 @@ impl ::typed_mcp::__private::v1::SchemaDefinition for Stamped {
     const DESCRIPTION: ::std::option::Option<&'static str> = ::std::option::Option::Some(
         "A node with a timestamp, by allOf.",
     );
+    const REFERENCED: &'static [&'static ::typed_mcp::__private::v1::ReferencedDefinition] = &[
+        &__REFERENCED_1,
+    ];
 }
 /// Validators generated from the same schema: one function per definition.
 pub mod validate {

@@ -433,6 +433,42 @@ impl<'de> ::typed_mcp::__private::serde::Deserialize<'de> for DrawingMain {
         }
     }
 }
+static __REFERENCED_0: ::typed_mcp::__private::v1::ReferencedDefinition = ::typed_mcp::__private::v1::ReferencedDefinition {
+    container: "$defs",
+    name: "Base",
+    schema: <Base as ::typed_mcp::__private::v1::SchemaDefinition>::SCHEMA,
+    refers_to: &[],
+};
+static __REFERENCED_1: ::typed_mcp::__private::v1::ReferencedDefinition = ::typed_mcp::__private::v1::ReferencedDefinition {
+    container: "$defs",
+    name: "Circle",
+    schema: <Circle as ::typed_mcp::__private::v1::SchemaDefinition>::SCHEMA,
+    refers_to: &[],
+};
+static __REFERENCED_2: ::typed_mcp::__private::v1::ReferencedDefinition = ::typed_mcp::__private::v1::ReferencedDefinition {
+    container: "$defs",
+    name: "Detailed",
+    schema: <Detailed as ::typed_mcp::__private::v1::SchemaDefinition>::SCHEMA,
+    refers_to: &[],
+};
+static __REFERENCED_3: ::typed_mcp::__private::v1::ReferencedDefinition = ::typed_mcp::__private::v1::ReferencedDefinition {
+    container: "$defs",
+    name: "Scalar",
+    schema: <Scalar as ::typed_mcp::__private::v1::SchemaDefinition>::SCHEMA,
+    refers_to: &[],
+};
+static __REFERENCED_4: ::typed_mcp::__private::v1::ReferencedDefinition = ::typed_mcp::__private::v1::ReferencedDefinition {
+    container: "$defs",
+    name: "Shape",
+    schema: <Shape as ::typed_mcp::__private::v1::SchemaDefinition>::SCHEMA,
+    refers_to: &[&__REFERENCED_1, &__REFERENCED_5],
+};
+static __REFERENCED_5: ::typed_mcp::__private::v1::ReferencedDefinition = ::typed_mcp::__private::v1::ReferencedDefinition {
+    container: "$defs",
+    name: "Square",
+    schema: <Square as ::typed_mcp::__private::v1::SchemaDefinition>::SCHEMA,
+    refers_to: &[],
+};
 impl ::typed_mcp::validation::SchemaValidate for Base {
     fn validate_value(
         value: &::typed_mcp::__private::serde_json::Value,
@@ -500,6 +536,10 @@ impl ::typed_mcp::__private::v1::SchemaDefinition for Drawing {
     const DESCRIPTION: ::std::option::Option<&'static str> = ::std::option::Option::Some(
         "Holds a nested union, which the generator hoists into `DrawingMain`.",
     );
+    const REFERENCED: &'static [&'static ::typed_mcp::__private::v1::ReferencedDefinition] = &[
+        &__REFERENCED_3,
+        &__REFERENCED_4,
+    ];
 }
 impl ::typed_mcp::validation::SchemaValidate for Outcome {
     fn validate_value(
@@ -517,6 +557,10 @@ impl ::typed_mcp::__private::v1::SchemaDefinition for Outcome {
     const DESCRIPTION: ::std::option::Option<&'static str> = ::std::option::Option::Some(
         "No shared constant: told apart by the members present; `Base` is the least specific.",
     );
+    const REFERENCED: &'static [&'static ::typed_mcp::__private::v1::ReferencedDefinition] = &[
+        &__REFERENCED_0,
+        &__REFERENCED_2,
+    ];
 }
 impl ::typed_mcp::validation::SchemaValidate for Scalar {
     fn validate_value(
@@ -551,6 +595,10 @@ impl ::typed_mcp::__private::v1::SchemaDefinition for Shape {
     const DESCRIPTION: ::std::option::Option<&'static str> = ::std::option::Option::Some(
         "Discriminated by `type`.",
     );
+    const REFERENCED: &'static [&'static ::typed_mcp::__private::v1::ReferencedDefinition] = &[
+        &__REFERENCED_1,
+        &__REFERENCED_5,
+    ];
 }
 impl ::typed_mcp::validation::SchemaValidate for Square {
     fn validate_value(
@@ -585,6 +633,10 @@ impl ::typed_mcp::__private::v1::SchemaDefinition for DrawingMain {
     const DESCRIPTION: ::std::option::Option<&'static str> = ::std::option::Option::Some(
         "The main shape or a scalar.",
     );
+    const REFERENCED: &'static [&'static ::typed_mcp::__private::v1::ReferencedDefinition] = &[
+        &__REFERENCED_3,
+        &__REFERENCED_4,
+    ];
 }
 /// Validators generated from the same schema: one function per definition.
 pub mod validate {

@@ -184,6 +184,18 @@ pub enum PostSort {
     #[serde(rename = "desc")]
     Desc,
 }
+static __REFERENCED_0: ::typed_mcp::__private::v1::ReferencedDefinition = ::typed_mcp::__private::v1::ReferencedDefinition {
+    container: "$defs",
+    name: "Reaction",
+    schema: <Reaction as ::typed_mcp::__private::v1::SchemaDefinition>::SCHEMA,
+    refers_to: &[],
+};
+static __REFERENCED_1: ::typed_mcp::__private::v1::ReferencedDefinition = ::typed_mcp::__private::v1::ReferencedDefinition {
+    container: "$defs",
+    name: "Separator",
+    schema: <Separator as ::typed_mcp::__private::v1::SchemaDefinition>::SCHEMA,
+    refers_to: &[],
+};
 impl ::typed_mcp::validation::SchemaValidate for Post {
     fn validate_value(
         value: &::typed_mcp::__private::serde_json::Value,
@@ -200,6 +212,10 @@ impl ::typed_mcp::__private::v1::SchemaDefinition for Post {
     const DESCRIPTION: ::std::option::Option<&'static str> = ::std::option::Option::Some(
         "Inline enums with the same kind of values.",
     );
+    const REFERENCED: &'static [&'static ::typed_mcp::__private::v1::ReferencedDefinition] = &[
+        &__REFERENCED_0,
+        &__REFERENCED_1,
+    ];
 }
 impl ::typed_mcp::validation::SchemaValidate for Reaction {
     fn validate_value(

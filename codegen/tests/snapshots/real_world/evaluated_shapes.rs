@@ -130,6 +130,12 @@ pub mod error {
         }
     }
 }
+static __REFERENCED_0: ::typed_mcp::__private::v1::ReferencedDefinition = ::typed_mcp::__private::v1::ReferencedDefinition {
+    container: "$defs",
+    name: "Place",
+    schema: <Place as ::typed_mcp::__private::v1::SchemaDefinition>::SCHEMA,
+    refers_to: &[],
+};
 impl ::typed_mcp::validation::SchemaValidate for Place {
     fn validate_value(
         value: &::typed_mcp::__private::serde_json::Value,
@@ -163,6 +169,9 @@ impl ::typed_mcp::__private::v1::SchemaDefinition for Shipment {
     const DESCRIPTION: ::std::option::Option<&'static str> = ::std::option::Option::Some(
         "Tool arguments using keywords validated by the embedded evaluator.",
     );
+    const REFERENCED: &'static [&'static ::typed_mcp::__private::v1::ReferencedDefinition] = &[
+        &__REFERENCED_0,
+    ];
 }
 /// Validators generated from the same schema: one function per definition.
 pub mod validate {

@@ -154,6 +154,12 @@ pub mod error {
         }
     }
 }
+static __REFERENCED_0: ::typed_mcp::__private::v1::ReferencedDefinition = ::typed_mcp::__private::v1::ReferencedDefinition {
+    container: "$defs",
+    name: "Scope",
+    schema: <Scope as ::typed_mcp::__private::v1::SchemaDefinition>::SCHEMA,
+    refers_to: &[],
+};
 impl ::typed_mcp::validation::SchemaValidate for Scope {
     fn validate_value(
         value: &::typed_mcp::__private::serde_json::Value,
@@ -187,6 +193,9 @@ impl ::typed_mcp::__private::v1::SchemaDefinition for Search {
     const DESCRIPTION: ::std::option::Option<&'static str> = ::std::option::Option::Some(
         "Search arguments with optional members.",
     );
+    const REFERENCED: &'static [&'static ::typed_mcp::__private::v1::ReferencedDefinition] = &[
+        &__REFERENCED_0,
+    ];
 }
 impl ::typed_mcp::validation::SchemaValidate for SearchCursor {
     fn validate_value(

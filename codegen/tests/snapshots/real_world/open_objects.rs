@@ -144,6 +144,12 @@ pub mod error {
         }
     }
 }
+static __REFERENCED_0: ::typed_mcp::__private::v1::ReferencedDefinition = ::typed_mcp::__private::v1::ReferencedDefinition {
+    container: "$defs",
+    name: "Closed",
+    schema: <Closed as ::typed_mcp::__private::v1::SchemaDefinition>::SCHEMA,
+    refers_to: &[],
+};
 impl ::typed_mcp::validation::SchemaValidate for Closed {
     fn validate_value(
         value: &::typed_mcp::__private::serde_json::Value,
@@ -194,6 +200,9 @@ impl ::typed_mcp::__private::v1::SchemaDefinition for Open {
     const DESCRIPTION: ::std::option::Option<&'static str> = ::std::option::Option::Some(
         "An open object: unknown members are kept.",
     );
+    const REFERENCED: &'static [&'static ::typed_mcp::__private::v1::ReferencedDefinition] = &[
+        &__REFERENCED_0,
+    ];
 }
 impl ::typed_mcp::validation::SchemaValidate for Typed {
     fn validate_value(

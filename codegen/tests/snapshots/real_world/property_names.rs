@@ -95,6 +95,12 @@ pub mod error {
         }
     }
 }
+static __REFERENCED_0: ::typed_mcp::__private::v1::ReferencedDefinition = ::typed_mcp::__private::v1::ReferencedDefinition {
+    container: "$defs",
+    name: "Headers",
+    schema: <Headers as ::typed_mcp::__private::v1::SchemaDefinition>::SCHEMA,
+    refers_to: &[],
+};
 impl ::typed_mcp::validation::SchemaValidate for Headers {
     fn validate_value(
         value: &::typed_mcp::__private::serde_json::Value,
@@ -128,6 +134,9 @@ impl ::typed_mcp::__private::v1::SchemaDefinition for Request {
     const DESCRIPTION: ::std::option::Option<&'static str> = ::std::option::Option::Some(
         "A request with headers.",
     );
+    const REFERENCED: &'static [&'static ::typed_mcp::__private::v1::ReferencedDefinition] = &[
+        &__REFERENCED_0,
+    ];
 }
 /// Validators generated from the same schema: one function per definition.
 pub mod validate {

@@ -78,6 +78,12 @@ pub mod error {
         }
     }
 }
+static __REFERENCED_0: ::typed_mcp::__private::v1::ReferencedDefinition = ::typed_mcp::__private::v1::ReferencedDefinition {
+    container: "$defs",
+    name: "Page",
+    schema: <Page as ::typed_mcp::__private::v1::SchemaDefinition>::SCHEMA,
+    refers_to: &[],
+};
 impl ::typed_mcp::validation::SchemaValidate for Listing {
     fn validate_value(
         value: &::typed_mcp::__private::serde_json::Value,
@@ -94,6 +100,9 @@ impl ::typed_mcp::__private::v1::SchemaDefinition for Listing {
     const DESCRIPTION: ::std::option::Option<&'static str> = ::std::option::Option::Some(
         "A listing request.",
     );
+    const REFERENCED: &'static [&'static ::typed_mcp::__private::v1::ReferencedDefinition] = &[
+        &__REFERENCED_0,
+    ];
 }
 impl ::typed_mcp::validation::SchemaValidate for Page {
     fn validate_value(
