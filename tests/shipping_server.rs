@@ -40,8 +40,15 @@ fn arguments(to_zip: &str) -> Value {
     json!({"from": address("Ada", "12345"), "to": address("Bob", to_zip), "weightGrams": 1200})
 }
 
-/// The paths and keywords of a `VALIDATION_FAILED` result's violations.
-fn violations(result: &Value) -> Vec<(String, String)> {
+/// Calls the tool with `arguments`, which it must refuse as `VALIDATION_FAILED`: the paths
+/// and keywords of the violations.
+async fn violations(client: &Client, arguments: Value) -> Vec<(String, String)> {
+    let reply = client
+        .call_tool("quote_shipment", arguments)
+        .await
+        .expect("a tool result");
+    let result =
+        json!({"isError": reply.is_error(), "structuredContent": reply.structured_content()});
     assert_eq!(result["isError"], true, "{result}");
     let error = &result["structuredContent"]["error"];
     assert_eq!(error["code"], "VALIDATION_FAILED", "{result}");
@@ -130,14 +137,8 @@ async fn a_tool_with_shared_definitions_is_served_end_to_end() {
     jsonschema::validator_for(output).expect("the outputSchema compiles alone");
 
     // A violation inside the second address is refused with its path, before the handler.
-    let refused = client
-        .call_tool("quote_shipment", arguments("5432"))
-        .await
-        .expect("a tool result");
-    let refused = json!({"isError": refused.is_error(),
-                         "structuredContent": refused.structured_content()});
     assert_eq!(
-        violations(&refused),
+        violations(&client, arguments("5432")).await,
         [("/to/zip".to_owned(), "pattern".to_owned())]
     );
     let mut missing_city = arguments("54321");
@@ -145,14 +146,8 @@ async fn a_tool_with_shared_definitions_is_served_end_to_end() {
         .as_object_mut()
         .expect("an object")
         .remove("city");
-    let refused = client
-        .call_tool("quote_shipment", missing_city)
-        .await
-        .expect("a tool result");
-    let refused = json!({"isError": refused.is_error(),
-                         "structuredContent": refused.structured_content()});
     assert_eq!(
-        violations(&refused),
+        violations(&client, missing_city).await,
         [("/from".to_owned(), "required".to_owned())]
     );
 

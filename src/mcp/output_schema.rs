@@ -110,14 +110,12 @@ impl OutputSchema {
             name: name.to_owned(),
             reason,
         };
-        let definition: Value = serde_json::from_str(schema)
-            .map_err(|_| invalid("the definition is not JSON".to_owned()))?;
+        let (definition, referenced) = super::schema_refs::read(name, schema, referenced)?;
         if !definition.is_object() {
             return Err(invalid(
                 "an output definition must be a JSON object".to_owned(),
             ));
         }
-        let referenced = super::schema_refs::collect(referenced).map_err(invalid)?;
         // The definition and what it refers to, alone: every reference must resolve there.
         let alone = Value::Object(referenced.clone());
         if let Some(reference) = super::schema_refs::unpublishable(&definition, &alone) {

@@ -11,10 +11,31 @@
 
 use serde_json::{Map, Value};
 
+use super::McpError;
 use crate::validation::ReferencedDefinition;
 
 /// The definition containers a published schema may carry.
 const CONTAINERS: [&str; 2] = ["$defs", "definitions"];
+
+/// A generated type's definition `name`: its JSON text `schema` parsed, and the definitions
+/// it refers to (`referenced`, see [`collect`]).
+///
+/// # Errors
+///
+/// [`McpError::InvalidToolSchema`] naming `name` when a text is not JSON.
+pub(crate) fn read(
+    name: &str,
+    schema: &str,
+    referenced: &[&ReferencedDefinition],
+) -> Result<(Value, Map<String, Value>), McpError> {
+    let invalid = |reason: String| McpError::InvalidToolSchema {
+        name: name.to_owned(),
+        reason,
+    };
+    let definition = serde_json::from_str(schema)
+        .map_err(|_| invalid("the definition is not JSON".to_owned()))?;
+    Ok((definition, collect(referenced).map_err(invalid)?))
+}
 
 /// The definitions `direct` names and those they refer to in turn, as a root's `$defs` /
 /// `definitions` members, or why they are unusable (a text that is not JSON, a container of

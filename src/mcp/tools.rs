@@ -83,10 +83,8 @@ impl ArgumentSchema {
             name: name.to_owned(),
             reason,
         };
-        let mut definition: Value = serde_json::from_str(schema)
-            .map_err(|_| invalid("the definition is not JSON".to_owned()))?;
+        let (mut definition, referenced) = super::schema_refs::read(name, schema, referenced)?;
         if let Value::Object(root) = &mut definition {
-            let referenced = super::schema_refs::collect(referenced).map_err(invalid)?;
             super::schema_refs::merge_into(root, &referenced).map_err(|reason| {
                 invalid(format!("the argument schema cannot be published: {reason}"))
             })?;
