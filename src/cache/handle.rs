@@ -6,6 +6,7 @@ use std::future::Future;
 use std::num::NonZeroU64;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::task::Poll;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -18,7 +19,9 @@ use super::clock::Clock;
 use super::flight::{self, FlightEnd, FlightState, Flights, Role};
 use super::key::CacheKey;
 use super::stats::{CacheStats, StatsCounters};
-use super::store::{CacheStore, InsertOutcome, Lookup, NewEntry, StoreError, StoreSnapshot};
+use super::store::{
+    CacheStore, InsertOutcome, Lookup, NewEntry, StoreError, StoreFuture, StoreSnapshot,
+};
 use super::{CacheError, CachePolicy};
 
 /// The tool-result cache.
@@ -246,7 +249,7 @@ impl Cache {
         };
         let key = CacheKey::new(tool, arguments);
         let (guard, store_answered) = loop {
-            let store_answered = match inner.try_lookup(&key) {
+            let store_answered = match inner.try_lookup_async(&key).await {
                 Some(Some(value)) => {
                     StatsCounters::bump(&inner.stats.hits);
                     return Ok(Cached::shared(value, CacheSource::Hit));
@@ -274,7 +277,12 @@ impl Cache {
         };
         // A previous leader may have stored the value between our lookup and our taking
         // the lead; look once more before computing (unless the store just failed).
-        if let Some(value) = store_answered.then(|| inner.lookup(&key)).flatten() {
+        let again = if store_answered {
+            inner.try_lookup_async(&key).await.flatten()
+        } else {
+            None
+        };
+        if let Some(value) = again {
             StatsCounters::bump(&inner.stats.hits);
             guard.finish(FlightState::Value(Arc::clone(&value)));
             return Ok(Cached::shared(value, CacheSource::Hit));
@@ -283,7 +291,9 @@ impl Cache {
         match compute().await {
             Ok(value) => {
                 let value = Arc::new(value);
-                let status = inner.store_value(key, Arc::clone(&value), ttl_ms);
+                let status = inner
+                    .store_value_async(key, Arc::clone(&value), ttl_ms)
+                    .await;
                 tracing::trace!(?status, "cache insert after computation");
                 guard.finish(FlightState::Value(Arc::clone(&value)));
                 Ok(Cached::shared(value, CacheSource::Computed))
@@ -382,6 +392,45 @@ impl Inner {
         } else {
             run()
         };
+        self.settle(operation, outcome)
+    }
+
+    /// Runs one store operation on the asynchronous path: through the store's `*_async`
+    /// method, or, for a store that [`blocks_on_io`](CacheStore::blocks_on_io), through the
+    /// synchronous one as [`guarded`](Self::guarded) does. An error or a panic (while the
+    /// future is made or polled) is `None`, logged and counted.
+    async fn guarded_async<T>(
+        &self,
+        operation: &'static str,
+        call: impl FnOnce(&dyn CacheStore) -> StoreFuture<T>,
+        blocking: impl FnOnce(&dyn CacheStore) -> Result<T, StoreError>,
+    ) -> Option<T> {
+        if self.store.blocks_on_io() {
+            return self.guarded(operation, blocking);
+        }
+        let outcome = match catch_unwind(AssertUnwindSafe(|| call(&*self.store))) {
+            Ok(mut future) => {
+                std::future::poll_fn(|cx| {
+                    match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+                        Ok(Poll::Pending) => Poll::Pending,
+                        Ok(Poll::Ready(result)) => Poll::Ready(Ok(result)),
+                        Err(panic) => Poll::Ready(Err(panic)),
+                    }
+                })
+                .await
+            }
+            Err(panic) => Err(panic),
+        };
+        self.settle(operation, outcome)
+    }
+
+    /// The value of a store operation, or `None` after logging and counting its error or
+    /// panic.
+    fn settle<T>(
+        &self,
+        operation: &'static str,
+        outcome: Result<Result<T, StoreError>, Box<dyn Any + Send>>,
+    ) -> Option<T> {
         match outcome {
             Ok(Ok(value)) => Some(value),
             Ok(Err(error)) => {
@@ -411,20 +460,65 @@ impl Inner {
     /// As [`lookup`](Self::lookup), but `None` when the store failed (logged, counted).
     fn try_lookup(&self, key: &CacheKey) -> Option<Option<Arc<Value>>> {
         let now = self.clock.now_ms();
-        Some(match self.guarded("get", |store| store.get(key, now))? {
+        let lookup = self.guarded("get", |store| store.get(key, now))?;
+        Some(self.found(lookup))
+    }
+
+    /// The value a lookup found; counts an expiration.
+    fn found(&self, lookup: Lookup) -> Option<Arc<Value>> {
+        match lookup {
             Lookup::Hit(value) => Some(value),
             Lookup::Miss => None,
             Lookup::Expired => {
                 StatsCounters::bump(&self.stats.expirations);
                 None
             }
-        })
+        }
+    }
+
+    /// As [`try_lookup`](Self::try_lookup), on the asynchronous path.
+    async fn try_lookup_async(&self, key: &CacheKey) -> Option<Option<Arc<Value>>> {
+        let now = self.clock.now_ms();
+        let lookup = self
+            .guarded_async(
+                "get",
+                |store| store.get_async(key, now),
+                |store| store.get(key, now),
+            )
+            .await?;
+        Some(self.found(lookup))
+    }
+
+    /// As [`store_value`](Self::store_value), on the asynchronous path.
+    async fn store_value_async(
+        &self,
+        key: CacheKey,
+        value: Arc<Value>,
+        ttl_ms: NonZeroU64,
+    ) -> InsertStatus {
+        let entry = NewEntry::new(key, value, ttl_ms);
+        let now = self.clock.now_ms();
+        let copy = entry.clone();
+        let outcome = self
+            .guarded_async(
+                "insert",
+                |store| store.insert_async(entry, now),
+                |store| store.insert(copy, now),
+            )
+            .await;
+        self.inserted(outcome)
     }
 
     fn store_value(&self, key: CacheKey, value: Arc<Value>, ttl_ms: NonZeroU64) -> InsertStatus {
         let entry = NewEntry::new(key, value, ttl_ms);
         let now = self.clock.now_ms();
-        match self.guarded("insert", |store| store.insert(entry, now)) {
+        let outcome = self.guarded("insert", |store| store.insert(entry, now));
+        self.inserted(outcome)
+    }
+
+    /// Counts what an insertion did.
+    fn inserted(&self, outcome: Option<InsertOutcome>) -> InsertStatus {
+        match outcome {
             Some(InsertOutcome::Stored { evicted, expired }) => {
                 StatsCounters::add(&self.stats.evictions, evicted);
                 StatsCounters::add(&self.stats.expirations, expired);

@@ -47,6 +47,8 @@ mod key;
 mod memory;
 #[cfg(feature = "redis")]
 mod redis_store;
+#[cfg(feature = "redis")]
+mod redis_target;
 mod stats;
 mod store;
 
@@ -64,7 +66,7 @@ pub use redis_store::{RedisCounters, RedisStore};
 pub use stats::CacheStats;
 pub use store::{
     entry_size_bytes, CacheStore, EntryMeta, InsertOutcome, Lookup, NewEntry, StoreError,
-    StoreSnapshot,
+    StoreFuture, StoreSnapshot,
 };
 
 /// Whether, and for how long, a tool's results may be cached. Declared per tool; the

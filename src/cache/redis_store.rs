@@ -16,46 +16,60 @@
 //! - **Atomicity** holds per command; **single-flight** holds per instance (the
 //!   [`Cache`](super::Cache) coalesces concurrent misses before the store is asked), not
 //!   across instances: two instances missing at once both compute.
-//! - **Failures**: every failure (refused connection, timeout, a Redis error) is an `Err`, so
-//!   the [`Cache`](super::Cache) counts it and the tool runs uncached. A broken connection is
-//!   dropped and a new one is made on a later call, at most once per `redisTimeoutMs` x 10,
-//!   so a Redis that is down costs each call nothing but a failed check.
+//! - **Failures**: every failure (refused connection, timeout, a Redis error, an answer that
+//!   is not RESP or not JSON) is an `Err`, so the [`Cache`](super::Cache) counts it and the
+//!   tool runs uncached. Each operation is bounded by `redisTimeoutMs`. After a connection
+//!   failure or a timeout the store pauses for `redisTimeoutMs` x 10: calls meanwhile fail at
+//!   once ([`RedisCounters::skipped`]), so a Redis that is down or stalled costs a call
+//!   nothing but a failed check, then one call tries again.
 //!
-//! The trait is synchronous, so the store uses the blocking client with socket timeouts of
-//! `redisTimeoutMs`: a call holds its thread for at most about that long. It reports
-//! [`CacheStore::blocks_on_io`], so the cache hands the worker's other tasks to another thread
-//! meanwhile (`block_in_place`, multi-thread runtimes).
+//! The store is asynchronous: the [`Cache`](super::Cache)'s
+//! [`get_or_compute`](super::Cache::get_or_compute) awaits it, and no worker thread waits on
+//! Redis. All calls share one multiplexed connection (the `redis` crate's
+//! `aio::ConnectionManager`, which reconnects by itself): concurrent calls are pipelined on
+//! it, none queues behind a lock. The cache's synchronous methods ([`Cache::get`](super::Cache::get),
+//! [`insert`](super::Cache::insert), [`remove`](super::Cache::remove)) wait for the answer on
+//! their thread (`block_in_place`), and need a multi-thread tokio runtime.
+//!
+//! Addressing (`redisUrl`): `redis://` one server; `rediss://` one server over TLS (rustls,
+//! the platform's roots, which `SSL_CERT_FILE` can name, or those given to
+//! [`RedisStore::from_limits_with_root_pem`]); `redis+sentinel://[user:password@]host:port[,host:port...]/service[/db]`
+//! the master the Sentinels name for `service`, asked again after a connection failure, so a
+//! failover is followed.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use redis::aio::ConnectionManager;
 use serde_json::Value;
 
 use crate::generated::limits::CacheLimits;
 
 use super::key::CacheKey;
-use super::store::{CacheStore, InsertOutcome, Lookup, NewEntry, StoreError};
+use super::redis_target::Target;
+use super::store::{CacheStore, InsertOutcome, Lookup, NewEntry, StoreError, StoreFuture};
 
-/// How many timeouts a reconnection attempt waits after a failed one.
-const RECONNECT_BACKOFF_TIMEOUTS: u32 = 10;
+/// How many timeouts the store pauses after a connection failure or a timeout.
+const PAUSE_TIMEOUTS: u32 = 10;
 
 /// A [`CacheStore`] on a Redis server. Build with [`RedisStore::from_limits`]; the
-/// connection is made on first use and remade after a failure.
+/// connection is made on first use (within a tokio runtime) and remade after a failure.
 pub struct RedisStore {
-    client: redis::Client,
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    target: Target,
     prefix: String,
     timeout: Duration,
     max_entry_bytes: u64,
-    connection: Mutex<Connection>,
+    /// The connection (a cheap clone per call); `None` before the first call and after a
+    /// failure that asks for a new one.
+    connection: Mutex<Option<ConnectionManager>>,
+    /// No call goes to Redis before this instant (after a connection failure or timeout).
+    paused_until: Mutex<Option<Instant>>,
     counters: Arc<RedisCounters>,
-}
-
-#[derive(Default)]
-struct Connection {
-    live: Option<redis::Connection>,
-    /// No new connection is tried before this instant (after a failed one).
-    retry_at: Option<Instant>,
 }
 
 /// Counters of a [`RedisStore`], shared with [`RedisStore::counters`].
@@ -64,22 +78,36 @@ pub struct RedisCounters {
     connects: AtomicU64,
     connect_failures: AtomicU64,
     command_failures: AtomicU64,
+    timeouts: AtomicU64,
+    skipped: AtomicU64,
 }
 
 impl RedisCounters {
-    /// Connections made (the first one and every reconnection).
+    /// Connections set up (the first one, and each after a failure that dropped the last).
     pub fn connects(&self) -> u64 {
         self.connects.load(Ordering::Relaxed)
     }
 
-    /// Connection attempts that failed.
+    /// Connection attempts that failed (refused, unreachable, no master from the
+    /// Sentinels).
     pub fn connect_failures(&self) -> u64 {
         self.connect_failures.load(Ordering::Relaxed)
     }
 
-    /// Commands that failed (the connection was then dropped if it was broken).
+    /// Commands that failed (an error of Redis or of the connection, an answer that is not
+    /// RESP), timeouts not included.
     pub fn command_failures(&self) -> u64 {
         self.command_failures.load(Ordering::Relaxed)
+    }
+
+    /// Operations that took longer than `redisTimeoutMs` and were given up.
+    pub fn timeouts(&self) -> u64 {
+        self.timeouts.load(Ordering::Relaxed)
+    }
+
+    /// Operations not sent to Redis because the store was pausing after a failure.
+    pub fn skipped(&self) -> u64 {
+        self.skipped.load(Ordering::Relaxed)
     }
 }
 
@@ -91,9 +119,9 @@ impl std::fmt::Debug for RedisStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // The URL may hold a password: show only the prefix and bounds.
         f.debug_struct("RedisStore")
-            .field("prefix", &self.prefix)
-            .field("timeout", &self.timeout)
-            .field("max_entry_bytes", &self.max_entry_bytes)
+            .field("prefix", &self.shared.prefix)
+            .field("timeout", &self.shared.timeout)
+            .field("max_entry_bytes", &self.shared.max_entry_bytes)
             .finish_non_exhaustive()
     }
 }
@@ -106,95 +134,178 @@ impl RedisStore {
     ///
     /// [`StoreError::Backend`] when the URL is not a Redis URL.
     pub fn from_limits(limits: &CacheLimits) -> Result<Self, StoreError> {
-        let client = redis::Client::open(limits.redis_url.as_str()).map_err(|error| {
-            StoreError::Backend {
-                reason: format!("invalid redisUrl ({:?})", error.kind()),
-            }
-        })?;
+        Self::build(limits, None)
+    }
+
+    /// As [`from_limits`](Self::from_limits), trusting only the certificates of `root_pem`
+    /// (PEM) instead of the platform's roots for a `rediss://` URL.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Backend`] when the URL is not a Redis URL.
+    pub fn from_limits_with_root_pem(
+        limits: &CacheLimits,
+        root_pem: &[u8],
+    ) -> Result<Self, StoreError> {
+        Self::build(limits, Some(root_pem))
+    }
+
+    fn build(limits: &CacheLimits, root_pem: Option<&[u8]>) -> Result<Self, StoreError> {
+        let target = Target::parse(limits.redis_url.as_str(), root_pem)?;
         Ok(Self {
-            client,
-            prefix: limits.redis_key_prefix.clone(),
-            timeout: Duration::from_millis(limits.redis_timeout_ms.get()),
-            max_entry_bytes: limits.max_size_bytes.get(),
-            connection: Mutex::default(),
-            counters: Arc::default(),
+            shared: Arc::new(Shared {
+                target,
+                prefix: limits.redis_key_prefix.clone(),
+                timeout: Duration::from_millis(limits.redis_timeout_ms.get()),
+                max_entry_bytes: limits.max_size_bytes.get(),
+                connection: Mutex::default(),
+                paused_until: Mutex::default(),
+                counters: Arc::default(),
+            }),
         })
     }
 
-    /// The store's counters (connections, failures).
+    /// The store's counters (connections, failures, timeouts).
     #[must_use]
     pub fn counters(&self) -> Arc<RedisCounters> {
-        Arc::clone(&self.counters)
+        Arc::clone(&self.shared.counters)
     }
 
     fn redis_key(&self, key: &CacheKey) -> String {
-        format!("{}{}", self.prefix, key.as_str())
+        format!("{}{}", self.shared.prefix, key.as_str())
     }
 
-    fn lock(&self) -> MutexGuard<'_, Connection> {
-        // A panic while holding the lock leaves at worst a connection in an unknown state;
-        // drop it and go on.
-        self.connection.lock().unwrap_or_else(|poisoned| {
-            let mut guard = poisoned.into_inner();
-            guard.live = None;
-            guard
-        })
-    }
-
-    /// Runs `command` on the connection, connecting first if needed.
-    fn run<T>(
-        &self,
-        command: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
-    ) -> Result<T, StoreError> {
-        let mut state = self.lock();
-        if state.live.is_none() {
-            state.live = Some(self.connect(&mut state)?);
-        }
-        let Some(connection) = state.live.as_mut() else {
-            return Err(unavailable("no connection"));
-        };
-        command(connection).map_err(|error| {
-            bump(&self.counters.command_failures);
-            if error.is_io_error()
-                || error.is_timeout()
-                || error.is_connection_dropped()
-                || error.is_connection_refusal()
-                || error.is_unrecoverable_error()
-            {
-                state.live = None;
+    /// Runs `future` to its end on this thread, for the synchronous methods.
+    fn wait<T>(future: StoreFuture<T>) -> Result<T, StoreError> {
+        match tokio::runtime::Handle::try_current() {
+            Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+                tokio::task::block_in_place(|| handle.block_on(future))
             }
-            StoreError::Backend {
-                reason: format!("redis command failed ({:?})", error.kind()),
-            }
-        })
+            _ => Err(StoreError::Backend {
+                reason: "the Redis store's synchronous calls need a multi-thread tokio runtime"
+                    .to_owned(),
+            }),
+        }
+    }
+}
+
+impl Shared {
+    fn paused(&self) -> bool {
+        let until = *self
+            .paused_until
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        until.is_some_and(|until| Instant::now() < until)
     }
 
-    fn connect(&self, state: &mut Connection) -> Result<redis::Connection, StoreError> {
-        if state.retry_at.is_some_and(|at| Instant::now() < at) {
-            return Err(unavailable("waiting to reconnect"));
+    fn pause(&self) {
+        let until = Instant::now() + self.timeout * PAUSE_TIMEOUTS;
+        *self
+            .paused_until
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(until);
+    }
+
+    fn resume(&self) {
+        let mut until = self
+            .paused_until
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if until.is_some() {
+            *until = None;
         }
-        let attempt = self
-            .client
-            .get_connection_with_timeout(self.timeout)
-            .and_then(|connection| {
-                connection.set_read_timeout(Some(self.timeout))?;
-                connection.set_write_timeout(Some(self.timeout))?;
-                Ok(connection)
-            });
-        match attempt {
+    }
+
+    fn drop_connection(&self) {
+        *self
+            .connection
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = None;
+    }
+
+    /// The shared connection, set up first if there is none.
+    async fn connection(&self) -> Result<ConnectionManager, StoreError> {
+        let current = self
+            .connection
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if let Some(connection) = current {
+            return Ok(connection);
+        }
+        match self.target.connect(self.timeout).await {
             Ok(connection) => {
                 bump(&self.counters.connects);
-                state.retry_at = None;
                 tracing::info!("connected to the Redis cache store");
-                Ok(connection)
+                let mut slot = self
+                    .connection
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                // Another call may have set one up meanwhile: keep the first.
+                Ok(slot.get_or_insert(connection).clone())
             }
             Err(error) => {
                 bump(&self.counters.connect_failures);
-                state.retry_at = Some(Instant::now() + self.timeout * RECONNECT_BACKOFF_TIMEOUTS);
+                self.pause();
                 Err(StoreError::Backend {
                     reason: format!("cannot connect to redis ({:?})", error.kind()),
                 })
             }
+        }
+    }
+
+    /// Runs `command`, bounded by the timeout; on failure counts it, and pauses or drops
+    /// the connection as the failure asks.
+    async fn run<T: redis::FromRedisValue>(&self, command: redis::Cmd) -> Result<T, StoreError> {
+        if self.paused() {
+            bump(&self.counters.skipped);
+            return Err(unavailable("pausing after a failure"));
+        }
+        let attempt = async {
+            let mut connection = self.connection().await?;
+            command
+                .query_async::<T>(&mut connection)
+                .await
+                .map_err(|error| self.failed(&error))
+        };
+        match tokio::time::timeout(self.timeout, attempt).await {
+            Ok(Ok(value)) => {
+                self.resume();
+                Ok(value)
+            }
+            Ok(Err(error)) => Err(error),
+            Err(_elapsed) => {
+                bump(&self.counters.timeouts);
+                self.pause();
+                Err(unavailable("no answer within redisTimeoutMs"))
+            }
+        }
+    }
+
+    fn failed(&self, error: &redis::RedisError) -> StoreError {
+        if error.is_timeout() {
+            // The connection's own response timeout (the same bound) fired first.
+            bump(&self.counters.timeouts);
+        } else {
+            bump(&self.counters.command_failures);
+        }
+        let connection_lost = error.is_io_error()
+            || error.is_timeout()
+            || error.is_connection_dropped()
+            || error.is_connection_refusal();
+        if connection_lost {
+            self.pause();
+        }
+        // A Sentinel-addressed master is looked up again; an answer that was not RESP
+        // leaves the connection in an unknown state: both take a new connection.
+        if (connection_lost && self.target.follows_failover())
+            || error.is_unrecoverable_error()
+            || error.kind() == redis::ErrorKind::Parse
+        {
+            self.drop_connection();
+        }
+        StoreError::Backend {
+            reason: format!("redis command failed ({:?})", error.kind()),
         }
     }
 }
@@ -205,57 +316,84 @@ fn unavailable(why: &str) -> StoreError {
     }
 }
 
+/// The command `name` on `key`.
+fn command(name: &str, key: String) -> redis::Cmd {
+    let mut command = redis::cmd(name);
+    let _same: &mut redis::Cmd = command.arg(key);
+    command
+}
+
+fn decode(bytes: Option<Vec<u8>>) -> Result<Lookup, StoreError> {
+    match bytes {
+        None => Ok(Lookup::Miss),
+        Some(bytes) => match serde_json::from_slice::<Value>(&bytes) {
+            Ok(value) => Ok(Lookup::Hit(Arc::new(value))),
+            Err(_) => Err(StoreError::Backend {
+                reason: "a cached entry is not JSON".to_owned(),
+            }),
+        },
+    }
+}
+
 impl CacheStore for RedisStore {
-    /// Every operation is a round trip to Redis (bounded by `redisTimeoutMs`).
-    fn blocks_on_io(&self) -> bool {
-        true
+    fn get(&self, key: &CacheKey, now_ms: u64) -> Result<Lookup, StoreError> {
+        Self::wait(self.get_async(key, now_ms))
     }
 
-    fn get(&self, key: &CacheKey, _now_ms: u64) -> Result<Lookup, StoreError> {
-        let redis_key = self.redis_key(key);
-        let bytes: Option<Vec<u8>> = self.run(|c| redis::cmd("GET").arg(&redis_key).query(c))?;
-        match bytes {
-            None => Ok(Lookup::Miss),
-            Some(bytes) => match serde_json::from_slice::<Value>(&bytes) {
-                Ok(value) => Ok(Lookup::Hit(Arc::new(value))),
-                Err(_) => Err(StoreError::Backend {
-                    reason: "a cached entry is not JSON".to_owned(),
-                }),
-            },
-        }
-    }
-
-    fn insert(&self, entry: NewEntry, _now_ms: u64) -> Result<InsertOutcome, StoreError> {
-        let redis_key = self.redis_key(&entry.key);
-        if entry.size_bytes > self.max_entry_bytes {
-            let _removed: u64 = self.run(|c| redis::cmd("DEL").arg(&redis_key).query(c))?;
-            return Ok(InsertOutcome::Rejected);
-        }
-        let json = serde_json::to_vec(&*entry.value).map_err(|_| StoreError::Backend {
-            reason: "the value could not be serialized".to_owned(),
-        })?;
-        self.run(|c| {
-            redis::cmd("SET")
-                .arg(&redis_key)
-                .arg(json)
-                .arg("PX")
-                .arg(entry.ttl_ms.get())
-                .query::<()>(c)
-        })?;
-        Ok(InsertOutcome::Stored {
-            evicted: 0,
-            expired: 0,
-        })
+    fn insert(&self, entry: NewEntry, now_ms: u64) -> Result<InsertOutcome, StoreError> {
+        Self::wait(self.insert_async(entry, now_ms))
     }
 
     fn remove(&self, key: &CacheKey) -> Result<bool, StoreError> {
-        let redis_key = self.redis_key(key);
-        let removed: u64 = self.run(|c| redis::cmd("DEL").arg(&redis_key).query(c))?;
-        Ok(removed > 0)
+        Self::wait(self.remove_async(key))
     }
 
     fn purge_expired(&self, _now_ms: u64) -> Result<u64, StoreError> {
         // Redis removes expired keys itself.
         Ok(0)
+    }
+
+    fn get_async(&self, key: &CacheKey, _now_ms: u64) -> StoreFuture<Lookup> {
+        let shared = Arc::clone(&self.shared);
+        let command = command("GET", self.redis_key(key));
+        Box::pin(async move { decode(shared.run::<Option<Vec<u8>>>(command).await?) })
+    }
+
+    fn insert_async(&self, entry: NewEntry, _now_ms: u64) -> StoreFuture<InsertOutcome> {
+        let shared = Arc::clone(&self.shared);
+        let redis_key = self.redis_key(&entry.key);
+        if entry.size_bytes > self.shared.max_entry_bytes {
+            let command = command("DEL", redis_key);
+            return Box::pin(async move {
+                let _removed: u64 = shared.run(command).await?;
+                Ok(InsertOutcome::Rejected)
+            });
+        }
+        let json = match serde_json::to_vec(&*entry.value) {
+            Ok(json) => json,
+            Err(_) => {
+                return Box::pin(std::future::ready(Err(StoreError::Backend {
+                    reason: "the value could not be serialized".to_owned(),
+                })))
+            }
+        };
+        let mut command = command("SET", redis_key);
+        let _same: &mut redis::Cmd = command.arg(json).arg("PX").arg(entry.ttl_ms.get());
+        Box::pin(async move {
+            shared.run::<()>(command).await?;
+            Ok(InsertOutcome::Stored {
+                evicted: 0,
+                expired: 0,
+            })
+        })
+    }
+
+    fn remove_async(&self, key: &CacheKey) -> StoreFuture<bool> {
+        let shared = Arc::clone(&self.shared);
+        let command = command("DEL", self.redis_key(key));
+        Box::pin(async move {
+            let removed: u64 = shared.run(command).await?;
+            Ok(removed > 0)
+        })
     }
 }

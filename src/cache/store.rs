@@ -1,6 +1,8 @@
 //! The storage backend trait, and the values that cross it.
 
+use std::future::Future;
 use std::num::NonZeroU64;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -69,6 +71,26 @@ pub trait CacheStore: Send + Sync {
         false
     }
 
+    /// [`get`](Self::get) as a future, which the [`Cache`](crate::cache::Cache) awaits on
+    /// its asynchronous path ([`get_or_compute`](crate::cache::Cache::get_or_compute)). A
+    /// store on a network overrides the three `*_async` methods so that no worker thread
+    /// waits on I/O; the defaults call the synchronous method at once (right for in-memory
+    /// stores). A store that [`blocks_on_io`](Self::blocks_on_io) is called through the
+    /// synchronous methods instead.
+    fn get_async(&self, key: &CacheKey, now_ms: u64) -> StoreFuture<Lookup> {
+        Box::pin(std::future::ready(self.get(key, now_ms)))
+    }
+
+    /// [`insert`](Self::insert) as a future (see [`get_async`](Self::get_async)).
+    fn insert_async(&self, entry: NewEntry, now_ms: u64) -> StoreFuture<InsertOutcome> {
+        Box::pin(std::future::ready(self.insert(entry, now_ms)))
+    }
+
+    /// [`remove`](Self::remove) as a future (see [`get_async`](Self::get_async)).
+    fn remove_async(&self, key: &CacheKey) -> StoreFuture<bool> {
+        Box::pin(std::future::ready(self.remove(key)))
+    }
+
     /// A consistent view of the whole store, for tests and diagnostics. Backends that cannot
     /// offer one keep this default, which returns [`StoreError::Unsupported`].
     ///
@@ -85,6 +107,10 @@ impl std::fmt::Debug for dyn CacheStore {
         f.write_str("dyn CacheStore")
     }
 }
+
+/// A store operation in progress ([`CacheStore::get_async`] and its siblings): owns what it
+/// needs, so the cache may hold it across other work.
+pub type StoreFuture<T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'static>>;
 
 /// Errors of a [`CacheStore`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -13,6 +13,10 @@ use std::time::Duration;
 pub struct RedisServer {
     pub port: u16,
     child: Option<Child>,
+    /// Arguments before the port (a Sentinel's configuration file and `--sentinel`).
+    leading: Vec<String>,
+    /// Arguments after the port (replacing the cache defaults when non-empty).
+    trailing: Vec<String>,
 }
 
 /// The `redis-server` binary, or `None` (after printing why) when the test should skip.
@@ -33,7 +37,30 @@ pub fn redis_binary() -> Option<String> {
     None
 }
 
-fn free_port() -> u16 {
+/// The arguments of a cache server: no persistence, `maxmemory` bytes, `allkeys-lru`, then
+/// `extra`.
+pub fn cache_arguments(maxmemory: u64, extra: &[&str]) -> Vec<String> {
+    let mut arguments: Vec<String> = ["--save", "", "--appendonly", "no", "--maxmemory"]
+        .iter()
+        .map(|argument| (*argument).to_owned())
+        .collect();
+    arguments.push(maxmemory.to_string());
+    arguments.extend(["--maxmemory-policy".to_owned(), "allkeys-lru".to_owned()]);
+    arguments.extend(extra.iter().map(|argument| (*argument).to_owned()));
+    arguments
+}
+
+/// Sends one command line to the server on `port` and returns its first answer line.
+pub fn command(port: u16, line: &str) -> Option<String> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    stream.write_all(format!("{line}\r\n").as_bytes()).ok()?;
+    let mut answer = String::new();
+    BufReader::new(stream).read_line(&mut answer).ok()?;
+    Some(answer.trim_end().to_owned())
+}
+
+pub fn free_port() -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
     listener.local_addr().unwrap().port()
 }
@@ -42,6 +69,12 @@ impl RedisServer {
     /// Starts a server with `maxmemory` bytes and the `allkeys-lru` policy; `None` when the
     /// test should skip.
     pub fn start(maxmemory: u64) -> Option<Self> {
+        Self::start_with(Vec::new(), cache_arguments(maxmemory, &[]))
+    }
+
+    /// Starts a server with `leading` arguments before `--port PORT` and `trailing` ones
+    /// after it; `None` when the test should skip.
+    pub fn start_with(leading: Vec<String>, trailing: Vec<String>) -> Option<Self> {
         let binary = redis_binary()?;
         // A port found free may be taken again before the server binds it (by another
         // test's server): this one then exits, and another port is tried.
@@ -49,8 +82,10 @@ impl RedisServer {
             let mut server = Self {
                 port: free_port(),
                 child: None,
+                leading: leading.clone(),
+                trailing: trailing.clone(),
             };
-            if server.spawn(&binary, maxmemory) {
+            if server.spawn(&binary) {
                 return Some(server);
             }
         }
@@ -59,13 +94,12 @@ impl RedisServer {
 
     /// Starts the server on `self.port`; `false` when it exited before answering (the port
     /// was taken).
-    fn spawn(&mut self, binary: &str, maxmemory: u64) -> bool {
+    fn spawn(&mut self, binary: &str) -> bool {
         let child = Command::new(binary)
+            .args(&self.leading)
             .args(["--bind", "127.0.0.1", "--port"])
             .arg(self.port.to_string())
-            .args(["--save", "", "--appendonly", "no", "--maxmemory"])
-            .arg(maxmemory.to_string())
-            .args(["--maxmemory-policy", "allkeys-lru"])
+            .args(&self.trailing)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -141,9 +175,10 @@ impl RedisServer {
     /// Starts the server again on the same port (empty: nothing is persisted).
     pub fn restart(&mut self, maxmemory: u64) {
         self.kill();
+        self.trailing = cache_arguments(maxmemory, &[]);
         let binary = redis_binary().expect("redis-server was there a moment ago");
         assert!(
-            self.spawn(&binary, maxmemory),
+            self.spawn(&binary),
             "port {} was taken while the server was down",
             self.port
         );

@@ -339,10 +339,13 @@ fn limits_samples() -> Vec<Samples> {
                 json!({}),
                 json!({"highWaterMark": 100, "maxEntries": 1, "maxSizeBytes": 1}),
                 json!({"store": "redis", "redisUrl": "redis://user:pw@10.0.0.7:6380/2", "redisTimeoutMs": 10000, "redisKeyPrefix": ""}),
+                json!({"store": "redis", "redisUrl": "rediss://cache.example:6380"}),
+                json!({"store": "redis", "redisUrl": "redis+sentinel://10.0.0.7:26379,10.0.0.8:26379/mymaster/1"}),
             ],
             vec![
                 json!({"store": "redis", "redisUrl": "http://127.0.0.1:6379"}),
                 json!({"redisUrl": "redis://a b"}),
+                json!({"redisUrl": "rediss+sentinel://10.0.0.7:26379/mymaster"}),
                 json!({"redisTimeoutMs": 0}),
                 json!({"redisTimeoutMs": 10001}),
                 json!({"highWaterMark": 0}),

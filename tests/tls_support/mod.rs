@@ -58,6 +58,20 @@ impl TestCa {
     }
 }
 
+impl TestCa {
+    /// A server certificate for `names` and its key, both PEM (for servers that read files,
+    /// such as `redis-server --tls-cert-file`).
+    pub(crate) fn server_identity_pem(&self, names: &[&str]) -> (String, String) {
+        let names: Vec<String> = names.iter().map(|name| (*name).to_owned()).collect();
+        let params = CertificateParams::new(names).expect("server parameters");
+        let key = KeyPair::generate().expect("a server key");
+        let certificate = params
+            .signed_by(&key, &self.issuer)
+            .expect("the server certificate");
+        (certificate.pem(), key.serialize_pem())
+    }
+}
+
 /// What the server saw of one request.
 #[derive(Debug, Clone)]
 pub(crate) struct Seen {
