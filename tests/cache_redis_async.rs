@@ -19,10 +19,14 @@ use typed_mcp::config::parse_limits;
 
 const MAXMEMORY: u64 = 32 * 1024 * 1024;
 
-/// A cache on a Redis store at `url` (timeout 100 ms), and the store's counters.
-fn redis_cache(url: &str, root_pem: Option<&str>) -> (Cache, Arc<RedisCounters>) {
+/// The store's timeout where the test expects Redis to answer: generous, since a loaded
+/// machine (CI) may take long over a TLS handshake in a debug build.
+const PATIENT_MS: u64 = 3000;
+
+/// A cache on a Redis store at `url` (timeout `timeout_ms`), and the store's counters.
+fn redis_cache(url: &str, root_pem: Option<&str>, timeout_ms: u64) -> (Cache, Arc<RedisCounters>) {
     let limits = parse_limits(&format!(
-        r#"{{"cache": {{"store": "redis", "redisUrl": "{url}", "redisKeyPrefix": "async:", "redisTimeoutMs": 100}}}}"#
+        r#"{{"cache": {{"store": "redis", "redisUrl": "{url}", "redisKeyPrefix": "async:", "redisTimeoutMs": {timeout_ms}}}}}"#
     ))
     .expect("valid limits");
     let store = match root_pem {
@@ -75,7 +79,8 @@ async fn a_sleeping_redis_is_given_up_counted_and_never_holds_the_thread() {
     ) else {
         return;
     };
-    let (cache, counters) = redis_cache(&redis.url(), None);
+    // 500 ms: below the 2 s Redis sleeps, above what an answer takes on a loaded machine.
+    let (cache, counters) = redis_cache(&redis.url(), None, 500);
     assert_eq!(lookup(&cache, "a").await.1, CacheSource::Computed);
     assert_eq!(lookup(&cache, "a").await.1, CacheSource::Hit);
 
@@ -107,9 +112,9 @@ async fn a_sleeping_redis_is_given_up_counted_and_never_holds_the_thread() {
     assert_eq!(cache.stats().store_failures, 40);
     assert_eq!(sleeper.join().unwrap().as_deref(), Some("+OK"));
 
-    // Awake again: after the pause, hits come back.
+    // Awake again: after the store's pause (10 x 500 ms), hits come back.
     let mut hit = false;
-    for _ in 0..100 {
+    for _ in 0..300 {
         if lookup(&cache, "a").await.1 == CacheSource::Hit {
             hit = true;
             break;
@@ -148,7 +153,7 @@ async fn a_server_answering_garbage_costs_the_cache_not_the_call() {
             });
         }
     });
-    let (cache, counters) = redis_cache(&format!("redis://127.0.0.1:{port}"), None);
+    let (cache, counters) = redis_cache(&format!("redis://127.0.0.1:{port}"), None, 500);
     for round in 0..10 {
         let (value, source) = lookup(&cache, "garbage").await;
         assert_eq!(value, json!({"value": 7}), "round {round}");
@@ -204,8 +209,8 @@ async fn rediss_shares_entries_over_tls_and_refuses_an_unknown_ca() {
         return;
     };
     let url = format!("rediss://localhost:{tls_port}");
-    let (first, first_counters) = redis_cache(&url, Some(&ca.pem()));
-    let (second, _) = redis_cache(&url, Some(&ca.pem()));
+    let (first, first_counters) = redis_cache(&url, Some(&ca.pem()), PATIENT_MS);
+    let (second, _) = redis_cache(&url, Some(&ca.pem()), PATIENT_MS);
     assert_eq!(lookup(&first, "tls").await.1, CacheSource::Computed);
     assert_eq!(lookup(&second, "tls").await.1, CacheSource::Hit);
     assert_eq!(
@@ -216,7 +221,7 @@ async fn rediss_shares_entries_over_tls_and_refuses_an_unknown_ca() {
 
     // A client trusting another CA does not talk to this server: uncached, counted.
     let stranger = tls_support::TestCa::new("another CA");
-    let (refused, refused_counters) = redis_cache(&url, Some(&stranger.pem()));
+    let (refused, refused_counters) = redis_cache(&url, Some(&stranger.pem()), PATIENT_MS);
     assert_eq!(lookup(&refused, "tls").await.1, CacheSource::Computed);
     assert_eq!(
         refused.stats().store_failures,
@@ -255,8 +260,9 @@ async fn a_sentinel_url_reaches_the_master_the_sentinel_names() {
     let (through_sentinel, counters) = redis_cache(
         &format!("redis+sentinel://127.0.0.1:{}/cachemaster", sentinel.port),
         None,
+        PATIENT_MS,
     );
-    let (direct, _) = redis_cache(&master.url(), None);
+    let (direct, _) = redis_cache(&master.url(), None, PATIENT_MS);
     assert_eq!(
         lookup(&through_sentinel, "s").await.1,
         CacheSource::Computed
@@ -271,6 +277,7 @@ async fn a_sentinel_url_reaches_the_master_the_sentinel_names() {
     let (unknown, unknown_counters) = redis_cache(
         &format!("redis+sentinel://127.0.0.1:{}/nosuchmaster", sentinel.port),
         None,
+        PATIENT_MS,
     );
     assert_eq!(lookup(&unknown, "s").await.1, CacheSource::Computed);
     assert_eq!(unknown_counters.connect_failures(), 1);
