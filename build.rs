@@ -1,5 +1,6 @@
 //! Generates the runtime's protocol types and validators from `schema/*.json` and
-//! `schema/mcp/*.json`, and the example servers' tool schemas.
+//! `schema/mcp/*.json`, and, for the tests that run the example servers' tools in process,
+//! those servers' tool schemas.
 
 use std::path::{Path, PathBuf};
 
@@ -13,36 +14,30 @@ fn main() {
         &out_dir.join("mcp"),
         "schema/mcp/",
     );
-    // The demo server's tool arguments, included by `examples/demo_server.rs` only.
+    // The demo server's tool arguments (`examples/demo_server/demo.rs`, which tests include).
     let demo = [PathBuf::from("examples/demo_server/tools.json")];
     generate(
         &demo,
         &out_dir.join("demo"),
         "examples/demo_server/tools.json",
     );
-    // The notes server's tool arguments and outputs (`examples/notes_server.rs`).
+    // The notes server's tool arguments and outputs (`tests/mcp_server_typed_tools.rs`).
     let notes = [PathBuf::from("examples/notes_server/notes.json")];
     generate(
         &notes,
         &out_dir.join("notes"),
         "examples/notes_server/notes.json",
     );
-    // The notes board app's tool arguments and output (`examples/notes_board.rs`).
-    let board = [PathBuf::from("examples/notes_board/board.json")];
-    generate(
-        &board,
-        &out_dir.join("board"),
-        "examples/notes_board/board.json",
-    );
     // The shipping server's tools, whose arguments and output `$ref` a shared `Address`
-    // (`examples/shipping_server.rs`).
+    // (`tests/shipping_server.rs`).
     let shipping = [PathBuf::from("examples/shipping_server/shipping.json")];
     generate(
         &shipping,
         &out_dir.join("shipping"),
         "examples/shipping_server/shipping.json",
     );
-    // The conformance fixture server's tool arguments (`examples/conformance_server.rs`).
+    // The conformance fixture server's tool arguments (`tests/http_typed_schemas.rs`,
+    // `tests/mcp_server_typed_output.rs`).
     let fixture = [PathBuf::from("examples/conformance_server/tools.json")];
     generate(
         &fixture,

@@ -10,7 +10,8 @@
 //! `http://ADDR/mcp` instead of stdio and writes `listening on http://ADDR/mcp` to stderr
 //! once it accepts connections; it stops on SIGTERM / SIGINT.
 //!
-//! With `--auth-issuer ISSUER_URL --auth-audience RESOURCE` (build with `--features auth`)
+//! With `--auth-issuer ISSUER_URL --auth-audience RESOURCE` (feature `auth` of this
+//! package, on by default)
 //! the HTTP server is an OAuth resource server: it accepts only JWT access tokens of that
 //! issuer for that resource (the MCP endpoint's URL, e.g. `http://127.0.0.1:8080/mcp`),
 //! checked against the JWKS the issuer's OpenID or RFC 8414 metadata names, and serves its
@@ -128,7 +129,7 @@ async fn protect(
     auth: AuthArgs,
 ) -> Result<typed_mcp::http::HttpOptions, Box<dyn std::error::Error>> {
     if auth.issuer.is_some() || auth.audience.is_some() || !auth.scopes.is_empty() {
-        return Err("--auth-issuer needs the demo built with --features auth".into());
+        return Err("--auth-issuer needs the demo built with the feature auth".into());
     }
     Ok(options)
 }

@@ -1,4 +1,4 @@
-//! The `mcp_client` example, run as a real process against the demo server over stdio and
+//! The command-line client `typed-mcp` (package `typed-mcp-cli`), run as a real process against the demo server over stdio and
 //! HTTP: the typed result as JSON on stdout, and exit codes 0 / 1 / 2.
 
 mod client_support;
@@ -8,10 +8,10 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use client_support::{build_example, demo_server, limits_file, HttpServer};
+use client_support::{build_cli, demo_server, limits_file, HttpServer};
 
 fn cli() -> PathBuf {
-    build_example("mcp_client")
+    build_cli()
 }
 
 fn run(cli: &Path, args: &[&str]) -> Output {
@@ -147,7 +147,7 @@ fn usage_errors_exit_2_and_connection_failures_exit_1() {
     assert_eq!(missing.status.code(), Some(1));
 }
 
-/// The README's first command, as written there: the `mcp_client` line after `&&`, with the
+/// The README's first command, as written there: the `typed-mcp` line after `&&`, with the
 /// release binaries' paths replaced by the ones this test built. It must print the sum.
 #[test]
 fn the_readmes_first_command_answers() {
@@ -164,10 +164,7 @@ fn the_readmes_first_command_answers() {
     let mut words: Vec<String> = before.split_whitespace().map(str::to_owned).collect();
     words.push(quoted.to_owned());
     words.extend(after.split_whitespace().map(str::to_owned));
-    assert_eq!(
-        words[0], "target/release/examples/mcp_client",
-        "{client_line}"
-    );
+    assert_eq!(words[0], "target/release/typed-mcp", "{client_line}");
     assert_eq!(
         words.last().map(String::as_str),
         Some("target/release/examples/demo_server")

@@ -1,6 +1,6 @@
 //! The README's demo-server commands for the resource template and the logging tool, run as
-//! written there (with `cargo run --example X` replaced by the executable this test built):
-//! `mcp_client ... templates`, `read demo://greetings/Ada`, `complete template ...`, and the
+//! written there (with `cargo run --example X` and `cargo run --bin typed-mcp` replaced by the executable this test built):
+//! `typed-mcp ... templates`, `read demo://greetings/Ada`, `complete template ...`, and the
 //! piped `tools/call sleep` whose log messages come before its result, and the `curl` call of
 //! "Serving Streamable HTTP" against the demo server over HTTP.
 
@@ -12,7 +12,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{json, Value};
 
-const CLIENT_RUN: &str = "cargo run --example mcp_client -- ";
+const CLIENT_RUN: &str = "cargo run --bin typed-mcp -- ";
 const SERVER_RUN: &str = "cargo run -q --example demo_server";
 
 /// Builds an example with this test's profile and returns the executable's path.
@@ -66,7 +66,7 @@ fn client_line(readme: &str, command: &str, client: &Path, server: &Path) -> Val
 #[test]
 fn the_readmes_template_commands_answer() {
     let readme = readme();
-    let (client, server) = (build_example("mcp_client"), build_example("demo_server"));
+    let (client, server) = (example_support::build_cli(), build_example("demo_server"));
     let templates = client_line(&readme, "templates", &client, &server);
     assert_eq!(
         templates["resourceTemplates"][0]["uriTemplate"],

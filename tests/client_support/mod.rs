@@ -47,9 +47,14 @@ pub(crate) fn demo_server() -> PathBuf {
         .clone()
 }
 
-/// Builds an example of this package with the test's profile; returns its executable.
+/// Builds an example program with the test's profile; returns its executable.
 pub(crate) fn build_example(name: &str) -> PathBuf {
     interop_support::build_example(name)
+}
+
+/// Builds the command-line client `typed-mcp` with this test's profile.
+pub(crate) fn build_cli() -> PathBuf {
+    interop_support::build_cli()
 }
 
 /// The demo server as a stdio child, with the interop limits file.

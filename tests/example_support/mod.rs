@@ -1,5 +1,6 @@
-//! Building an example of this package with the running test's own profile (release when
-//! the test is optimised), for tests that run it as a real process.
+//! Building an example program (package `typed-mcp-examples`) or the `typed-mcp` CLI
+//! (package `typed-mcp-cli`) with the running test's own profile (release when the test is
+//! optimised), for tests that run it as a real process.
 #![allow(dead_code)]
 
 use std::path::PathBuf;
@@ -7,10 +8,20 @@ use std::process::{Command, Stdio};
 
 /// Builds the example `name` and returns the executable cargo reports for it.
 pub(crate) fn build_example(name: &str) -> PathBuf {
+    build(&["-p", "typed-mcp-examples", "--example", name], name)
+}
+
+/// Builds the command-line client, `typed-mcp`, and returns its executable.
+pub(crate) fn build_cli() -> PathBuf {
+    build(&["-p", "typed-mcp-cli", "--bin", "typed-mcp"], "typed-mcp")
+}
+
+fn build(target: &[&str], name: &str) -> PathBuf {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command
-        .args(["build", "-p", "typed-mcp", "--example", name])
+        .arg("build")
+        .args(target)
         .arg("--message-format=json-render-diagnostics")
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stderr(Stdio::inherit());
@@ -20,7 +31,7 @@ pub(crate) fn build_example(name: &str) -> PathBuf {
     let output = command.output().expect("cargo starts");
     assert!(
         output.status.success(),
-        "building the {name} example failed ({})",
+        "building {name} failed ({})",
         output.status
     );
     String::from_utf8_lossy(&output.stdout)

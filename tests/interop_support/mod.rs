@@ -267,6 +267,11 @@ pub(crate) fn build_example(name: &str) -> PathBuf {
     example_support::build_example(name)
 }
 
+/// Builds the command-line client `typed-mcp` with this test's profile.
+pub(crate) fn build_cli() -> PathBuf {
+    example_support::build_cli()
+}
+
 /// The limits file (`LIMITS`) in a fresh temporary directory, which lives as long as the
 /// returned guard.
 pub(crate) fn limits_file() -> (tempfile::TempDir, PathBuf) {

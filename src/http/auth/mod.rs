@@ -29,6 +29,7 @@ mod jwt;
 mod layer;
 mod rules;
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -154,6 +155,18 @@ impl ResourceServer {
         Arc::make_mut(&mut self.inner)
     }
 
+    /// Records the scopes one method, tool, prompt or resource needs (a later call for the
+    /// same key replaces the earlier one).
+    fn scoped(
+        mut self,
+        table: impl FnOnce(&mut Rules) -> &mut HashMap<String, Vec<String>>,
+        key: String,
+        scopes: Vec<String>,
+    ) -> Self {
+        let _previous = table(&mut self.config().rules).insert(key, scopes);
+        self
+    }
+
     /// The scopes the metadata lists (`scopes_supported`) and 401 challenges name.
     pub fn scopes_supported<S: Into<String>>(
         mut self,
@@ -171,58 +184,38 @@ impl ResourceServer {
 
     /// Scopes a JSON-RPC method needs (e.g. `resources/read`).
     pub fn method_scopes<S: Into<String>>(
-        mut self,
+        self,
         method: impl Into<String>,
         scopes: impl IntoIterator<Item = S>,
     ) -> Self {
-        let _previous = self
-            .config()
-            .rules
-            .methods
-            .insert(method.into(), strings(scopes));
-        self
+        self.scoped(|rules| &mut rules.methods, method.into(), strings(scopes))
     }
 
     /// Scopes a call of the tool `name` needs (`tools/call`).
     pub fn tool_scopes<S: Into<String>>(
-        mut self,
+        self,
         name: impl Into<String>,
         scopes: impl IntoIterator<Item = S>,
     ) -> Self {
-        let _previous = self
-            .config()
-            .rules
-            .tools
-            .insert(name.into(), strings(scopes));
-        self
+        self.scoped(|rules| &mut rules.tools, name.into(), strings(scopes))
     }
 
     /// Scopes getting the prompt `name` needs (`prompts/get`).
     pub fn prompt_scopes<S: Into<String>>(
-        mut self,
+        self,
         name: impl Into<String>,
         scopes: impl IntoIterator<Item = S>,
     ) -> Self {
-        let _previous = self
-            .config()
-            .rules
-            .prompts
-            .insert(name.into(), strings(scopes));
-        self
+        self.scoped(|rules| &mut rules.prompts, name.into(), strings(scopes))
     }
 
     /// Scopes reading the resource `uri` needs (`resources/read`, `resources/subscribe`).
     pub fn resource_scopes<S: Into<String>>(
-        mut self,
+        self,
         uri: impl Into<String>,
         scopes: impl IntoIterator<Item = S>,
     ) -> Self {
-        let _previous = self
-            .config()
-            .rules
-            .resources
-            .insert(uri.into(), strings(scopes));
-        self
+        self.scoped(|rules| &mut rules.resources, uri.into(), strings(scopes))
     }
 
     /// The largest request body the layer reads to find the tool, prompt or resource a

@@ -1,6 +1,6 @@
 //! The servers under test, each a separate release binary run as a child process, so each
 //! is measured as what it is (its own size, its own resident set):
-//! - `typed-mcp`: the demo server itself, `examples/demo_server.rs` of the typed-mcp package
+//! - `typed-mcp`: the demo server itself, `examples/demo_server.rs` (package `typed-mcp-examples`)
 //!   (what `cargo run --release --example demo_server` runs);
 //! - `rmcp-stdio` and `rmcp-pipes`: `examples/rmcp_echo.rs` of this package over rmcp 3.9's
 //!   `stdio()` and `stdio_pipes()` transports;
@@ -235,7 +235,8 @@ pub(crate) fn build() -> Result<(), String> {
     let target = target_dir()?;
     let profile = profile();
     let bench = ["-p", "typed-mcp-bench", "--features", "servers"];
-    let mut builds: Vec<Vec<&str>> = vec![vec!["-p", "typed-mcp", "--example", "demo_server"]];
+    let mut builds: Vec<Vec<&str>> =
+        vec![vec!["-p", "typed-mcp-examples", "--example", "demo_server"]];
     for example in [
         "rmcp_echo",
         "floor_echo",

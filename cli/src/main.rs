@@ -1,10 +1,11 @@
-//! A command-line MCP client on `typed_mcp::client`: point it at any server, over stdio or
-//! Streamable HTTP, and it prints the typed, schema-validated result as JSON.
+//! `typed-mcp`: a command-line MCP client on `typed_mcp::client`. Point it at any server,
+//! over stdio or Streamable HTTP, and it prints the typed, schema-validated result as JSON.
 //!
 //! ```sh
-//! cargo run --example mcp_client -- --http http://127.0.0.1:8080/mcp tools
-//! cargo run --example mcp_client -- call add '{"a":2,"b":3}' --stdio -- cargo run --example demo_server
-//! cargo run --example mcp_client -- --stdio -- python3 server.py -- --version 2025-06-18 prompts
+//! cargo install --locked --path cli
+//! typed-mcp --http http://127.0.0.1:8080/mcp tools
+//! typed-mcp call add '{"a":2,"b":3}' --stdio -- cargo run --example demo_server
+//! typed-mcp --stdio -- python3 server.py -- --version 2025-06-18 prompts
 //! ```
 //!
 //! Commands: `discover`, `tools`, `call NAME JSON`, `resources`, `templates`, `read URI`,
@@ -46,7 +47,7 @@ use typed_mcp::client::{
 use typed_mcp::generated::protocol::SubscriptionFilter;
 use typed_mcp::mcp::tasks::TASKS_EXTENSION;
 
-const USAGE: &str = "usage: mcp_client [--http URL | --stdio -- CMD ARGS... [--]] \
+const USAGE: &str = "usage: typed-mcp [--http URL | --stdio -- CMD ARGS... [--]] \
 [--version V|auto] [--timeout SECS] [--header 'NAME: VALUE']... [--bearer TOKEN] \
 [--ca-cert FILE] [--oauth] [--client-id ID] [--client-secret SECRET] [--token-file FILE] COMMAND
 commands: discover | tools | call NAME JSON | task NAME JSON | resources | templates | read URI | prompts | \
@@ -456,13 +457,13 @@ fn describe(notification: &ListenNotification) -> Value {
 
 fn main() -> ExitCode {
     if let Err(error) = typed_mcp::logging::init_stderr(LevelFilter::WARN) {
-        eprintln!("mcp_client: {error}");
+        eprintln!("typed-mcp: {error}");
     }
     let args = match parse_args(std::env::args().skip(1).collect()) {
         Ok(args) => args,
         Err(message) => {
             if !message.is_empty() {
-                eprintln!("mcp_client: {message}");
+                eprintln!("typed-mcp: {message}");
             }
             eprintln!("{USAGE}");
             return ExitCode::from(2);
@@ -474,7 +475,7 @@ fn main() -> ExitCode {
     {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("mcp_client: cannot start the async runtime: {error}");
+            eprintln!("typed-mcp: cannot start the async runtime: {error}");
             return ExitCode::FAILURE;
         }
     };
@@ -488,16 +489,16 @@ fn main() -> ExitCode {
             let mut stdout = std::io::stdout().lock();
             match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
                 Ok(()) => ExitCode::SUCCESS,
-                // `mcp_client ... | head`: the reader has what it wanted.
+                // `typed-mcp ... | head`: the reader has what it wanted.
                 Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
                 Err(error) => {
-                    eprintln!("mcp_client: cannot write the result: {error}");
+                    eprintln!("typed-mcp: cannot write the result: {error}");
                     ExitCode::FAILURE
                 }
             }
         }
         Err(error) => {
-            eprintln!("mcp_client: {error}");
+            eprintln!("typed-mcp: {error}");
             let mut source = std::error::Error::source(&error);
             while let Some(cause) = source {
                 eprintln!("  caused by: {cause}");
