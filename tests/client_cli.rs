@@ -155,7 +155,7 @@ fn the_readmes_first_command_answers() {
         .expect("the README");
     let line = readme
         .lines()
-        .find(|line| line.starts_with("cargo build --release --example demo_server"))
+        .find(|line| line.starts_with("cargo build --release -p typed-mcp-examples"))
         .expect("the README's first command");
     let (_, client_line) = line.split_once(" && ").expect("build && run");
     // The words of the client line; the JSON argument is the one single-quoted word.
