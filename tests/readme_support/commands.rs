@@ -126,13 +126,18 @@ impl Repository {
         let Some(program) = words.first() else {
             return;
         };
-        // A program given by path: a script of the repository, or a built example.
+        // A program given by path: a script of the repository, a built example or binary.
         if program.contains('/') && !program.contains("://") {
             if let Some(example) = program
                 .strip_prefix("target/release/examples/")
                 .or_else(|| program.strip_prefix("target/debug/examples/"))
             {
                 need(problems, "example", &self.examples, example);
+            } else if let Some(bin) = program
+                .strip_prefix("target/release/")
+                .or_else(|| program.strip_prefix("target/debug/"))
+            {
+                need(problems, "binary", &self.bins, bin);
             } else if !self.root.join(program).exists() {
                 problems.push(format!("no file `{program}`"));
             }
@@ -238,6 +243,10 @@ fn the_command_checker_finds_what_is_missing() {
     assert_eq!(
         repo.check("target/release/examples/nothing call add '{\"a\": 1}'"),
         ["no example `nothing`"]
+    );
+    assert_eq!(
+        repo.check("target/release/nothing tools && target/debug/typed-mcp tools"),
+        ["no binary `nothing`"]
     );
     assert_eq!(
         repo.check("cargo fuzz run --sanitizer none no_target"),
