@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use client_support::{build_cli, demo_server, limits_file, HttpServer};
+use client_support::{build_cli, build_example, demo_server, limits_file, HttpServer};
 
 fn cli() -> PathBuf {
     build_cli()

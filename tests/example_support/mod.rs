@@ -8,7 +8,11 @@ use std::process::{Command, Stdio};
 
 /// Builds the example `name` and returns the executable cargo reports for it.
 pub(crate) fn build_example(name: &str) -> PathBuf {
-    build(&["-p", "typed-mcp-examples", "--example", name], name)
+    let features = "--features=typed-mcp-examples/runtime-schema";
+    build(
+        &["-p", "typed-mcp-examples", features, "--example", name],
+        name,
+    )
 }
 
 /// Builds the command-line client, `typed-mcp`, and returns its executable.
