@@ -1,6 +1,5 @@
 //! Generates the runtime's protocol types and validators from `schema/*.json` and
-//! `schema/mcp/*.json`, and, for the tests that run the example servers' tools in process,
-//! those servers' tool schemas.
+//! `schema/mcp/*.json`, and, in the repository, the example servers' tool types for the tests.
 
 use std::path::{Path, PathBuf};
 
@@ -14,36 +13,22 @@ fn main() {
         &out_dir.join("mcp"),
         "schema/mcp/",
     );
-    // The demo server's tool arguments (`examples/demo_server/demo.rs`, which tests include).
-    let demo = [PathBuf::from("examples/demo_server/tools.json")];
-    generate(
-        &demo,
-        &out_dir.join("demo"),
-        "examples/demo_server/tools.json",
-    );
-    // The notes server's tool arguments and outputs (`tests/mcp_server_typed_tools.rs`).
-    let notes = [PathBuf::from("examples/notes_server/notes.json")];
-    generate(
-        &notes,
-        &out_dir.join("notes"),
-        "examples/notes_server/notes.json",
-    );
-    // The shipping server's tools, whose arguments and output `$ref` a shared `Address`
-    // (`tests/shipping_server.rs`).
-    let shipping = [PathBuf::from("examples/shipping_server/shipping.json")];
-    generate(
-        &shipping,
-        &out_dir.join("shipping"),
-        "examples/shipping_server/shipping.json",
-    );
-    // The conformance fixture server's tool arguments (`tests/http_typed_schemas.rs`,
-    // `tests/mcp_server_typed_output.rs`).
-    let fixture = [PathBuf::from("examples/conformance_server/tools.json")];
-    generate(
-        &fixture,
-        &out_dir.join("conformance"),
-        "examples/conformance_server/tools.json",
-    );
+    // The example servers' tools, for the tests that run them in process
+    // (`examples/demo_server/demo.rs`, which tests include; `tests/mcp_server_typed_tools.rs`,
+    // `tests/shipping_server.rs`, `tests/http_typed_schemas.rs`,
+    // `tests/mcp_server_typed_output.rs`). `examples/` is a package of its own, which the
+    // published crate leaves out: there, nothing of it is generated.
+    if !Path::new("examples/Cargo.toml").exists() {
+        return;
+    }
+    for (schema, folder) in [
+        ("examples/demo_server/tools.json", "demo"),
+        ("examples/notes_server/notes.json", "notes"),
+        ("examples/shipping_server/shipping.json", "shipping"),
+        ("examples/conformance_server/tools.json", "conformance"),
+    ] {
+        generate(&[PathBuf::from(schema)], &out_dir.join(folder), schema);
+    }
 }
 
 /// The `*.json` files directly in `dir`, sorted; a new file there reruns the build script.
