@@ -9,6 +9,8 @@
 //! test is skipped with the reason printed, and fails when `CI` is set.
 
 mod example_support;
+#[path = "reference_data.rs"]
+mod reference_data;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -21,14 +23,10 @@ fn apps_dir() -> PathBuf {
         .join("apps")
 }
 
-fn in_ci() -> bool {
-    std::env::var_os("CI").is_some_and(|value| !value.is_empty())
-}
-
 /// Skips with the reason on stderr (the harness does not capture it), or fails in CI.
 fn unavailable(why: &str) {
     assert!(
-        !in_ci(),
+        !reference_data::in_ci(),
         "the MCP Apps browser test cannot run in CI: {why}"
     );
     let mut stderr = std::io::stderr().lock();

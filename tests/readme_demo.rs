@@ -5,6 +5,8 @@
 //! "Serving Streamable HTTP" against the demo server over HTTP.
 
 mod example_support;
+#[path = "reference_data.rs"]
+mod reference_data;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -142,7 +144,7 @@ fn the_readmes_curl_call_answers_over_http() {
     use std::io::{BufRead, BufReader};
     if Command::new("curl").arg("--version").output().is_err() {
         assert!(
-            std::env::var_os("CI").is_none(),
+            !reference_data::in_ci(),
             "curl is missing (tests/setup.sh installs it)"
         );
         eprintln!("SKIPPED: curl is not installed");

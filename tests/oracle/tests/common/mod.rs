@@ -4,6 +4,9 @@
 // Each test file uses a different subset of these helpers.
 #![allow(dead_code)]
 
+#[path = "../../../reference_data.rs"]
+mod reference_data;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -11,7 +14,7 @@ use typed_mcp_oracle::Definition;
 
 /// The examples folder of 2026-07-28, or `None` (after printing why) when absent.
 pub(crate) fn examples_dir() -> Option<PathBuf> {
-    let in_ci = std::env::var_os("CI").is_some_and(|value| !value.is_empty());
+    let in_ci = reference_data::in_ci();
     let Some(spec) = typed_mcp_oracle::spec_dir() else {
         assert!(
             !in_ci,
