@@ -21,14 +21,29 @@ fn main() {
     if !Path::new("examples/Cargo.toml").exists() {
         return;
     }
-    for (schema, folder) in [
-        ("examples/demo_server/tools.json", "demo"),
-        ("examples/notes_server/notes.json", "notes"),
-        ("examples/shipping_server/shipping.json", "shipping"),
-        ("examples/conformance_server/tools.json", "conformance"),
-    ] {
-        generate(&[PathBuf::from(schema)], &out_dir.join(folder), schema);
+    for (schema, folder) in example_schemas("examples/tool_schemas.txt") {
+        let schema = Path::new("examples").join(schema);
+        generate(
+            std::slice::from_ref(&schema),
+            &out_dir.join(folder),
+            &schema.display().to_string(),
+        );
     }
+}
+
+/// The `(schema, folder)` pairs listed in `list` (one pair a line, `#` starts a comment).
+fn example_schemas(list: &str) -> Vec<(String, String)> {
+    println!("cargo:rerun-if-changed={list}");
+    let text =
+        std::fs::read_to_string(list).unwrap_or_else(|e| panic!("typed-mcp: reading {list}: {e}"));
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(|line| match line.split_once(' ') {
+            Some((schema, folder)) => (schema.to_owned(), folder.trim().to_owned()),
+            None => panic!("typed-mcp: {list}: expected `SCHEMA FOLDER`, found `{line}`"),
+        })
+        .collect()
 }
 
 /// The `*.json` files directly in `dir`, sorted; a new file there reruns the build script.
