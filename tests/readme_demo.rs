@@ -1,5 +1,6 @@
 //! The README's demo-server commands for the resource template and the logging tool, run as
-//! written there (with `cargo run --example X` and `cargo run --bin typed-mcp` replaced by the executable this test built):
+//! written there (with `target/debug/examples/demo_server` and `target/debug/typed-mcp`, which the
+//! README's first command builds, replaced by the executables this test built):
 //! `typed-mcp ... templates`, `read demo://greetings/Ada`, `complete template ...`, and the
 //! piped `tools/call sleep` whose log messages come before its result, and the `curl` call of
 //! "Serving Streamable HTTP" against the demo server over HTTP.
@@ -14,8 +15,8 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{json, Value};
 
-const CLIENT_RUN: &str = "cargo run --bin typed-mcp -- ";
-const SERVER_RUN: &str = "cargo run -q --example demo_server";
+const CLIENT_RUN: &str = "target/debug/typed-mcp ";
+const SERVER_RUN: &str = "target/debug/examples/demo_server";
 
 /// Builds an example with this test's profile and returns the executable's path.
 fn build_example(name: &str) -> PathBuf {
