@@ -80,6 +80,16 @@ pub(crate) async fn listen(
     }
     let raw = serde_json::value::to_raw_value(&acknowledgement)
         .map_err(|_| internal_error("the acknowledgement could not be built"))?;
+    // Registered before the acknowledgement is sent, so that no change that happens while it
+    // is on its way is lost, and held until it is queued, so that nothing of this stream
+    // precedes it.
+    let mut registration = state.subscriptions.listen(
+        connection,
+        ctx.peer().clone(),
+        tag.clone(),
+        lists,
+        uris.into_iter().collect::<HashSet<_>>(),
+    );
     if ctx
         .peer()
         .notify("notifications/subscriptions/acknowledged", Some(raw))
@@ -88,14 +98,7 @@ pub(crate) async fn listen(
     {
         return Err(internal_error("the stream closed"));
     }
-    // Registered after the acknowledgement is queued: nothing of this stream precedes it.
-    let _registration = state.subscriptions.listen(
-        connection,
-        ctx.peer().clone(),
-        tag.clone(),
-        lists,
-        uris.into_iter().collect::<HashSet<_>>(),
-    );
+    registration.acknowledged();
     tokio::select! {
         () = ctx.cancellation().cancelled() => {
             // Cancelled by the client (or at the end of the shutdown grace period): the

@@ -6,10 +6,11 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
+use tokio::sync::OwnedMutexGuard;
 
 use crate::generated::protocol::validate;
 use crate::server::Peer;
@@ -87,7 +88,14 @@ struct Subscriber {
     lists: ListFilter,
     /// The listen request's id, carried in `_meta` of every notification of its stream.
     tag: Option<Value>,
+    /// A listen stream's gate, held by its registration until the acknowledgement is queued:
+    /// the stream's notifications wait for it, so none comes before the acknowledgement and
+    /// none that happens while it is being sent is lost.
+    gate: Option<Gate>,
 }
+
+/// See [`Subscriber::gate`].
+type Gate = Arc<tokio::sync::Mutex<()>>;
 
 impl Subscriber {
     fn new(peer: Peer) -> Self {
@@ -96,6 +104,7 @@ impl Subscriber {
             uris: HashSet::new(),
             lists: ListFilter::default(),
             tag: None,
+            gate: None,
         }
     }
 }
@@ -106,6 +115,15 @@ impl Subscriber {
 pub(crate) struct ListenRegistration<'a> {
     subscriptions: &'a Subscriptions,
     key: Key,
+    /// Held until [`ListenRegistration::acknowledged`].
+    held: Option<OwnedMutexGuard<()>>,
+}
+
+impl ListenRegistration<'_> {
+    /// The stream's acknowledgement is queued: its notifications may follow.
+    pub(crate) fn acknowledged(&mut self) {
+        self.held = None;
+    }
 }
 
 impl Drop for ListenRegistration<'_> {
@@ -152,7 +170,8 @@ impl Subscriptions {
     }
 
     /// Registers a listen stream of `connection`: its notifications go to `peer`, tagged
-    /// with `tag`, for the lists and URIs given.
+    /// with `tag`, for the lists and URIs given, once [`ListenRegistration::acknowledged`]
+    /// says the acknowledgement is queued (those that happen before wait for it).
     pub(crate) fn listen(
         &self,
         connection: u64,
@@ -165,16 +184,20 @@ impl Subscriptions {
             connection,
             stream: Some(self.next_stream.fetch_add(1, Ordering::Relaxed)),
         };
+        let gate = Gate::default();
+        let held = Arc::clone(&gate).try_lock_owned().ok();
         let subscriber = Subscriber {
             peer,
             uris,
             lists,
             tag: Some(tag),
+            gate: Some(gate),
         };
         let _none = self.all().insert(key, subscriber);
         ListenRegistration {
             subscriptions: self,
             key,
+            held,
         }
     }
 
@@ -225,11 +248,16 @@ impl Subscriptions {
         .await
     }
 
-    fn targets(&self, wanted: impl Fn(&Subscriber) -> bool) -> Vec<(Key, Peer, Option<Value>)> {
+    fn targets(&self, wanted: impl Fn(&Subscriber) -> bool) -> Vec<Target> {
         self.all()
             .iter()
             .filter(|(_, subscriber)| wanted(subscriber))
-            .map(|(key, subscriber)| (*key, subscriber.peer.clone(), subscriber.tag.clone()))
+            .map(|(key, subscriber)| Target {
+                key: *key,
+                peer: subscriber.peer.clone(),
+                tag: subscriber.tag.clone(),
+                gate: subscriber.gate.clone(),
+            })
             .collect()
     }
 
@@ -237,12 +265,18 @@ impl Subscriptions {
     /// targets whose output has closed are forgotten.
     async fn send(
         &self,
-        targets: Vec<(Key, Peer, Option<Value>)>,
+        targets: Vec<Target>,
         method: &'static str,
         params: impl Fn(Option<&Value>) -> Option<Value>,
     ) -> usize {
         let mut notified = 0;
-        for (key, peer, tag) in targets {
+        for Target {
+            key,
+            peer,
+            tag,
+            gate,
+        } in targets
+        {
             let raw: Option<Box<RawValue>> =
                 match params(tag.as_ref()).map(|value| serde_json::value::to_raw_value(&value)) {
                     None => None,
@@ -252,6 +286,10 @@ impl Subscriptions {
                         continue;
                     }
                 };
+            if let Some(gate) = gate {
+                // Waits while the stream's acknowledgement is being queued.
+                let _open = gate.lock().await;
+            }
             match peer.notify(method, raw).await {
                 Ok(()) => notified += 1,
                 Err(_) => {
@@ -263,5 +301,64 @@ impl Subscriptions {
     }
 }
 
+/// Where one notification goes: a subscriber as [`Subscriptions::targets`] found it.
+struct Target {
+    key: Key,
+    peer: Peer,
+    tag: Option<Value>,
+    gate: Option<Gate>,
+}
+
 /// The `_meta` key naming the listen stream a notification belongs to.
 pub(crate) const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::framing::{message_channel, MessageReceiver, Outbound};
+
+    /// The method of the next queued message.
+    async fn next_method(receiver: &mut MessageReceiver) -> String {
+        match receiver.recv().await {
+            Some(Outbound::Message(message)) => message.method().unwrap_or("").to_owned(),
+            other => panic!("expected a message, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_change_while_the_acknowledgement_is_sent_waits_for_it_and_is_not_lost() {
+        let subscriptions = Subscriptions::default();
+        let (writer, mut receiver) = message_channel(8);
+        let peer = Peer::new(writer);
+        let lists = ListFilter {
+            tools: true,
+            ..ListFilter::default()
+        };
+        let mut registration =
+            subscriptions.listen(1, peer.clone(), json!(7), lists, HashSet::new());
+        // The tool list changes after the stream is registered, before its acknowledgement
+        // is queued: the notification waits.
+        let change = subscriptions.notify_list_changed(ListKind::Tools);
+        tokio::pin!(change);
+        for _ in 0..10 {
+            tokio::select! {
+                biased;
+                _ = &mut change => panic!("sent before the acknowledgement"),
+                () = tokio::task::yield_now() => {}
+            }
+        }
+        peer.notify("notifications/subscriptions/acknowledged", None)
+            .await
+            .expect("queued");
+        registration.acknowledged();
+        assert_eq!(change.await, 1, "the change reaches the stream");
+        assert_eq!(
+            next_method(&mut receiver).await,
+            "notifications/subscriptions/acknowledged"
+        );
+        assert_eq!(
+            next_method(&mut receiver).await,
+            "notifications/tools/list_changed"
+        );
+    }
+}
