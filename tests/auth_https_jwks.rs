@@ -5,6 +5,7 @@
 //! CA the same discovery fails (no fallback to plain HTTP, no unverified TLS).
 
 mod oauth_support;
+mod tls_support;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -13,6 +14,7 @@ use std::time::Duration;
 use oauth_support::{Provider, RS_CLIENT, RS_SECRET};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
+use tls_support::TestCa;
 use typed_mcp::http::auth::{
     FetchError, FetchOptions, IntrospectionValidator, JwtValidator, ResourceServer, TokenValidator,
 };
@@ -22,23 +24,9 @@ use typed_mcp::tools::ToolContext;
 /// A test CA's certificate (PEM) and a certificate of it for 127.0.0.1, written as PEM files
 /// in `dir`: (ca, cert, key).
 fn test_ca(dir: &std::path::Path) -> (Vec<u8>, PathBuf, PathBuf) {
-    let ca_key = rcgen::KeyPair::generate().unwrap();
-    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    ca_params
-        .distinguished_name
-        .push(rcgen::DnType::CommonName, "typed-mcp JWKS test CA");
-    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
-    let issuer = rcgen::Issuer::new(ca_params, ca_key);
-    let leaf_key = rcgen::KeyPair::generate().unwrap();
-    let leaf = rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned()])
-        .unwrap()
-        .signed_by(&leaf_key, &issuer)
-        .unwrap();
-    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
-    std::fs::write(&cert, leaf.pem()).unwrap();
-    std::fs::write(&key, leaf_key.serialize_pem()).unwrap();
-    (ca_cert.pem().into_bytes(), cert, key)
+    let ca = TestCa::new("typed-mcp JWKS test CA");
+    let (cert, key) = ca.write_server_identity(dir, &["127.0.0.1"]);
+    (ca.pem().into_bytes(), cert, key)
 }
 
 /// A free port on 127.0.0.1 (the resource URL names it before the server binds it).

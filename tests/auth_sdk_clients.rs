@@ -10,6 +10,7 @@
 
 mod http_support;
 mod oauth_support;
+mod tls_support;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -18,6 +19,7 @@ use std::process::Command;
 use http_support::demo;
 use oauth_support::{oauth_dir, Provider};
 use serde_json::Value;
+use tls_support::TestCa;
 use typed_mcp::generated::limits::Limits;
 use typed_mcp::http::auth::{JwtValidator, ResourceServer};
 use typed_mcp::http::{RunningHttpServer, TlsConfig};
@@ -191,28 +193,10 @@ async fn over_https(sdk: Sdk) {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let ca_key = rcgen::KeyPair::generate().unwrap();
-    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    // A name of its own: a leaf whose issuer name equals its subject looks self-signed.
-    ca_params
-        .distinguished_name
-        .push(rcgen::DnType::CommonName, "typed-mcp auth test CA");
-    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
-    let issuer = rcgen::Issuer::new(ca_params, ca_key);
-    let leaf_key = rcgen::KeyPair::generate().unwrap();
-    let leaf = rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned(), "localhost".to_owned()])
-        .unwrap()
-        .signed_by(&leaf_key, &issuer)
-        .unwrap();
-    let (ca, cert, key) = (
-        dir.path().join("ca.pem"),
-        dir.path().join("cert.pem"),
-        dir.path().join("key.pem"),
-    );
-    std::fs::write(&ca, ca_cert.pem()).unwrap();
-    std::fs::write(&cert, leaf.pem()).unwrap();
-    std::fs::write(&key, leaf_key.serialize_pem()).unwrap();
+    let test_ca = TestCa::new("typed-mcp auth test CA");
+    let (cert, key) = test_ca.write_server_identity(dir.path(), &["127.0.0.1", "localhost"]);
+    let ca = dir.path().join("ca.pem");
+    std::fs::write(&ca, test_ca.pem()).unwrap();
     let tls = TlsConfig::from_pem_files(&cert, &key).unwrap();
     let running = protected_demo(&provider, free_addr(), "https", Some(tls)).await;
     let url = running.url();

@@ -14,6 +14,7 @@
 
 mod http_support;
 mod oauth_support;
+mod tls_support;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -32,6 +33,7 @@ use typed_mcp::http::auth::{JwtValidator, ResourceServer};
 use typed_mcp::http::{RunningHttpServer, TlsConfig};
 
 use oauth_support::{Provider, CC_SECRET};
+use tls_support::TestCa;
 
 /// The demo server on a free port of 127.0.0.1, protected by the provider: `scheme` is
 /// `http`, or `https` with `tls`.
@@ -294,29 +296,15 @@ async fn client_credentials_over_http_and_https() {
 
     // HTTPS with a CA made in the test.
     let dir = tempfile::tempdir().unwrap();
-    let ca_key = rcgen::KeyPair::generate().unwrap();
-    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    ca_params
-        .distinguished_name
-        .push(rcgen::DnType::CommonName, "typed-mcp client interop CA");
-    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
-    let issuer = rcgen::Issuer::new(ca_params, ca_key);
-    let leaf_key = rcgen::KeyPair::generate().unwrap();
-    let leaf = rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned()])
-        .unwrap()
-        .signed_by(&leaf_key, &issuer)
-        .unwrap();
-    let (cert, key) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
-    std::fs::write(&cert, leaf.pem()).unwrap();
-    std::fs::write(&key, leaf_key.serialize_pem()).unwrap();
+    let ca = TestCa::new("typed-mcp client interop CA");
+    let (cert, key) = ca.write_server_identity(dir.path(), &["127.0.0.1"]);
     let tls = TlsConfig::from_pem_files(&cert, &key).unwrap();
     let running = protected_demo(&provider, "https", Some(tls)).await;
     let url = running.url();
     assert!(url.starts_with("https://"), "{url}");
     let options = options()
         .platform_roots(false)
-        .root_certificates_pem(ca_cert.pem().as_bytes())
+        .root_certificates_pem(ca.pem().as_bytes())
         .expect("the CA");
     let oauth = OAuthOptions::client_credentials("mcp-cc", CC_SECRET);
     let client = Client::connect_http(&url, options.oauth(oauth))

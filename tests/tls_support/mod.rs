@@ -7,6 +7,7 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use hyper::body::Incoming;
@@ -69,6 +70,16 @@ impl TestCa {
             .signed_by(&key, &self.issuer)
             .expect("the server certificate");
         (certificate.pem(), key.serialize_pem())
+    }
+
+    /// A server certificate for `names` and its key, written as `cert.pem` and `key.pem` in
+    /// `dir` (for `TlsConfig::from_pem_files` and servers that read files): their paths.
+    pub(crate) fn write_server_identity(&self, dir: &Path, names: &[&str]) -> (PathBuf, PathBuf) {
+        let (certificate, key) = self.server_identity_pem(names);
+        let (cert_path, key_path) = (dir.join("cert.pem"), dir.join("key.pem"));
+        std::fs::write(&cert_path, certificate).expect("the certificate file");
+        std::fs::write(&key_path, key).expect("the key file");
+        (cert_path, key_path)
     }
 }
 
