@@ -31,6 +31,8 @@ pub use serde_json::{Map, Number, Value};
 pub use crate::validation::collector::{accepts, validate_with, Collector, Detail, Walker};
 pub use crate::validation::error::{Message, Part};
 pub use crate::validation::evaluated::Evaluated;
+/// A definition validated at run time (see the module `validation::evaluator`).
+pub use crate::validation::evaluator::Evaluator;
 pub use crate::validation::formats::{
     is_byte, is_date, is_date_time, is_duration, is_email, is_hostname, is_idn_email,
     is_idn_hostname, is_ipv4, is_ipv6, is_iri, is_iri_reference, is_json_pointer, is_regex,

@@ -1,9 +1,9 @@
 //! Static resolution of references the emitters cannot follow as written: `$ref`s through
 //! `$id` resources, to `$anchor`s, to other files listed in the `Config` as remote documents.
 //!
-//! Before a definition is left to the embedded evaluator for using `$id`, `$anchor` or such
+//! Before a definition is left to the runtime's evaluator for using `$id`, `$anchor` or such
 //! a reference, it is *bundled*: every reference below it is resolved at generation time
-//! (with the evaluator's own [`Registry`], so both agree on what a reference names), each
+//! (with the generator's own [`Registry`], which resolves as the runtime's evaluator does), each
 //! target schema becomes a definition of the document (once per target), the reference is
 //! rewritten to `#/$defs/<that definition>`, and the identifiers (`$id`, `$anchor`) and
 //! nested `$defs`, now resolved, are dropped. The definition is then emitted like any other.

@@ -243,8 +243,8 @@ impl Config {
     /// typed-mcp's own build asserts formats on the MCP protocol messages (a malformed `uri`
     /// or base64 `data` is reported, not passed on). For your tool arguments, turn it on when
     /// a handler relies on a declared format (a tool that declares `format: uri` usually
-    /// expects one). Definitions left to the embedded evaluator treat `format` as an
-    /// annotation either way.
+    /// expects one). Definitions left to the runtime's evaluator (see
+    /// [`GeneratedDefinition::run_time`]) follow the same setting.
     ///
     /// # Examples
     ///

@@ -18,13 +18,13 @@ pub(crate) struct SchemaDoc {
     /// The definitions in name order (as `serde_json` maps iterate), hoisted unions after the
     /// ones they came from.
     pub(crate) defs: Vec<Definition>,
-    /// The file's root as read, for the embedded evaluator (see [`crate::interp`]).
+    /// The file's root as read, for the runtime evaluator's definitions (see [`crate::interp`]).
     pub(crate) raw: Value,
-    /// Names of the definitions the embedded evaluator validates (their `schema` is the
+    /// Names of the definitions the runtime's evaluator validates (their `schema` is the
     /// [`crate::interp::MARKER`]).
     pub(crate) evaluated: Vec<String>,
     /// For each name in `evaluated` (same order): the keyword or construct that sent it to
-    /// the evaluator.
+    /// the runtime's evaluator.
     pub(crate) evaluated_why: Vec<String>,
     /// The remote documents listed in the `Config`, as an object mapping URIs to documents.
     pub(crate) remotes: Value,
@@ -133,7 +133,7 @@ impl SchemaDoc {
     /// As [`SchemaDoc::from_value`], the definitions named in `evaluate` (with the reason
     /// why) and every one using what the emitted validators do not implement (see
     /// [`evaluator_reason`]) and static resolution cannot bundle (see [`crate::bundle`],
-    /// which reads `remotes`) being left to the embedded evaluator.
+    /// which reads `remotes`) being left to the runtime's evaluator.
     pub(crate) fn from_value_evaluating(
         file: &Path,
         root: Value,
@@ -378,7 +378,7 @@ const NORMALIZED_KEYWORDS: &[&str] = &[
 /// Whether `schema` uses anything the emitted validators do not implement keyword by keyword
 /// (a keyword outside [`SUPPORTED_KEYWORDS`], a reference other than to a definition, a
 /// metaschema the dialect pass does not know, a count written as a decimal, an empty `enum`,
-/// a decimal `multipleOf`): such a definition is validated by the embedded evaluator. Returns
+/// a decimal `multipleOf`): such a definition is validated by the runtime's evaluator. Returns
 /// the first such keyword (with its value for a reference or `$schema`).
 pub(crate) fn evaluator_reason(schema: &Value) -> Option<String> {
     let Value::Object(map) = schema else {

@@ -5,7 +5,7 @@
 //! `cargo doc` then warns (or fails under `-D warnings`) on links that were never meant. This
 //! pass escapes such brackets (`\[`, `\]`) in every doc attribute of a generated file, except
 //! inside code spans and in Markdown inline links (`[text](url)`), which rustdoc renders as
-//! written, and in the embedded evaluator (`__eval`, our own code, whose links are meant).
+//! written.
 
 use syn::visit_mut::VisitMut;
 
@@ -17,13 +17,6 @@ pub(crate) fn escape_in(file: &mut syn::File) {
 struct Escaper;
 
 impl VisitMut for Escaper {
-    fn visit_item_mod_mut(&mut self, module: &mut syn::ItemMod) {
-        // The embedded evaluator's own documentation links its modules on purpose.
-        if module.ident != "__eval" {
-            syn::visit_mut::visit_item_mod_mut(self, module);
-        }
-    }
-
     fn visit_attribute_mut(&mut self, attr: &mut syn::Attribute) {
         if !attr.path().is_ident("doc") {
             return;

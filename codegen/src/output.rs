@@ -60,7 +60,7 @@ fn guarded<T>(schema: &Path, work: impl FnOnce() -> Result<T>) -> Result<T> {
     })
 }
 
-/// Generates the code, leaving to the embedded evaluator (see [`crate::interp`]) each
+/// Generates the code, leaving to the runtime's evaluator (see [`crate::interp`]) each
 /// definition the emitters fail on when the evaluator accepts it; a definition both refuse is
 /// reported with the emitters' error.
 fn render_evaluating(

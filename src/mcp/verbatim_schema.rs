@@ -1,5 +1,5 @@
 //! Tools whose argument schema is published verbatim and enforced by a complete runtime
-//! JSON Schema validator (feature `runtime-schema`, on by default).
+//! JSON Schema validator (feature `runtime-schema`, off by default).
 //!
 //! The generated path ([`super::ArgumentSchema`] + a generated type) covers the object
 //! definitions `typed-mcp-codegen` types, `$ref`s to other definitions of the same file

@@ -87,6 +87,26 @@ impl Collector {
         }
     }
 
+    /// Records a violation whose schema path is built at run time (by the run-time
+    /// evaluator, `super::evaluator`); `schema_path` and `detail` are only called when errors
+    /// are being collected.
+    pub(crate) fn fail_dynamic(
+        &mut self,
+        at: &Location<'_>,
+        schema_path: impl FnOnce() -> String,
+        keyword: &'static str,
+        detail: impl FnOnce() -> Detail,
+    ) {
+        self.failures += 1;
+        if self.collect {
+            let error = ValidationError::evaluated(schema_path(), keyword, detail());
+            self.errors.push(error);
+            if let Some(error) = self.errors.last_mut() {
+                at.write_pointer_into(error.path_mut());
+            }
+        }
+    }
+
     /// Records a `type` violation: `value` is none of the `expected` JSON types.
     #[inline]
     pub fn wrong_type(

@@ -84,6 +84,21 @@ impl ValidationError {
         }
     }
 
+    /// An error recorded by the run-time evaluator: the schema path is built at run time.
+    pub(crate) fn evaluated(
+        schema_path: String,
+        keyword: &'static str,
+        (limit, actual, message): (Part, Part, Message),
+    ) -> Self {
+        Self {
+            path: ShortText::EMPTY,
+            names: Names::Owned(Box::new((schema_path, keyword.to_string()))),
+            limit,
+            actual,
+            message,
+        }
+    }
+
     /// The path, to be written in place by the collector that recorded the error.
     pub(crate) fn path_mut(&mut self) -> &mut ShortText {
         &mut self.path

@@ -37,6 +37,7 @@ use serde_json::Value;
 pub(crate) mod collector;
 pub(crate) mod error;
 pub(crate) mod evaluated;
+pub(crate) mod evaluator;
 pub(crate) mod formats;
 pub(crate) mod lazy;
 pub(crate) mod location;

@@ -1,15 +1,16 @@
-//! Definitions validated by an embedded evaluator instead of keyword-by-keyword code.
+//! Definitions validated at run time instead of keyword-by-keyword code.
 //!
-//! A definition whose schema uses what the emitted validators do not implement keyword by
-//! keyword (`$dynamicRef`, `$id` / `$anchor` resources, remote references,
-//! ...) is not refused: its type is built from its shape (see
-//! `types::shape`: those keywords only narrow what is valid; a bare `serde_json::Value`
-//! when nothing typed is left) and its validator hands the value to [`evaluator`], a complete
-//! 2020-12 evaluator whose source is copied into the generated code ([`SOURCE`]) with the
-//! schema document embedded as JSON. The same evaluator runs here, at generation time, to
-//! check that every reference resolves (from the document and the remote documents listed in
-//! the `Config`), so an unresolvable reference is refused by the generator, never met at run
-//! time.
+//! A definition whose schema needs what static resolution cannot give (a `$schema` naming a
+//! metaschema of the remote documents, which may switch vocabularies off, or a type the type
+//! generator failed on) is not refused: its type is built from its shape (see
+//! `types::shape`: those keywords only narrow what is valid; a bare `serde_json::Value` when
+//! nothing typed is left) and its validator calls the runtime's evaluator
+//! (`typed_mcp::__private::Evaluator`, compiled once into the runtime crate, never copied
+//! into generated code) with the schema document embedded as JSON. The build prints a
+//! `cargo:warning` naming the definition and the keyword. Here, at generation time,
+//! [`evaluator`] resolves every reference (from the document and the remote documents listed
+//! in the `Config`), so an unresolvable reference is refused by the generator, never met at
+//! run time.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -18,46 +19,8 @@ use serde_json::Value;
 use crate::doc::{Definition, SchemaDoc};
 use crate::error::{Error, Result};
 
-// Evaluation itself runs in generated code; here the evaluator resolves references (and is
-// unit-tested).
-#[allow(dead_code)]
+// Reference resolution at generation time (evaluation itself is the runtime's).
 pub(crate) mod evaluator;
-
-/// What the evaluator reaches as `super::__rt` in generated code (the runtime's
-/// `__private`), rebuilt here from the same crates.
-mod __rt {
-    pub(crate) use serde_json::{Map, Number, Value};
-
-    /// An ECMA-262 regular expression, compiled on first use (as the runtime's).
-    #[derive(Debug)]
-    pub(crate) struct LazyRegex {
-        compiled: Option<regress::Regex>,
-    }
-
-    impl LazyRegex {
-        pub(crate) fn new(source: &'static str) -> Self {
-            Self {
-                compiled: regress::Regex::with_flags(source, "u").ok(),
-            }
-        }
-
-        pub(crate) fn is_match(&self, s: &str) -> bool {
-            self.compiled
-                .as_ref()
-                .is_some_and(|re| re.find(s).is_some())
-        }
-    }
-}
-
-/// The evaluator's source, copied into generated code: its `mod.rs`, then each of its
-/// modules by name.
-pub(crate) const SOURCE: &str = include_str!("evaluator/mod.rs");
-const MODULES: &[(&str, &str)] = &[
-    ("registry", include_str!("evaluator/registry.rs")),
-    ("state", include_str!("evaluator/state.rs")),
-    ("uris", include_str!("evaluator/uris.rs")),
-    ("values", include_str!("evaluator/values.rs")),
-];
 
 /// The marker a definition's schema is replaced by when the evaluator validates it.
 pub(crate) const MARKER: &str = "x-typed-mcp-evaluated";
@@ -102,56 +65,47 @@ fn registry_static(doc: &SchemaDoc, def: &Definition) -> proc_macro2::Ident {
     format_ident!("__EVALUATED_{}", index)
 }
 
-/// The body of an evaluated definition's walker: one `schema` violation when the evaluator
-/// rejects the value.
+/// The body of an evaluated definition's walker: the runtime's evaluator, every violation
+/// with its path and keyword.
 pub(crate) fn emit_call(doc: &SchemaDoc, def: &Definition) -> TokenStream {
-    let registry = registry_static(doc, def);
-    let base = base_uri(doc);
-    let pointer = &def.pointer;
+    let evaluator = registry_static(doc, def);
     quote! {
-        let registry = #registry.get_or_init(|| {
-            __eval::Registry::new(__DOCUMENT.get(), #base, #pointer, __REMOTES.get())
-        });
-        if !registry.is_valid(#base, #pointer, value) {
-            errors.fail(at, #pointer, "schema", || {
-                (
-                    __rt::Part::Null,
-                    __rt::summary(value),
-                    __rt::Message::Static("the value does not match the schema"),
-                )
-            });
-        }
+        #evaluator.validate(value, at, errors);
     }
 }
 
-/// The evaluator module, the embedded document and remote documents and one registry per
-/// evaluated definition; nothing when no definition is evaluated.
-pub(crate) fn emit_support(doc: &SchemaDoc) -> Result<TokenStream> {
+/// The embedded document and remote documents and one runtime evaluator per evaluated
+/// definition; nothing when no definition is evaluated.
+pub(crate) fn emit_support(doc: &SchemaDoc) -> TokenStream {
     if doc.evaluated.is_empty() {
-        return Ok(TokenStream::new());
+        return TokenStream::new();
     }
-    let (attrs, items) = inline_module(doc, "mod.rs", SOURCE)?;
     let document = doc.raw.to_string();
     let remotes = doc.remotes.to_string();
-    let registries = (0..doc.evaluated.len()).map(|i| {
-        let name = format_ident!("__EVALUATED_{}", i);
+    let base = base_uri(doc);
+    let formats = doc.assert_formats;
+    let evaluators = doc.evaluated.iter().enumerate().map(|(i, name)| {
+        let ident = format_ident!("__EVALUATED_{}", i);
+        let pointer = doc
+            .defs
+            .iter()
+            .find(|d| d.name == *name)
+            .map(|d| d.pointer.clone())
+            .unwrap_or_default();
+        let comment = format!(" `{name}`, validated at run time.");
         quote! {
-            static #name: ::std::sync::OnceLock<__eval::Registry> = ::std::sync::OnceLock::new();
+            #[doc = #comment]
+            static #ident: __rt::Evaluator =
+                __rt::Evaluator::new(&__DOCUMENT, &__REMOTES, #base, #pointer, #formats);
         }
     });
-    Ok(quote! {
-        /// The schema document, for the evaluated definitions.
+    quote! {
+        /// The schema document, for the definitions validated at run time.
         static __DOCUMENT: __rt::LazyJson = __rt::LazyJson::new(#document);
         /// The remote documents listed in the generator's configuration, by URI.
         static __REMOTES: __rt::LazyJson = __rt::LazyJson::new(#remotes);
-        #(#registries)*
-        #[allow(dead_code, unused_imports, clippy::all)]
-        mod __eval {
-            #(#attrs)*
-            use super::__rt;
-            #(#items)*
-        }
-    })
+        #(#evaluators)*
+    }
 }
 
 /// Checks, at generation time, a definition left to the evaluator: every reference resolves
@@ -250,96 +204,4 @@ fn malformed(schema: &Value, at: &str) -> Option<(String, String)> {
             _ => None,
         }
     })
-}
-
-/// The inner attributes and items of the evaluator file `source`, each `mod name;` of it
-/// replaced by the module's items inline (generated code is one file).
-fn inline_module(
-    doc: &SchemaDoc,
-    name: &str,
-    source: &str,
-) -> Result<(Vec<TokenStream>, Vec<TokenStream>)> {
-    let failed = |message: String| Error::GeneratedCode {
-        file: doc.file.clone(),
-        message: format!("the evaluator's {name}: {message}"),
-    };
-    let file: syn::File = syn::parse_str(source).map_err(|e| failed(e.to_string()))?;
-    let attrs = file
-        .attrs
-        .iter()
-        .map(|attr| {
-            let meta = &attr.meta;
-            quote!(#![#meta])
-        })
-        .collect();
-    let mut items = Vec::new();
-    for item in &file.items {
-        match item {
-            syn::Item::Mod(module) if module.content.is_none() => {
-                let ident = &module.ident;
-                let child = ident.to_string();
-                let (_, source) = MODULES
-                    .iter()
-                    .find(|(known, _)| *known == child)
-                    .ok_or_else(|| failed(format!("no source for `mod {child};`")))?;
-                let (inner_attrs, inner_items) = inline_module(doc, &child, source)?;
-                items.push(quote! {
-                    mod #ident {
-                        #(#inner_attrs)*
-                        #(#inner_items)*
-                    }
-                });
-            }
-            other => items.push(quote!(#other)),
-        }
-    }
-    Ok((attrs, items))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::evaluator::Registry;
-    use serde_json::{json, Value};
-
-    fn leak(value: Value) -> &'static Value {
-        Box::leak(Box::new(value))
-    }
-
-    fn valid(schema: Value, instance: Value) -> bool {
-        let document = leak(json!({"$defs": {"A": schema}}));
-        let remotes = leak(json!({}));
-        Registry::new(document, "file:///t.json", "/$defs/A", remotes).is_valid(
-            "file:///t.json",
-            "/$defs/A",
-            &instance,
-        )
-    }
-
-    #[test]
-    fn unevaluated_properties_see_through_applicators() {
-        let schema = json!({
-            "allOf": [{"properties": {"a": true}}],
-            "unevaluatedProperties": false
-        });
-        assert!(valid(schema.clone(), json!({"a": 1})));
-        assert!(!valid(schema, json!({"a": 1, "b": 2})));
-    }
-
-    #[test]
-    fn multiple_of_is_exact_decimal() {
-        assert!(valid(json!({"multipleOf": 0.0001}), json!(0.0075)));
-        assert!(!valid(json!({"multipleOf": 0.123456789}), json!(1e308)));
-        assert!(valid(json!({"multipleOf": 1e-8}), json!(12391239123_u64)));
-    }
-
-    #[test]
-    fn anchors_and_ids_resolve() {
-        let schema = json!({
-            "$id": "http://example.com/root.json",
-            "$ref": "item.json#foo",
-            "$defs": {"x": {"$id": "item.json", "$defs": {"y": {"$anchor": "foo", "type": "integer"}}}}
-        });
-        assert!(valid(schema.clone(), json!(1)));
-        assert!(!valid(schema, json!("a")));
-    }
 }

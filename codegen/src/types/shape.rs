@@ -1,4 +1,4 @@
-//! The *shape* of a definition the embedded evaluator validates (see [`crate::interp`]).
+//! The *shape* of a definition the runtime's evaluator validates (see [`crate::interp`]).
 //!
 //! Such a definition uses keywords the emitted validators do not implement one by one
 //! (`$dynamicRef`, `$id` / `$anchor` resources, remote references, ...). Its validator

@@ -66,7 +66,7 @@ const VALIDATION_ONLY: &[&str] = &[
 
 /// Returns the types view of every definition, plus the number definition, in doc order.
 ///
-/// With `shapes`, a definition the embedded evaluator validates is typed by its
+/// With `shapes`, a definition the runtime's evaluator validates is typed by its
 /// [`shape`](super::shape) (a struct whose members the shape cannot follow are
 /// `serde_json::Value`s); without, it is a `serde_json::Value` as a whole.
 pub(crate) fn types_view(doc: &SchemaDoc, shapes: bool) -> Vec<(String, Value)> {

@@ -43,7 +43,7 @@ pub(crate) fn emit_validators(doc: &SchemaDoc, runtime: &syn::Path) -> Result<To
     }
     let statics = &emitter.statics;
     let helpers = &emitter.helpers;
-    let evaluator = crate::interp::emit_support(doc)?;
+    let evaluator = crate::interp::emit_support(doc);
     Ok(quote! {
         use #runtime::__private as __rt;
         #(#statics)*

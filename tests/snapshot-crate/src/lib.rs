@@ -45,7 +45,7 @@ pub mod real_world {
     corpus!(
         /// String enums whose values are not identifiers.
         enum_strings,
-        /// Keywords the embedded evaluator validates (`not`, `if`, `contains`,
+        /// Keywords the runtime's evaluator validates (`not`, `if`, `contains`,
         /// `unevaluatedProperties`) on a typed struct, and a `prefixItems` tuple.
         evaluated_shapes,
         /// `default: null` on members whose type does not allow null.

@@ -1,9 +1,6 @@
-//! The schema resources, anchors and compiled patterns one evaluation can reach.
+//! The schema resources and anchors the references of one definition can reach.
 
 use super::*;
-
-/// A JSON object.
-pub(crate) type Object = Map<String, Value>;
 
 /// Every schema resource one evaluation can reach: the document, the resources it embeds
 /// (`$id`) and the remote documents, with their anchors.
@@ -19,8 +16,6 @@ pub(crate) struct Registry {
     pub(crate) dynamic: BTreeSet<String>,
     /// Every `(base URI, reference)` found (for the generator's resolution check).
     references: Vec<(String, String)>,
-    /// Compiled patterns, by source.
-    patterns: Mutex<BTreeMap<&'static str, &'static LazyRegex>>,
 }
 
 pub(crate) const VALIDATION_VOCABULARY: &str =
@@ -40,7 +35,6 @@ impl Registry {
             anchors: BTreeMap::new(),
             dynamic: BTreeSet::new(),
             references: Vec::new(),
-            patterns: Mutex::new(BTreeMap::new()),
         };
         if let Value::Object(remotes) = remotes {
             for (uri, remote) in remotes {
@@ -185,27 +179,5 @@ impl Registry {
             .filter(|(base, reference)| self.lookup(base, reference).is_none())
             .map(|(_, reference)| reference.clone())
             .collect()
-    }
-
-    /// `true` when `instance` is valid against the definition this registry was built for
-    /// (at `pointer` in the document of URI `base`).
-    pub(crate) fn is_valid(&self, base: &str, pointer: &str, instance: &Value) -> bool {
-        let Some((schema, at, validation)) = self.lookup(base, &format!("#{pointer}")) else {
-            return false;
-        };
-        let mut scope = vec![at.clone()];
-        let mut state = State {
-            registry: self,
-            scope: &mut scope,
-            depth: 0,
-        };
-        state.eval(schema, &at, validation, instance).0
-    }
-
-    pub(crate) fn regex(&self, source: &'static str) -> &'static LazyRegex {
-        let mut patterns = self.patterns.lock().unwrap_or_else(|e| e.into_inner());
-        patterns
-            .entry(source)
-            .or_insert_with(|| Box::leak(Box::new(LazyRegex::new(source))))
     }
 }

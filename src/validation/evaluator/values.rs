@@ -2,20 +2,6 @@
 
 use super::*;
 
-pub(crate) fn number_keywords(map: &Object, n: &Number) -> bool {
-    let bound = |key: &str| match map.get(key) {
-        Some(Value::Number(b)) => Some(b),
-        _ => None,
-    };
-    use std::cmp::Ordering::{Greater, Less};
-    let cmp = |b: &Number| compare(n, b);
-    !(bound("minimum").is_some_and(|b| cmp(b) == Some(Less))
-        || bound("maximum").is_some_and(|b| cmp(b) == Some(Greater))
-        || bound("exclusiveMinimum").is_some_and(|b| cmp(b) != Some(Greater))
-        || bound("exclusiveMaximum").is_some_and(|b| cmp(b) != Some(Less))
-        || bound("multipleOf").is_some_and(|d| !multiple_of(n, d)))
-}
-
 /// A keyword's count (`minLength: 2` or `2.0`).
 pub(crate) fn as_count(value: &Value) -> Option<u64> {
     value.as_u64().or_else(|| {
