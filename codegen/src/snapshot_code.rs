@@ -400,6 +400,36 @@ mod tests {
     }
 
     #[test]
+    fn a_tool_schema_with_its_own_defs_generates_one_shared_type() {
+        // What a typed-mcp server publishes for a tool whose arguments `$ref` a shared
+        // definition twice (`examples/shipping_server`): the definition in the schema's `$defs`.
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let path = dir.path().join("ship.json");
+        let address = json!({"type": "object", "properties": {"zip": {"type": "string",
+            "pattern": "^[0-9]{5}$"}}, "required": ["zip"]});
+        let tools = vec![json!({"name": "quote", "inputSchema": {"type": "object",
+            "properties": {"from": {"$ref": "#/$defs/Address"}, "to": {"$ref": "#/$defs/Address"}},
+            "required": ["from", "to"], "$defs": {"Address": address}}})];
+        let snapshot = Snapshot::new("s", "1", "2025-11-25", tools).expect("a snapshot");
+        snapshot.write(&path).expect("written");
+        let runtime: syn::Path = syn::parse_str("::typed_mcp").expect("a path");
+        let generated = render_snapshot(&path, &runtime, false).expect("the file is generated");
+        assert_eq!(generated.warnings, Vec::<String>::new());
+        let code = generated.code;
+        assert_eq!(code.matches("pub struct Address {").count(), 1, "{code}");
+        assert!(code.contains("pub from: Address,"), "{code}");
+        assert!(code.contains("pub to: Address,"), "{code}");
+        assert!(code.contains("arguments: QuoteArguments"), "{code}");
+        // One validator for the shared definition, with its place in the tool's schema (which
+        // the generator reads as definition `QuoteArguments` of a file).
+        assert_eq!(code.matches("pub fn address(").count(), 1, "{code}");
+        assert!(
+            code.contains("\"/$defs/QuoteArguments/$defs/Address/properties/zip/pattern\""),
+            "{code}"
+        );
+    }
+
+    #[test]
     fn tool_names_become_unique_identifiers() {
         let tools = [
             "get-user", "get_user", "getUser", "type", "new", "1st", "ünï", "GetUser2",
