@@ -558,8 +558,11 @@ impl Handler for Connection {
             }
             // A 2026-07-28 call of the usual shape is read from its text, in the walk that
             // delimits its members (`call_params::scan`); any other request into a `Value`.
+            // A 2025 session's calls are not scanned (a versioned one is refused on it).
             let scanned = match (method, params) {
-                ("tools/call", Some(raw)) => {
+                ("tools/call", Some(raw))
+                    if !matches!(self.session.state(), SessionState::Legacy { .. }) =>
+                {
                     super::call_params::scan::scan(raw.get()).map(Box::new)
                 }
                 _ => None,

@@ -34,33 +34,40 @@ pub(crate) struct Scanned<'a> {
 /// The call `params` (checked JSON, as a `RawValue` holds it) make, when they have the usual
 /// shape (see the module's comment); `None` otherwise.
 pub(crate) fn scan(params: &str) -> Option<Scanned<'_>> {
-    let mut name = None;
-    let mut arguments = None;
-    let mut meta = None;
-    let mut extra = Map::new();
+    // The walk only delimits `name`, `arguments` and `_meta`: params without a `_meta` of
+    // the usual shape (a 2025 call) are given up before anything is decoded or allocated.
+    let (mut name, mut arguments, mut meta) = (None, None, None);
+    let mut extra = Vec::new();
     for_each_member(params, |key, raw| match key {
-        "name" => once(&mut name, decoded_string(raw)?),
-        "arguments" => match text_to_value(raw).ok()? {
-            Value::Object(map) => once(&mut arguments, map),
-            _ => None,
-        },
-        "_meta" => once(&mut meta, read_meta(raw)?),
-        // A repeated member keeps its last value, as in the params' `Value`.
+        "name" => once(&mut name, raw),
+        "arguments" => once(&mut arguments, raw),
+        "_meta" => once(&mut meta, raw),
         _ => {
-            let _previous = extra.insert(key.to_owned(), text_to_value(raw).ok()?);
+            extra.push((key.to_owned(), raw));
             Some(())
         }
     })?;
-    let meta = meta?;
+    let meta = read_meta(meta?)?;
+    let name = decoded_string(name?)?;
+    let arguments = match arguments.map(text_to_value) {
+        None => None,
+        Some(Ok(Value::Object(map))) => Some(map),
+        Some(_) => return None,
+    };
+    // A repeated member keeps its last value, as in the params' `Value`.
+    let mut members = Map::new();
+    for (key, raw) in extra {
+        let _previous = members.insert(key, text_to_value(raw).ok()?);
+    }
     Some(Scanned {
         version: meta.version,
         call: ModernCall {
-            name: name?,
+            name,
             arguments,
             capabilities: meta.capabilities,
             log_level: meta.log_level,
             progress_token: meta.progress_token,
-            extra,
+            extra: members,
         },
     })
 }
