@@ -46,6 +46,8 @@ mod handle;
 mod key;
 mod memory;
 #[cfg(feature = "redis")]
+pub(crate) mod redis_link;
+#[cfg(feature = "redis")]
 mod redis_store;
 #[cfg(feature = "redis")]
 mod redis_target;
@@ -62,7 +64,9 @@ pub use handle::{Cache, CacheSource, Cached, InsertStatus};
 pub use key::{canonical_json, CacheKey};
 pub use memory::MemoryStore;
 #[cfg(feature = "redis")]
-pub use redis_store::{RedisCounters, RedisStore};
+pub use redis_link::RedisCounters;
+#[cfg(feature = "redis")]
+pub use redis_store::RedisStore;
 pub use stats::CacheStats;
 pub use store::{
     entry_size_bytes, CacheStore, EntryMeta, InsertOutcome, Lookup, NewEntry, StoreError,

@@ -37,21 +37,16 @@
 //! the master the Sentinels name for `service`, asked again after a connection failure, so a
 //! failover is followed.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
-use redis::aio::ConnectionManager;
 use serde_json::Value;
 
 use crate::generated::limits::CacheLimits;
 
 use super::key::CacheKey;
-use super::redis_target::Target;
+use super::redis_link::{RedisCounters, RedisLink};
 use super::store::{CacheStore, InsertOutcome, Lookup, NewEntry, StoreError, StoreFuture};
-
-/// How many timeouts the store pauses after a connection failure or a timeout.
-const PAUSE_TIMEOUTS: u32 = 10;
 
 /// A [`CacheStore`] on a Redis server. Build with [`RedisStore::from_limits`]; the
 /// connection is made on first use (within a tokio runtime) and remade after a failure.
@@ -60,59 +55,9 @@ pub struct RedisStore {
 }
 
 struct Shared {
-    target: Target,
+    link: RedisLink,
     prefix: String,
-    timeout: Duration,
     max_entry_bytes: u64,
-    /// The connection (a cheap clone per call); `None` before the first call and after a
-    /// failure that asks for a new one.
-    connection: Mutex<Option<ConnectionManager>>,
-    /// No call goes to Redis before this instant (after a connection failure or timeout).
-    paused_until: Mutex<Option<Instant>>,
-    counters: Arc<RedisCounters>,
-}
-
-/// Counters of a [`RedisStore`], shared with [`RedisStore::counters`].
-#[derive(Debug, Default)]
-pub struct RedisCounters {
-    connects: AtomicU64,
-    connect_failures: AtomicU64,
-    command_failures: AtomicU64,
-    timeouts: AtomicU64,
-    skipped: AtomicU64,
-}
-
-impl RedisCounters {
-    /// Connections set up (the first one, and each after a failure that dropped the last).
-    pub fn connects(&self) -> u64 {
-        self.connects.load(Ordering::Relaxed)
-    }
-
-    /// Connection attempts that failed (refused, unreachable, no master from the
-    /// Sentinels).
-    pub fn connect_failures(&self) -> u64 {
-        self.connect_failures.load(Ordering::Relaxed)
-    }
-
-    /// Commands that failed (an error of Redis or of the connection, an answer that is not
-    /// RESP), timeouts not included.
-    pub fn command_failures(&self) -> u64 {
-        self.command_failures.load(Ordering::Relaxed)
-    }
-
-    /// Operations that took longer than `redisTimeoutMs` and were given up.
-    pub fn timeouts(&self) -> u64 {
-        self.timeouts.load(Ordering::Relaxed)
-    }
-
-    /// Operations not sent to Redis because the store was pausing after a failure.
-    pub fn skipped(&self) -> u64 {
-        self.skipped.load(Ordering::Relaxed)
-    }
-}
-
-fn bump(counter: &AtomicU64) {
-    let _previous = counter.fetch_add(1, Ordering::Relaxed);
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -120,7 +65,7 @@ impl std::fmt::Debug for RedisStore {
         // The URL may hold a password: show only the prefix and bounds.
         f.debug_struct("RedisStore")
             .field("prefix", &self.shared.prefix)
-            .field("timeout", &self.shared.timeout)
+            .field("timeout", &self.shared.link.timeout())
             .field("max_entry_bytes", &self.shared.max_entry_bytes)
             .finish_non_exhaustive()
     }
@@ -151,16 +96,17 @@ impl RedisStore {
     }
 
     fn build(limits: &CacheLimits, root_pem: Option<&[u8]>) -> Result<Self, StoreError> {
-        let target = Target::parse(limits.redis_url.as_str(), root_pem)?;
+        let link = RedisLink::new(
+            limits.redis_url.as_str(),
+            root_pem,
+            Duration::from_millis(limits.redis_timeout_ms.get()),
+            "cache",
+        )?;
         Ok(Self {
             shared: Arc::new(Shared {
-                target,
+                link,
                 prefix: limits.redis_key_prefix.clone(),
-                timeout: Duration::from_millis(limits.redis_timeout_ms.get()),
                 max_entry_bytes: limits.max_size_bytes.get(),
-                connection: Mutex::default(),
-                paused_until: Mutex::default(),
-                counters: Arc::default(),
             }),
         })
     }
@@ -168,7 +114,7 @@ impl RedisStore {
     /// The store's counters (connections, failures, timeouts).
     #[must_use]
     pub fn counters(&self) -> Arc<RedisCounters> {
-        Arc::clone(&self.shared.counters)
+        self.shared.link.counters()
     }
 
     fn redis_key(&self, key: &CacheKey) -> String {
@@ -186,133 +132,6 @@ impl RedisStore {
                     .to_owned(),
             }),
         }
-    }
-}
-
-impl Shared {
-    fn paused(&self) -> bool {
-        let until = *self
-            .paused_until
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        until.is_some_and(|until| Instant::now() < until)
-    }
-
-    fn pause(&self) {
-        let until = Instant::now() + self.timeout * PAUSE_TIMEOUTS;
-        *self
-            .paused_until
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Some(until);
-    }
-
-    fn resume(&self) {
-        let mut until = self
-            .paused_until
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if until.is_some() {
-            *until = None;
-        }
-    }
-
-    fn drop_connection(&self) {
-        *self
-            .connection
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = None;
-    }
-
-    /// The shared connection, set up first if there is none.
-    async fn connection(&self) -> Result<ConnectionManager, StoreError> {
-        let current = self
-            .connection
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        if let Some(connection) = current {
-            return Ok(connection);
-        }
-        match self.target.connect(self.timeout).await {
-            Ok(connection) => {
-                bump(&self.counters.connects);
-                tracing::info!("connected to the Redis cache store");
-                let mut slot = self
-                    .connection
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner);
-                // Another call may have set one up meanwhile: keep the first.
-                Ok(slot.get_or_insert(connection).clone())
-            }
-            Err(error) => {
-                bump(&self.counters.connect_failures);
-                self.pause();
-                Err(StoreError::Backend {
-                    reason: format!("cannot connect to redis ({:?})", error.kind()),
-                })
-            }
-        }
-    }
-
-    /// Runs `command`, bounded by the timeout; on failure counts it, and pauses or drops
-    /// the connection as the failure asks.
-    async fn run<T: redis::FromRedisValue>(&self, command: redis::Cmd) -> Result<T, StoreError> {
-        if self.paused() {
-            bump(&self.counters.skipped);
-            return Err(unavailable("pausing after a failure"));
-        }
-        let attempt = async {
-            let mut connection = self.connection().await?;
-            command
-                .query_async::<T>(&mut connection)
-                .await
-                .map_err(|error| self.failed(&error))
-        };
-        match tokio::time::timeout(self.timeout, attempt).await {
-            Ok(Ok(value)) => {
-                self.resume();
-                Ok(value)
-            }
-            Ok(Err(error)) => Err(error),
-            Err(_elapsed) => {
-                bump(&self.counters.timeouts);
-                self.pause();
-                Err(unavailable("no answer within redisTimeoutMs"))
-            }
-        }
-    }
-
-    fn failed(&self, error: &redis::RedisError) -> StoreError {
-        if error.is_timeout() {
-            // The connection's own response timeout (the same bound) fired first.
-            bump(&self.counters.timeouts);
-        } else {
-            bump(&self.counters.command_failures);
-        }
-        let connection_lost = error.is_io_error()
-            || error.is_timeout()
-            || error.is_connection_dropped()
-            || error.is_connection_refusal();
-        if connection_lost {
-            self.pause();
-        }
-        // A Sentinel-addressed master is looked up again; an answer that was not RESP
-        // leaves the connection in an unknown state: both take a new connection.
-        if (connection_lost && self.target.follows_failover())
-            || error.is_unrecoverable_error()
-            || error.kind() == redis::ErrorKind::Parse
-        {
-            self.drop_connection();
-        }
-        StoreError::Backend {
-            reason: format!("redis command failed ({:?})", error.kind()),
-        }
-    }
-}
-
-fn unavailable(why: &str) -> StoreError {
-    StoreError::Backend {
-        reason: format!("redis unavailable: {why}"),
     }
 }
 
@@ -356,7 +175,7 @@ impl CacheStore for RedisStore {
     fn get_async(&self, key: &CacheKey, _now_ms: u64) -> StoreFuture<Lookup> {
         let shared = Arc::clone(&self.shared);
         let command = command("GET", self.redis_key(key));
-        Box::pin(async move { decode(shared.run::<Option<Vec<u8>>>(command).await?) })
+        Box::pin(async move { decode(shared.link.run::<Option<Vec<u8>>>(command).await?) })
     }
 
     fn insert_async(&self, entry: NewEntry, _now_ms: u64) -> StoreFuture<InsertOutcome> {
@@ -365,7 +184,7 @@ impl CacheStore for RedisStore {
         if entry.size_bytes > self.shared.max_entry_bytes {
             let command = command("DEL", redis_key);
             return Box::pin(async move {
-                let _removed: u64 = shared.run(command).await?;
+                let _removed: u64 = shared.link.run(command).await?;
                 Ok(InsertOutcome::Rejected)
             });
         }
@@ -380,7 +199,7 @@ impl CacheStore for RedisStore {
         let mut command = command("SET", redis_key);
         let _same: &mut redis::Cmd = command.arg(json).arg("PX").arg(entry.ttl_ms.get());
         Box::pin(async move {
-            shared.run::<()>(command).await?;
+            shared.link.run::<()>(command).await?;
             Ok(InsertOutcome::Stored {
                 evicted: 0,
                 expired: 0,
@@ -392,7 +211,7 @@ impl CacheStore for RedisStore {
         let shared = Arc::clone(&self.shared);
         let command = command("DEL", self.redis_key(key));
         Box::pin(async move {
-            let removed: u64 = shared.run(command).await?;
+            let removed: u64 = shared.link.run(command).await?;
             Ok(removed > 0)
         })
     }

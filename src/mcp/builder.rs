@@ -71,7 +71,7 @@ pub struct McpServerBuilder<S = ()> {
     keys: Option<crate::secrets::KeySet>,
     /// The declared extensions, checked by `build`.
     extensions: Vec<(String, serde_json::Map<String, serde_json::Value>)>,
-    tasks: super::tasks::TaskOptions,
+    tasks: Option<super::tasks::TaskOptions>,
 }
 
 impl<S> std::fmt::Debug for McpServerBuilder<S> {
@@ -111,7 +111,7 @@ impl McpServerBuilder {
             serve_options: ServeOptions::default(),
             keys: None,
             extensions: Vec::new(),
-            tasks: super::tasks::TaskOptions::default(),
+            tasks: None,
         }
     }
 
@@ -234,10 +234,13 @@ impl<S> McpServerBuilder<S> {
     }
 
     /// How the server keeps tasks (the Tasks extension, for tools with
-    /// [`ToolDefinition::task_support`]): the store, the TTL, the poll interval. In memory,
-    /// 10 minutes, 500 ms by default.
+    /// [`ToolDefinition::task_support`]): the store, the TTL, the poll interval. Without
+    /// it, the limits' `tasks` section decides ([`TaskOptions::from_limits`]: in memory,
+    /// 10 minutes, 500 ms by default; `tasks.store: redis` for a cluster).
+    ///
+    /// [`TaskOptions::from_limits`]: super::tasks::TaskOptions::from_limits
     pub fn tasks(mut self, options: super::tasks::TaskOptions) -> Self {
-        self.tasks = options;
+        self.tasks = Some(options);
         self
     }
 
@@ -248,7 +251,8 @@ impl<S> McpServerBuilder<S> {
     ///
     /// Duplicate tool, resource or prompt names, a resource URI the policy refuses, or
     /// cache limits that do not validate, an extension identifier that breaks the `_meta`
-    /// key rule ([`McpError::InvalidExtensionId`]); [`McpError::Keys`] when no key set was given
+    /// key rule ([`McpError::InvalidExtensionId`]), a task store the limits' `tasks` name
+    /// that cannot be set up ([`McpError::Tasks`]); [`McpError::Keys`] when no key set was given
     /// ([`keys`](Self::keys)) and the configured one ([`KeySet::configured`]: environment,
     /// then `secrets.keysFile`) cannot be read, or none is configured and the operating
     /// system gives no randomness for a random one.
@@ -277,6 +281,11 @@ impl<S> McpServerBuilder<S> {
             self.uri_policy,
             extensions,
         )?;
+        let tasks = match self.tasks {
+            Some(tasks) => tasks,
+            None => super::tasks::TaskOptions::from_limits(&self.limits.tasks)
+                .map_err(McpError::Tasks)?,
+        };
         let from_limits = ServeOptions::from_limits(&self.limits);
         Ok(McpServer {
             #[cfg(feature = "http")]
@@ -289,7 +298,7 @@ impl<S> McpServerBuilder<S> {
                 page_size: usize::try_from(self.limits.lists.page_size.get()).unwrap_or(usize::MAX),
                 hints: self.hints,
                 catalog,
-                tasks: Arc::new(super::tasks::Tasks::new(self.tasks)),
+                tasks: Arc::new(super::tasks::Tasks::new(tasks)),
             }),
             serve_options: self
                 .serve_options

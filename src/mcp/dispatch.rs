@@ -296,7 +296,14 @@ impl Connection {
                         declared,
                         extensions,
                     };
-                    return super::tasks::methods::start(state, Arc::clone(&sets), &ctx, call);
+                    // Boxed: only calls that become tasks pay for its size.
+                    return Box::pin(super::tasks::methods::start(
+                        state,
+                        Arc::clone(&sets),
+                        &ctx,
+                        call,
+                    ))
+                    .await;
                 }
                 let answer = sets
                     .tools
@@ -432,7 +439,10 @@ impl Connection {
                 respond(&EmptyResult { meta: None })
             }
             ("tasks/get" | "tasks/update" | "tasks/cancel", Era::Modern) => {
-                super::tasks::methods::answer(state, &sets, &ctx, method, params)
+                Box::pin(super::tasks::methods::answer(
+                    state, &sets, &ctx, method, params,
+                ))
+                .await
             }
             ("subscriptions/listen", Era::Modern) => {
                 let closing = &self.closing;

@@ -161,6 +161,10 @@ pub enum McpError {
     /// The result cache could not be built from the limits.
     #[error("building the result cache failed")]
     Cache(#[source] crate::cache::CacheError),
+    /// The task store the limits' `tasks` section names could not be set up (a `redisUrl`
+    /// that is not a Redis URL, or `store: redis` without the `redis` feature).
+    #[error("setting up the task store failed")]
+    Tasks(#[source] tasks::TaskStoreError),
     /// The server's key set could not be read, or none is configured and no random one
     /// could be drawn (see [`crate::secrets`]).
     #[error("setting up the server keys failed")]

@@ -363,6 +363,29 @@ fn limits_samples() -> Vec<Samples> {
         ),
         samples(
             "limits.json",
+            "TaskLimits",
+            vec![
+                json!({}),
+                json!({"ttlMs": 1, "pollIntervalMs": 3_600_000}),
+                json!({"store": "redis", "redisUrl": "redis+sentinel://10.0.0.7:26379/mymaster", "redisTimeoutMs": 10000, "redisKeyPrefix": ""}),
+            ],
+            vec![
+                json!({"store": "redis", "redisUrl": "http://127.0.0.1:6379"}),
+                json!({"ttlMs": 0}),
+                json!({"ttlMs": 2_592_000_001_u64}),
+                json!({"pollIntervalMs": 0}),
+                json!({"redisTimeoutMs": 10001}),
+                json!({"cleanupIntervalMs": 1000}),
+            ],
+        ),
+        samples(
+            "limits.json",
+            "TaskStoreKind",
+            vec![json!("memory"), json!("redis")],
+            vec![json!("Redis"), json!("file"), json!(null)],
+        ),
+        samples(
+            "limits.json",
             "EvictionPolicy",
             vec![json!("lru"), json!("lfu"), json!("fifo")],
             vec![json!("LRU"), json!("random"), json!(null)],

@@ -65,7 +65,7 @@ pub(crate) struct TaskCall {
 }
 
 /// Starts `call` as a task and answers with its `CreateTaskResult`.
-pub(crate) fn start(
+pub(crate) async fn start(
     state: &ServerState,
     sets: Arc<Sets>,
     ctx: &RequestContext,
@@ -97,10 +97,11 @@ pub(crate) fn start(
                 })
                 .await
         })
+        .await
 }
 
 /// Answers `tasks/get`, `tasks/update` or `tasks/cancel` (2026-07-28).
-pub(crate) fn answer(
+pub(crate) async fn answer(
     state: &ServerState,
     sets: &Sets,
     ctx: &RequestContext,
@@ -124,12 +125,14 @@ pub(crate) fn answer(
     if method == "tasks/update" {
         let p: UpdateTaskRequestParams =
             decode(method, params, validate::update_task_request_params, false)?;
-        return tasks.update(owner.as_deref(), &p.task_id, &p.input_responses.0);
+        return tasks
+            .update(owner.as_deref(), &p.task_id, &p.input_responses.0)
+            .await;
     }
     let p: TaskRequestParams = decode(method, params, validate::task_request_params, false)?;
     if method == "tasks/cancel" {
-        tasks.cancel(owner.as_deref(), &p.task_id)
+        tasks.cancel(owner.as_deref(), &p.task_id).await
     } else {
-        tasks.get(owner.as_deref(), &p.task_id)
+        tasks.get(owner.as_deref(), &p.task_id).await
     }
 }

@@ -13,8 +13,12 @@
 //!   [`TaskSupport::Optional`] tool answers as a plain call, a [`TaskSupport::Required`] one
 //!   is `-32021`. A legacy `task` param is ignored.
 //! - **The work** is the tool's handler, run by the same runner as a call (limits, timeout
-//!   category, cancellation, result envelope): a task's work has the tool's timeout, counted
-//!   from its creation, not the client's wait. A result, even a tool error (`isError: true`),
+//!   category, result cache, cancellation, result envelope). **Timeout:** a task's work has
+//!   the tool's timeout, counted from the task's creation; past it the task ends `completed`
+//!   with the `TOOL_TIMEOUT` tool error. Unlike a call's, it is not bounded by how long the
+//!   client waits (the client only polls); the task's `ttlMs` bounds how long the task and its
+//!   result can be read, not how long the work runs (though work still running at the end
+//!   of the TTL is stopped on a shared store). A result, even a tool error (`isError: true`),
 //!   makes the task `completed` with the result inlined on `tasks/get`; a handler that panics
 //!   or fails unexpectedly (`INTERNAL`) or a JSON-RPC error makes it `failed` with `error`.
 //! - **Questions.** A question the handler asks the client (`ctx.elicit`, `ctx.sample`, ...)
@@ -25,23 +29,39 @@
 //!   it is acknowledged with `{resultType: "complete"}`, on a terminal task too.
 //! - **TTL.** A task is kept for its `ttlMs` from its creation ([`TaskOptions::ttl`]), then
 //!   it is unknown.
+//! - **Across instances** ([`RedisTaskStore`], `tasks.store: redis` in the limits, feature
+//!   `redis`): every instance answers for every task. The store refuses to replace an ended
+//!   record, so whichever instance ends a task first wins. A `tasks/cancel` on an instance
+//!   that does not run the task settles it `cancelled` in the store at once (every instance
+//!   answers `cancelled` from then on), and the instance that runs it, which reads the store
+//!   every `pollIntervalMs`, drops the handler within one interval; a result the handler
+//!   returns meanwhile is discarded. A `tasks/update` there is kept in the store and handed to
+//!   the handler within one interval. A task whose instance stopped stays `working` until
+//!   its TTL ends (nothing else can run it).
 //! - **Bad input.** An unknown or expired task id, and a task of another identity (when the
-//!   server is protected), are the same `-32602` "unknown task", quoting nothing.
+//!   server is protected), are the same `-32602` "unknown task", quoting nothing. A store
+//!   that fails answers `-32603` "the task store is unavailable" (the cause is logged).
 //!   `tasks/result` and `tasks/list` (removed by SEP-2663) are `-32601`.
-//! - **Not yet.** A shared (Redis) store, the 2025 era, and a task started by the retry of
-//!   an `input_required` round (the suite's `tasks-mrtr-composition`).
+//! - **Not yet.** The 2025 era, and a task started by the retry of an `input_required`
+//!   round (the suite's `tasks-mrtr-composition`).
 //!
 //! [`ToolDefinition::task_support`]: crate::mcp::ToolDefinition::task_support
 
 pub(crate) mod methods;
+#[cfg(feature = "redis")]
+mod redis_store;
 mod runtime;
 mod store;
 
 use std::sync::Arc;
 use std::time::Duration;
 
+#[cfg(feature = "redis")]
+pub use redis_store::RedisTaskStore;
 pub(crate) use runtime::Tasks;
-pub use store::{MemoryTaskStore, TaskRecord, TaskStore, TaskStoreError};
+pub use store::{MemoryTaskStore, TaskRecord, TaskStore, TaskStoreError, TaskStoreFuture};
+
+use crate::generated::limits::{TaskLimits, TaskStoreKind};
 
 /// The identifier of the Tasks extension.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
@@ -72,10 +92,11 @@ pub struct TaskOptions {
 
 impl Default for TaskOptions {
     fn default() -> Self {
+        let limits = TaskLimits::default();
         Self {
             store: Arc::new(MemoryTaskStore::new()),
-            ttl: Duration::from_secs(600),
-            poll_interval: Duration::from_millis(500),
+            ttl: Duration::from_millis(limits.ttl_ms.get()),
+            poll_interval: Duration::from_millis(limits.poll_interval_ms.get()),
         }
     }
 }
@@ -84,6 +105,33 @@ impl TaskOptions {
     /// In-memory tasks, kept 10 minutes, polled every 500 ms.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The options the limits' `tasks` section gives: `ttlMs`, `pollIntervalMs`, and the
+    /// store (`memory`, or `redis` at `redisUrl` with `redisTimeoutMs` and
+    /// `redisKeyPrefix`: a [`RedisTaskStore`], feature `redis`). Does not connect yet.
+    ///
+    /// # Errors
+    ///
+    /// [`TaskStoreError::Setup`] for a `redisUrl` that is not a Redis URL, or `store:
+    /// redis` in a crate built without the `redis` feature.
+    pub fn from_limits(limits: &TaskLimits) -> Result<Self, TaskStoreError> {
+        let store: Arc<dyn TaskStore> = match limits.store {
+            TaskStoreKind::Memory => Arc::new(MemoryTaskStore::new()),
+            #[cfg(feature = "redis")]
+            TaskStoreKind::Redis => Arc::new(RedisTaskStore::from_limits(limits)?),
+            #[cfg(not(feature = "redis"))]
+            TaskStoreKind::Redis => {
+                return Err(TaskStoreError::Setup(
+                    "tasks.store redis needs the crate's redis feature".to_owned(),
+                ))
+            }
+        };
+        Ok(Self {
+            store,
+            ttl: Duration::from_millis(limits.ttl_ms.get()),
+            poll_interval: Duration::from_millis(limits.poll_interval_ms.get()),
+        })
     }
 
     /// Where tasks are kept (a shared store lets every instance of a cluster answer

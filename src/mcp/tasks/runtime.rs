@@ -7,7 +7,7 @@ use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{json, Map, Value};
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, Mutex as AsyncMutex};
 use tokio_util::sync::CancellationToken;
 
 use super::store::TaskRecord;
@@ -33,8 +33,10 @@ struct Live {
     /// Stops the handler (`tasks/cancel`).
     cancel: CancellationToken,
     /// The task's record and its pending questions; every write of the record on this
-    /// instance happens under this lock, so a late end never overwrites `cancelled`.
-    state: Mutex<LiveState>,
+    /// instance happens under this lock (held across the store's write, so this
+    /// instance's writes reach the store in order). Across instances, the store refuses
+    /// to replace an ended record: a late end never overwrites `cancelled`.
+    state: AsyncMutex<LiveState>,
 }
 
 #[derive(Debug)]
@@ -69,6 +71,19 @@ fn store_failed(error: &super::TaskStoreError) -> ErrorObject<'static> {
     internal_error("the task store is unavailable")
 }
 
+/// Whether `id` can be a task id this server issued (32 hex digits): any other is unknown
+/// without asking the store.
+fn well_formed(id: &str) -> bool {
+    id.len() == 32 && id.bytes().all(|byte| byte.is_ascii_hexdigit())
+}
+
+/// Settles `record` as `cancelled`.
+fn settle_cancelled(record: &mut TaskRecord) {
+    record.status = TaskStatus::Cancelled;
+    record.input_requests = None;
+    record.last_updated_at = rfc3339(now_ms());
+}
+
 /// The task id: 128 random bits, hex.
 fn new_task_id() -> Result<String, ErrorObject<'static>> {
     let mut bytes = [0_u8; 16];
@@ -87,7 +102,7 @@ impl Tasks {
     /// Creates a task for `owner`, stores it, starts `work` on its own tokio task and
     /// answers with the `CreateTaskResult`. `work` gets the task's cancellation token and
     /// the requester that parks the task on a question.
-    pub(crate) fn start<F, Fut>(
+    pub(crate) async fn start<F, Fut>(
         self: &Arc<Self>,
         owner: Option<String>,
         declared: Value,
@@ -114,16 +129,18 @@ impl Tasks {
             error: None,
             input_requests: None,
         };
-        // Stored before the answer: an immediate tasks/get finds it.
-        self.options
+        // Stored before the answer: an immediate tasks/get finds it, on any instance.
+        let _stored = self
+            .options
             .store
             .put(&record)
+            .await
             .map_err(|e| store_failed(&e))?;
         let answer = created(&record);
         let id = record.id.clone();
         let live = Arc::new(Live {
             cancel: CancellationToken::new(),
-            state: Mutex::new(LiveState {
+            state: AsyncMutex::new(LiveState {
                 record,
                 pending: BTreeMap::new(),
                 asked: 0,
@@ -140,21 +157,64 @@ impl Tasks {
         drop(tokio::spawn(async move {
             // The runner notices a cancel only when its caller polls it (the request task
             // waits on the token for a call; nothing does for a task): the work is dropped
-            // here on `tasks/cancel`, which stops the handler.
+            // here on `tasks/cancel`, which stops the handler. On a shared store, `watch`
+            // ends it too when another instance cancelled the task.
             let cancel = live.cancel.clone();
             let outcome = tokio::select! {
-                outcome = running => outcome,
-                () = cancel.cancelled() => Err(internal_error("the task was cancelled")),
+                outcome = running => Some(outcome),
+                () = cancel.cancelled() => None,
+                () = tasks.watch(&id, &live) => None,
             };
-            tasks.finish(&id, &live, outcome);
+            tasks.finish(&id, &live, outcome).await;
         }));
         answer
     }
 
-    /// Records the end of a task's work (unless it was cancelled meanwhile).
-    fn finish(&self, id: &str, live: &Live, outcome: HandlerResult) {
-        {
-            let mut state = live.state.lock().unwrap_or_else(PoisonError::into_inner);
+    /// While a task runs on a shared store, every poll interval: ends when another instance
+    /// cancelled the task (or it expired), and delivers the answers other instances
+    /// received for it. Never ends on an unshared store.
+    async fn watch(&self, id: &str, live: &Live) {
+        if !self.options.store.is_shared() {
+            return std::future::pending().await;
+        }
+        let mut tick = tokio::time::interval(self.options.poll_interval);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let _first = tick.tick().await;
+        loop {
+            let _ticked = tick.tick().await;
+            match self.options.store.get(id, now_ms()).await {
+                Ok(Some(stored)) if stored.is_terminal() => {
+                    let mut state = live.state.lock().await;
+                    state.pending.clear();
+                    state.record = stored;
+                    return;
+                }
+                // Expired: nobody can read its result any more.
+                Ok(None) => return,
+                Ok(Some(_)) => {}
+                Err(error) => {
+                    let _logged = store_failed(&error);
+                    continue;
+                }
+            }
+            match self.options.store.take_answers(id).await {
+                Ok(batches) => {
+                    for answers in &batches {
+                        self.deliver(live, answers).await;
+                    }
+                }
+                Err(error) => {
+                    let _logged = store_failed(&error);
+                }
+            }
+        }
+    }
+
+    /// Records the end of a task's work (`None`: cancelled or expired, already recorded).
+    /// The store keeps a record that ended meanwhile (cancelled on another instance).
+    async fn finish(&self, id: &str, live: &Live, outcome: Option<HandlerResult>) {
+        if let Some(outcome) = outcome {
+            let mut state = live.state.lock().await;
             if !state.record.is_terminal() {
                 let record = &mut state.record;
                 match outcome {
@@ -176,7 +236,7 @@ impl Tasks {
                 }
                 record.input_requests = None;
                 record.last_updated_at = rfc3339(now_ms());
-                if let Err(error) = self.options.store.put(record) {
+                if let Err(error) = self.options.store.put(record).await {
                     let _logged = store_failed(&error);
                 }
             }
@@ -188,23 +248,22 @@ impl Tasks {
             .remove(id);
     }
 
-    /// The record of `id` if `owner` may see it.
-    fn record(&self, owner: Option<&str>, id: &str) -> Result<TaskRecord, ErrorObject<'static>> {
-        let live = self.live_task(id);
-        let record = match live {
-            Some(live) => Some(
-                live.state
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .record
-                    .clone(),
-            ),
-            None => self
-                .options
-                .store
-                .get(id, now_ms())
-                .map_err(|e| store_failed(&e))?,
-        };
+    /// The record of `id` if `owner` may see it, as the store has it (the store is written
+    /// on every change, so it is as fresh as this instance's own copy).
+    async fn record(
+        &self,
+        owner: Option<&str>,
+        id: &str,
+    ) -> Result<TaskRecord, ErrorObject<'static>> {
+        if !well_formed(id) {
+            return Err(unknown_task());
+        }
+        let record = self
+            .options
+            .store
+            .get(id, now_ms())
+            .await
+            .map_err(|e| store_failed(&e))?;
         match record {
             Some(record) if record.owner.as_deref() == owner && record.expires_at_ms > now_ms() => {
                 Ok(record)
@@ -222,73 +281,91 @@ impl Tasks {
     }
 
     /// `tasks/get`.
-    pub(crate) fn get(&self, owner: Option<&str>, id: &str) -> HandlerResult {
-        let record = self.record(owner, id)?;
+    pub(crate) async fn get(&self, owner: Option<&str>, id: &str) -> HandlerResult {
+        let record = self.record(owner, id).await?;
         respond_value(ResultKind::of::<DetailedTask>(), &detailed(&record))
     }
 
     /// `tasks/cancel`: stops the work and settles the task as `cancelled`; a terminal task
-    /// is left as it is. Acknowledged either way.
-    pub(crate) fn cancel(&self, owner: Option<&str>, id: &str) -> HandlerResult {
-        let mut record = self.record(owner, id)?;
+    /// is left as it is. Acknowledged either way. A task running on another instance (on a
+    /// shared store) is settled in the store at once, and that instance stops its handler
+    /// within one poll interval.
+    pub(crate) async fn cancel(&self, owner: Option<&str>, id: &str) -> HandlerResult {
+        let mut record = self.record(owner, id).await?;
+        if record.is_terminal() {
+            return ack();
+        }
         match self.live_task(id) {
             Some(live) => {
-                let mut state = live.state.lock().unwrap_or_else(PoisonError::into_inner);
+                let mut state = live.state.lock().await;
                 if !state.record.is_terminal() {
                     live.cancel.cancel();
                     state.pending.clear();
-                    let record = &mut state.record;
-                    record.status = TaskStatus::Cancelled;
-                    record.input_requests = None;
-                    record.last_updated_at = rfc3339(now_ms());
-                    self.options
+                    settle_cancelled(&mut state.record);
+                    let _stored = self
+                        .options
                         .store
-                        .put(record)
+                        .put(&state.record)
+                        .await
                         .map_err(|e| store_failed(&e))?;
                 }
             }
-            None if !record.is_terminal() => {
-                // Running on another instance (or lost with a restart): settle it here.
-                record.status = TaskStatus::Cancelled;
-                record.input_requests = None;
-                record.last_updated_at = rfc3339(now_ms());
-                self.options
+            None => {
+                // Running on another instance (or lost with a restart): settled in the
+                // store, unless it ended meanwhile (then it stays as it ended).
+                settle_cancelled(&mut record);
+                let _stored = self
+                    .options
                     .store
                     .put(&record)
+                    .await
                     .map_err(|e| store_failed(&e))?;
             }
-            None => {}
         }
         ack()
     }
 
     /// `tasks/update`: delivers the answers to questions the task waits for; answers to
-    /// other keys, or that are not objects, are ignored. Acknowledged.
-    pub(crate) fn update(
+    /// other keys, or that are not objects, are ignored. Acknowledged. For a task running
+    /// on another instance (shared store), the answers are kept in the store for it.
+    pub(crate) async fn update(
         &self,
         owner: Option<&str>,
         id: &str,
         responses: &Map<String, Value>,
     ) -> HandlerResult {
-        let _visible = self.record(owner, id)?;
+        let record = self.record(owner, id).await?;
         if let Some(live) = self.live_task(id) {
-            let mut state = live.state.lock().unwrap_or_else(PoisonError::into_inner);
-            for (key, answer) in responses {
-                if !answer.is_object() {
-                    continue;
-                }
-                if let Some((_question, sender)) = state.pending.remove(key) {
-                    let _delivered = sender.send(answer.clone());
-                }
-            }
-            self.park(&mut state);
+            self.deliver(&live, responses).await;
+        } else if !record.is_terminal() && self.options.store.is_shared() {
+            self.options
+                .store
+                .send_answers(id, responses, record.expires_at_ms)
+                .await
+                .map_err(|e| store_failed(&e))?;
         }
         ack()
     }
 
+    /// Hands the answers to the questions of `live` they answer, then records what is
+    /// still pending.
+    async fn deliver(&self, live: &Live, responses: &Map<String, Value>) {
+        let mut state = live.state.lock().await;
+        for (key, answer) in responses {
+            if !answer.is_object() {
+                continue;
+            }
+            if let Some((_question, sender)) = state.pending.remove(key) {
+                let _delivered = sender.send(answer.clone());
+            }
+        }
+        self.park(&live.cancel, &mut state).await;
+    }
+
     /// Writes the pending questions into the record: `input_required` while any waits,
-    /// `working` once none does.
-    fn park(&self, state: &mut LiveState) {
+    /// `working` once none does. A task the store says has ended (cancelled on another
+    /// instance) is stopped.
+    async fn park(&self, cancel: &CancellationToken, state: &mut LiveState) {
         if state.record.is_terminal() {
             return;
         }
@@ -306,8 +383,12 @@ impl Tasks {
             record.input_requests = Some(pending);
         }
         record.last_updated_at = rfc3339(now_ms());
-        if let Err(error) = self.options.store.put(record) {
-            let _logged = store_failed(&error);
+        match self.options.store.put(record).await {
+            Ok(true) => {}
+            Ok(false) => cancel.cancel(),
+            Err(error) => {
+                let _logged = store_failed(&error);
+            }
         }
     }
 
@@ -325,7 +406,7 @@ impl Tasks {
                 }
                 let (sender, receiver) = oneshot::channel();
                 {
-                    let mut state = live.state.lock().unwrap_or_else(PoisonError::into_inner);
+                    let mut state = live.state.lock().await;
                     if state.record.is_terminal() {
                         return Err(ClientRequestError::Closed);
                     }
@@ -336,7 +417,7 @@ impl Tasks {
                     });
                     let question = json!({"method": request.method, "params": request.params});
                     let _replaced = state.pending.insert(key, (question, sender));
-                    tasks.park(&mut state);
+                    tasks.park(&live.cancel, &mut state).await;
                 }
                 receiver.await.map_err(|_| ClientRequestError::Closed)
             })
@@ -455,17 +536,21 @@ mod tests {
                     rendered(&json!({"resultType": "complete", "content": []}))
                 },
             )
+            .await
             .unwrap();
         let created: Value = serde_json::from_str(created.get()).unwrap();
         let id = created["taskId"].as_str().unwrap();
-        assert!(tasks.get(Some("sub:alice"), id).is_ok());
-        let unknown = tasks.get(Some("sub:alice"), "no-such-task").unwrap_err();
+        assert!(tasks.get(Some("sub:alice"), id).await.is_ok());
+        let unknown = tasks
+            .get(Some("sub:alice"), "no-such-task")
+            .await
+            .unwrap_err();
         for intruder in [Some("sub:mallory"), None] {
-            let refused = tasks.get(intruder, id).unwrap_err();
+            let refused = tasks.get(intruder, id).await.unwrap_err();
             assert_eq!(refused.code, ErrorCode::INVALID_PARAMS);
             // The same answer as for a task that does not exist.
             assert_eq!(refused.message, unknown.message);
-            assert!(tasks.cancel(intruder, id).is_err());
+            assert!(tasks.cancel(intruder, id).await.is_err());
         }
     }
 
@@ -482,19 +567,24 @@ mod tests {
                 .start(None, json!({}), move |_cancel, _ask| async move {
                     rendered(&result)
                 })
+                .await
                 .unwrap();
             let created: Value = serde_json::from_str(created.get()).unwrap();
             ids.push(created["taskId"].as_str().unwrap().to_owned());
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        let answer = |id: &str| -> Value {
-            serde_json::from_str(tasks.get(None, id).unwrap().get()).unwrap()
+        let answer = |id: String| {
+            let tasks = Arc::clone(&tasks);
+            async move {
+                let got = tasks.get(None, &id).await.unwrap();
+                serde_json::from_str::<Value>(got.get()).unwrap()
+            }
         };
-        let first = answer(&ids[0]);
+        let first = answer(ids[0].clone()).await;
         assert_eq!(first["status"], "failed", "{first}");
         assert_eq!(first["error"]["code"], -32603);
         assert!(first.get("result").is_none());
-        let second = answer(&ids[1]);
+        let second = answer(ids[1].clone()).await;
         assert_eq!(second["status"], "completed", "{second}");
         assert_eq!(second["result"]["isError"], true);
     }
