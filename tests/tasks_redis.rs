@@ -134,7 +134,7 @@ async fn rpc(url: &str, token: &str, method: &str, params: Value) -> Value {
     let json = text
         .lines()
         .filter_map(|line| line.strip_prefix("data: "))
-        .last()
+        .next_back()
         .unwrap_or(&text);
     serde_json::from_str(json).unwrap_or_else(|_| panic!("not JSON-RPC: {text}"))
 }
