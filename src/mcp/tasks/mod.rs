@@ -29,7 +29,7 @@
 //!   it is acknowledged with `{resultType: "complete"}`, on a terminal task too.
 //! - **TTL.** A task is kept for its `ttlMs` from its creation ([`TaskOptions::ttl`]), then
 //!   it is unknown.
-//! - **Across instances** ([`RedisTaskStore`], `tasks.store: redis` in the limits, feature
+//! - **Across instances** (`RedisTaskStore`, `tasks.store: redis` in the limits, feature
 //!   `redis`): every instance answers for every task. The store refuses to replace an ended
 //!   record, so whichever instance ends a task first wins. A `tasks/cancel` on an instance
 //!   that does not run the task settles it `cancelled` in the store at once (every instance
@@ -109,7 +109,7 @@ impl TaskOptions {
 
     /// The options the limits' `tasks` section gives: `ttlMs`, `pollIntervalMs`, and the
     /// store (`memory`, or `redis` at `redisUrl` with `redisTimeoutMs` and
-    /// `redisKeyPrefix`: a [`RedisTaskStore`], feature `redis`). Does not connect yet.
+    /// `redisKeyPrefix`: a `RedisTaskStore`, feature `redis`). Does not connect yet.
     ///
     /// # Errors
     ///
