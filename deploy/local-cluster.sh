@@ -19,8 +19,10 @@
 #                      with `cargo build --example demo_server` (debug profile).
 #   CLUSTER_LIMITS     extra members of the limits document's top level, as JSON text
 #                      (e.g. '"timeouts": {"defaultTimeoutMs": 5000}'); the cache section
-#                      always selects the Redis store, `http` sets shutdownLingerMs (2 s)
+#                      selects the store of CLUSTER_CACHE_STORE, `http` sets shutdownLingerMs (2 s)
 #                      and `secrets` names the key set.
+#   CLUSTER_CACHE_STORE  `redis` (default) or `memory`: the instances' result cache store
+#                      (Redis is started either way; deploy/bench-cluster.sh compares both).
 #   CLUSTER_KEYS_FILE  a key set document (see src/secrets.rs) to use; without it `start`
 #                      writes STATE/keys.json with one fresh random key (mode 600). Every
 #                      instance reads the same file (limits member secrets.keysFile), so a
@@ -288,8 +290,14 @@ start() {
   fi
   local extra="${CLUSTER_LIMITS:-}"
   [ -n "$extra" ] && extra=", $extra"
+  local cache="{\"store\": \"redis\", \"redisUrl\": \"redis://127.0.0.1:$REDIS_PORT\"}"
+  case "${CLUSTER_CACHE_STORE:-redis}" in
+    redis) ;;
+    memory) cache='{"store": "memory"}' ;;
+    *) die "CLUSTER_CACHE_STORE is redis or memory" ;;
+  esac
   cat >"$state/limits.json" <<EOF
-{"cache": {"store": "redis", "redisUrl": "redis://127.0.0.1:$REDIS_PORT"},
+{"cache": $cache,
  "http": {"shutdownLingerMs": 2000},
  "secrets": {"keysFile": "$keys"}$extra}
 EOF
