@@ -23,6 +23,11 @@
 #                      and `secrets` names the key set.
 #   CLUSTER_CACHE_STORE  `redis` (default) or `memory`: the instances' result cache store
 #                      (Redis is started either way; deploy/bench-cluster.sh compares both).
+#   CLUSTER_SESSION_STORE  `memory` (default) or `redis`: where the instances keep the 2025
+#                      sessions (limits member http.sessionStore). With `memory` nginx routes
+#                      each session to the instance that opened it (sticky, see nginx.conf);
+#                      with `redis` any instance serves any session, so nginx balances every
+#                      request and a client whose instance died resumes on another.
 #   CLUSTER_KEYS_FILE  a key set document (see src/secrets.rs) to use; without it `start`
 #                      writes STATE/keys.json with one fresh random key (mode 600). Every
 #                      instance reads the same file (limits member secrets.keysFile), so a
@@ -197,10 +202,13 @@ write_instances_conf() {
       echo "}"
       k=$((k + 1))
     done
+    # Sessions in Redis: no session is tied to an instance, so no tags and no sticky route.
+    local sticky=1
+    [ "${CLUSTER_SESSION_STORE:-memory}" = redis ] && sticky=0
     echo "map \$http_mcp_session_id \$mcp_route {"
     k=0
     for _ in "$@"; do
-      echo "    \"~^i$k\\.\" mcp_i$k;"
+      [ "$sticky" = 1 ] && echo "    \"~^i$k\\.\" mcp_i$k;"
       k=$((k + 1))
     done
     echo "    default mcp_all;"
@@ -209,7 +217,7 @@ write_instances_conf() {
     k=0
     for addr in "$@"; do
       # The last address tried is the one that answered.
-      echo "    \"~(^|[ ,])${addr//./\\.}\$\" i$k;"
+      [ "$sticky" = 1 ] && echo "    \"~(^|[ ,])${addr//./\\.}\$\" i$k;"
       k=$((k + 1))
     done
     echo "    default \"\";"
@@ -296,9 +304,14 @@ start() {
     memory) cache='{"store": "memory"}' ;;
     *) die "CLUSTER_CACHE_STORE is redis or memory" ;;
   esac
+  local sessions="${CLUSTER_SESSION_STORE:-memory}"
+  case "$sessions" in
+    memory | redis) ;;
+    *) die "CLUSTER_SESSION_STORE is memory or redis" ;;
+  esac
   cat >"$state/limits.json" <<EOF
 {"cache": $cache,
- "http": {"shutdownLingerMs": 2000},
+ "http": {"shutdownLingerMs": 2000, "sessionStore": "$sessions"},
  "secrets": {"keysFile": "$keys"}$extra}
 EOF
   INSTANCE_URLS=()

@@ -19,7 +19,8 @@
 //! `--auth-scopes "a b"` lists the scopes a client should ask for (and every request needs).
 //!
 //! FILE is a limits document (`schema/limits.json`); an invalid one is refused with every
-//! violation listed (exit 2). Tools: `echo`, `add`, `sleep`, `spin`, `big`, `sum`, `lookup`;
+//! violation listed (exit 2). Tools: `echo`, `add`, `sleep`, `spin`, `big`, `sum`, `lookup`,
+//! `route`, `confirm`, `touch`;
 //! resource `demo://readme`; prompt `greet`. Logs go to stderr (`RUST_LOG`, default `info`);
 //! stdout carries protocol messages only. The server exits when stdin closes, or on
 //! SIGTERM / SIGINT, after finishing the requests in flight.
@@ -158,6 +159,7 @@ fn main() -> ExitCode {
     if let Some(addr) = http {
         let result = runtime.block_on(async {
             let server = demo::build(limits)?;
+            let _first = demo::SERVER.set(server.clone());
             serve_http(server, addr, auth).await
         });
         runtime.shutdown_background();
@@ -171,6 +173,7 @@ fn main() -> ExitCode {
     }
     let result = runtime.block_on(async {
         let server = demo::build(limits)?;
+        let _first = demo::SERVER.set(server.clone());
         tracing::info!("demo server ready on stdio");
         server.serve_stdio().await
     });

@@ -101,7 +101,7 @@ fn a_piped_legacy_session_lists_the_demo_tools() {
     names.sort_unstable();
     assert_eq!(
         names,
-        ["add", "big", "confirm", "echo", "lookup", "route", "sleep", "spin", "sum"]
+        ["add", "big", "confirm", "echo", "lookup", "route", "sleep", "spin", "sum", "touch"]
     );
 }
 

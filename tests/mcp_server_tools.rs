@@ -103,6 +103,7 @@ async fn tools_list_publishes_the_schema_the_arguments_were_generated_from() {
         ("lookup", "LookupArguments"),
         ("route", "RouteArguments"),
         ("confirm", "ConfirmArguments"),
+        ("touch", "TouchArguments"),
     ];
     let tools = list["tools"].as_array().unwrap();
     assert_eq!(tools.len(), expected.len());

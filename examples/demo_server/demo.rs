@@ -22,8 +22,12 @@ pub mod arguments {
 
 use arguments::{
     AddArguments, BigArguments, ConfirmArguments, EchoArguments, LookupArguments, RouteArguments,
-    SleepArguments, SpinArguments, SumArguments,
+    SleepArguments, SpinArguments, SumArguments, TouchArguments,
 };
+
+/// The server `touch` announces changes through: set by the demo server once it is built
+/// (tests that build the tools alone leave it unset, and `touch` then notifies no one).
+pub(crate) static SERVER: std::sync::OnceLock<McpServer> = std::sync::OnceLock::new();
 
 /// The text of the `demo://readme` resource.
 pub(crate) const README: &str = include_str!("README.md");
@@ -173,6 +177,20 @@ pub(crate) fn build(limits: Limits) -> Result<McpServer, McpError> {
         "Asks the user a yes/no question (an elicitation: a request to the client in 2025, an \
          input_required round in 2026-07-28), then reports the answer.",
     );
+    let touch = ToolDefinition::new(
+        "touch",
+        |_ctx: ToolContext, args: TouchArguments| async move {
+            let notified = match SERVER.get() {
+                Some(server) => server.notify_resource_updated(&args.uri).await,
+                None => 0,
+            };
+            Ok(json!({ "uri": args.uri, "notified": notified }))
+        },
+    )?
+    .description(
+        "Announces that a resource changed: sends notifications/resources/updated to the \
+         sessions of this process subscribed to it (resources/subscribe); answers {notified}.",
+    );
     let greetings = ResourceTemplateDefinition::new(
         "demo://greetings/{name}",
         "greeting",
@@ -205,7 +223,7 @@ pub(crate) fn build(limits: Limits) -> Result<McpServer, McpError> {
     .completer(|_argument, prefix, _resolved| complete_name(prefix));
     McpServer::builder("typed-mcp-demo", env!("CARGO_PKG_VERSION"))
         .instructions(
-            "A demo of the typed-mcp runtime: echo, add, sleep, spin, big, sum, lookup, route and \
+            "A demo of the typed-mcp runtime: echo, add, sleep, spin, big, sum, lookup, route, touch and \
              confirm, \
              the demo://readme resource and the greet prompt.",
         )
@@ -219,6 +237,7 @@ pub(crate) fn build(limits: Limits) -> Result<McpServer, McpError> {
         .tool(lookup)
         .tool(route)
         .tool(confirm)
+        .tool(touch)
         .resource(readme)
         .resource_template(greetings)
         .prompt(greet)

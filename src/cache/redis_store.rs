@@ -117,6 +117,23 @@ impl RedisStore {
         self.shared.link.counters()
     }
 
+    /// The prefix of the store's keys (`redisKeyPrefix`).
+    #[cfg(feature = "http")]
+    pub(crate) fn key_prefix(&self) -> &str {
+        &self.shared.prefix
+    }
+
+    /// Runs `command` on the store's connection, with its timeout, counters and pause after
+    /// a failure (the HTTP session store shares this client).
+    #[cfg(feature = "http")]
+    pub(crate) fn query<T: redis::FromRedisValue + Send + 'static>(
+        &self,
+        command: redis::Cmd,
+    ) -> StoreFuture<T> {
+        let shared = Arc::clone(&self.shared);
+        Box::pin(async move { shared.link.run::<T>(command).await })
+    }
+
     fn redis_key(&self, key: &CacheKey) -> String {
         format!("{}{}", self.shared.prefix, key.as_str())
     }

@@ -20,7 +20,11 @@
 //!   server-to-client event stream, whose events carry ids, and a client resuming with
 //!   `Last-Event-ID` receives what it missed (a bounded buffer). `MCP-Protocol-Version`,
 //!   when sent, must name the session's version. Batches are accepted in 2025-03-26 sessions
-//!   only, as on stdio. Idle sessions expire; their number is bounded.
+//!   only, as on stdio. Idle sessions expire; their number is bounded. A [`SessionStore`]
+//!   keeps each session's record and event log: in the process by default, or in Redis
+//!   (`http.sessionStore: redis`, `RedisSessionStore`, feature `redis`), where every
+//!   instance of a cluster finds them: an instance rebuilds a session it does not have, and
+//!   a GET stream resumes on any instance.
 //! - **Security by default.** `Host` and `Origin` are checked against allow-lists (by
 //!   default the loopback forms when bound to loopback: DNS rebinding is refused with 403);
 //!   the body is bounded by `request.maxLineBytes` (413, and the connection keeps working)
@@ -63,8 +67,12 @@ mod options;
 mod params;
 mod reply;
 mod repoll;
+mod restore;
 mod server;
 mod service;
+#[cfg(feature = "redis")]
+mod session_redis;
+mod session_store;
 mod sessions;
 mod sse;
 mod stream;
@@ -77,6 +85,11 @@ pub(crate) use listen::start;
 pub use listen::RunningHttpServer;
 pub use options::HttpOptions;
 pub use service::McpHttpService;
+#[cfg(feature = "redis")]
+pub use session_redis::RedisSessionStore;
+pub use session_store::{
+    MemorySessionStore, Replay, SessionFuture, SessionRecord, SessionStore, SessionStoreError,
+};
 #[cfg(feature = "tls")]
 pub use tls::{TlsConfig, TlsError};
 

@@ -2,9 +2,12 @@
 //! bound, and whether the server listens on loopback only.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
-use crate::generated::limits::{HttpLimits, Limits};
+use crate::generated::limits::{HttpLimits, Limits, SessionStoreKind};
+
+use super::session_store::SessionStore;
 
 /// Options of the HTTP transport. Built from the limits ([`HttpOptions::from_limits`]);
 /// [`McpServer::serve_http`](crate::mcp::McpServer::serve_http) derives them from the
@@ -25,6 +28,8 @@ pub struct HttpOptions {
     pub(crate) max_body_bytes: usize,
     pub(crate) max_depth: usize,
     pub(crate) loopback_only: bool,
+    /// Where the 2025 sessions' records and event logs live (`None`: in this process).
+    pub(crate) session_store: Option<Arc<dyn SessionStore>>,
     /// TLS of the listener `serve_http_with` starts (unused when mounted elsewhere).
     #[cfg(feature = "tls")]
     pub(crate) tls: Option<super::TlsConfig>,
@@ -49,6 +54,7 @@ impl HttpOptions {
             max_body_bytes: usize::try_from(limits.request.max_line_bytes).unwrap_or(usize::MAX),
             max_depth: crate::server::depth_from_limits(limits),
             loopback_only: true,
+            session_store: session_store_of(limits),
             #[cfg(feature = "tls")]
             tls: None,
             #[cfg(feature = "auth")]
@@ -87,6 +93,13 @@ impl HttpOptions {
     #[cfg(feature = "auth")]
     pub fn auth(mut self, auth: super::auth::ResourceServer) -> Self {
         self.auth = Some(auth.max_body_bytes(self.max_body_bytes));
+        self
+    }
+
+    /// Keep the 2025 sessions' records and event logs in `store` instead of where
+    /// `http.sessionStore` says (see [`SessionStore`]).
+    pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
+        self.session_store = Some(store);
         self
     }
 
@@ -130,6 +143,30 @@ impl HttpOptions {
 
     pub(crate) fn sse_keep_alive(&self) -> Duration {
         Duration::from_millis(non_negative(self.limits.sse_keep_alive_ms))
+    }
+}
+
+/// The shared session store `http.sessionStore` names (`None`: this process's own). A Redis
+/// store that cannot be built (a feature left out, an invalid URL) is logged as an error and
+/// sessions stay in the process.
+fn session_store_of(limits: &Limits) -> Option<Arc<dyn SessionStore>> {
+    match limits.http.session_store {
+        SessionStoreKind::Memory => None,
+        #[cfg(feature = "redis")]
+        SessionStoreKind::Redis => match super::RedisSessionStore::from_limits(limits) {
+            Ok(store) => Some(Arc::new(store)),
+            Err(error) => {
+                tracing::error!(%error, "http.sessionStore redis: sessions stay in this process");
+                None
+            }
+        },
+        #[cfg(not(feature = "redis"))]
+        SessionStoreKind::Redis => {
+            tracing::error!(
+                "http.sessionStore redis needs the feature `redis`: sessions stay in this process"
+            );
+            None
+        }
     }
 }
 

@@ -12,8 +12,11 @@ use bytes::Bytes;
 use http_body::{Frame, SizeHint};
 
 use crate::jsonrpc::{
-    ErrorCode, ErrorObject, Id, Response, ResponsePayload, RESULT_LINE_END, UNCOPIED_RESULT_BYTES,
+    ErrorCode, ErrorObject, Id, ParseError, Response, ResponsePayload, RESULT_LINE_END,
+    UNCOPIED_RESULT_BYTES,
 };
+
+use super::body::BodyError;
 use crate::long_strings::Returned;
 
 /// `application/json`.
@@ -191,6 +194,39 @@ pub(crate) fn modern_response_status(response: &Response<'_>) -> StatusCode {
     match &response.payload {
         crate::jsonrpc::ResponsePayload::Result(_) => StatusCode::OK,
         crate::jsonrpc::ResponsePayload::Error(error) => modern_status(error.code),
+    }
+}
+
+/// A frame that is not a JSON-RPC message: 400 with the JSON-RPC layer's error.
+pub(crate) fn parse_failure(error: &ParseError) -> HttpResponse {
+    tracing::debug!(%error, "request body refused");
+    message(StatusCode::BAD_REQUEST, &error.to_error_response())
+}
+
+pub(crate) fn body_error(failure: &BodyError) -> HttpResponse {
+    match failure {
+        BodyError::TooLarge { limit } => {
+            tracing::warn!(limit, "request body over the limit");
+            let message = format!("the request body exceeds the limit of {limit} bytes");
+            error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                None,
+                ErrorCode::INVALID_REQUEST,
+                message,
+            )
+        }
+        BodyError::Timeout => error(
+            StatusCode::REQUEST_TIMEOUT,
+            None,
+            ErrorCode::INVALID_REQUEST,
+            "the request body did not arrive in time",
+        ),
+        BodyError::Read => error(
+            StatusCode::BAD_REQUEST,
+            None,
+            ErrorCode::INVALID_REQUEST,
+            "the request body could not be read",
+        ),
     }
 }
 

@@ -11,18 +11,19 @@ use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, Method, Request, StatusCode};
 use axum::response::Response as HttpResponse;
 use bytes::Bytes;
+use serde_json::value::RawValue;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use crate::jsonrpc::{
-    encode_batch_line, parse_frame_within, BatchPolicy, ErrorCode, Frame, Message, ParseError,
+    encode_batch_line, parse_frame_within, BatchPolicy, ErrorCode, Frame, Message,
     Request as RpcRequest, Response,
 };
 use crate::mcp::era::LEGACY_VERSIONS;
 use crate::mcp::{Connection, ServerState};
 use crate::server::SharedBatchPolicy;
 
-use super::body::{declared_length, read, BodyError};
+use super::body::{declared_length, read};
 use super::exchange::{self, Answer, Delivery};
 use super::guard;
 use super::headers::{
@@ -31,8 +32,10 @@ use super::headers::{
 use super::modern::{check_headers, is_modern, ParamsProbe};
 use super::options::HttpOptions;
 use super::params::ParamHeaders;
-use super::reply;
-use super::sessions::{HttpSession, OpenError, SessionStore, SessionTicket};
+use super::reply::{self, body_error, parse_failure};
+use super::restore::{restore, sync};
+use super::session_store::{MemorySessionStore, SessionRecord};
+use super::sessions::{session_request, HttpSession, NewSession, OpenError, SessionTable};
 use super::sse;
 use super::stream;
 
@@ -50,7 +53,7 @@ struct Inner {
     /// The tools' `x-mcp-header` arguments, and the catalog generation they were read from.
     param_headers: std::sync::Mutex<(u64, Arc<ParamHeaders>)>,
     options: HttpOptions,
-    sessions: SessionStore,
+    sessions: SessionTable,
     permits: Arc<Semaphore>,
     /// Cancelled by [`McpHttpService::close_streams`]: open listen streams end.
     closing: CancellationToken,
@@ -58,10 +61,14 @@ struct Inner {
 
 impl McpHttpService {
     pub(crate) fn new(state: Arc<ServerState>, options: HttpOptions) -> Self {
-        let sessions = SessionStore::new(
+        let store = options
+            .session_store
+            .clone()
+            .unwrap_or_else(|| Arc::new(MemorySessionStore::new(options.sse_replay_events())));
+        let sessions = SessionTable::new(
             options.max_sessions(),
             options.session_idle_timeout(),
-            options.sse_replay_events(),
+            store,
         );
         let permits = Arc::new(Semaphore::new(options.max_concurrent_requests()));
         Self {
@@ -162,19 +169,36 @@ impl Inner {
         }
         match *request.method() {
             Method::POST => self.post(request).await,
-            Method::GET => self.get(request.headers()),
-            Method::DELETE => self.delete(request.headers()),
+            Method::GET => self.get(request.headers()).await,
+            Method::DELETE => self.delete(request.headers()).await,
             _ => reply::method_not_allowed("GET, POST, DELETE"),
         }
     }
 
-    /// The session a request names: `Ok(None)` without the header.
-    fn session(&self, headers: &HeaderMap) -> Result<Option<Arc<HttpSession>>, NoSession> {
-        match single(headers, &MCP_SESSION_ID) {
-            Err(()) => Err(NoSession::Malformed),
-            Ok(None) => Ok(None),
-            Ok(Some(id)) => self.sessions.get(id).map(Some).ok_or(NoSession::Unknown),
+    /// The session a request names: `Ok(None)` without the header. A session this process
+    /// does not have is rebuilt from a shared store.
+    async fn session(
+        &self,
+        headers: &HeaderMap,
+        auth: &crate::server::SharedAuth,
+    ) -> Result<Option<Arc<HttpSession>>, NoSession> {
+        let id = match single(headers, &MCP_SESSION_ID) {
+            Err(()) => return Err(NoSession::Malformed),
+            Ok(None) => return Ok(None),
+            Ok(Some(id)) => id,
+        };
+        if let Some(session) = self.sessions.get(id) {
+            if sync(&session, auth.clone()).await {
+                return Ok(Some(session));
+            }
+            // Ended elsewhere (DELETE) or expired in the store.
+            let _closed = self.sessions.close(id);
+            return Err(NoSession::Unknown);
         }
+        restore(&self.state, &self.sessions, id, auth.clone())
+            .await
+            .map(Some)
+            .ok_or(NoSession::Unknown)
     }
 
     async fn post(self: Arc<Self>, request: Request<Body>) -> HttpResponse {
@@ -209,7 +233,7 @@ impl Inner {
                 "the Content-Type must be application/json",
             );
         }
-        let session = match self.session(headers) {
+        let session = match self.session(headers, &auth).await {
             Ok(session) => session,
             Err(refusal) => return refusal.answer(),
         };
@@ -350,8 +374,10 @@ impl Inner {
         permit: OwnedSemaphorePermit,
         auth: crate::server::SharedAuth,
     ) -> HttpResponse {
+        let params = request.params.as_deref().map_or("{}", RawValue::get);
         let batches = SharedBatchPolicy::new(BatchPolicy::Reject);
         let connection = Arc::new(Connection::new(Arc::clone(&self.state), batches.clone()));
+        let record = SessionRecord::new("", params);
         let answer = exchange::run(
             Arc::clone(&connection),
             request,
@@ -367,14 +393,25 @@ impl Inner {
         let Some(version) = connection.legacy_version().filter(|_| !response.is_error()) else {
             return reply::message(StatusCode::OK, &response);
         };
-        match self
-            .sessions
-            .open(Arc::clone(&connection), batches, version)
-        {
+        let record = SessionRecord {
+            version: version.to_owned(),
+            ..record
+        };
+        let opened = self.sessions.open(NewSession {
+            connection: Arc::clone(&connection),
+            batches,
+            version,
+            record: record.clone(),
+        });
+        match opened {
             Ok(session) => {
                 // Notifications outside requests (resource updates) go to the GET stream.
                 connection.set_standalone(session.standalone.clone());
                 tracing::debug!(version, "HTTP session opened");
+                // Stored before the client hears of it: its next request may go elsewhere.
+                if let Err(error) = self.sessions.store().save(&session.id, &record).await {
+                    tracing::warn!(%error, "the session's record could not be stored");
+                }
                 let mut answer = reply::message(StatusCode::OK, &response);
                 if let Ok(value) = HeaderValue::from_str(&session.id) {
                     let _previous = answer.headers_mut().insert(MCP_SESSION_ID, value);
@@ -478,7 +515,7 @@ impl Inner {
     }
 
     /// GET: the session's server-to-client event stream.
-    fn get(&self, headers: &HeaderMap) -> HttpResponse {
+    async fn get(&self, headers: &HeaderMap) -> HttpResponse {
         if !accepts(headers, "text/event-stream") {
             return reply::error(
                 StatusCode::NOT_ACCEPTABLE,
@@ -487,26 +524,39 @@ impl Inner {
                 "the Accept header must allow text/event-stream",
             );
         }
-        match self.session(headers) {
+        match self.session(headers, &None).await {
             Err(refusal) => refusal.answer(),
             // Stateless: there is no stream to open.
             Ok(None) => reply::method_not_allowed("POST"),
-            Ok(Some(session)) => stream::open(session, headers, self.options.sse_keep_alive()),
+            Ok(Some(session)) => {
+                stream::open(session, headers, self.options.sse_keep_alive()).await
+            }
         }
     }
 
     /// DELETE: ends a session.
-    fn delete(&self, headers: &HeaderMap) -> HttpResponse {
-        match single(headers, &MCP_SESSION_ID) {
-            Err(()) => bad_request("the Mcp-Session-Id header is malformed or repeated"),
-            Ok(None) => reply::method_not_allowed("POST"),
-            Ok(Some(id)) if self.sessions.close(id) => {
+    async fn delete(&self, headers: &HeaderMap) -> HttpResponse {
+        let id = match single(headers, &MCP_SESSION_ID) {
+            Err(()) => return bad_request("the Mcp-Session-Id header is malformed or repeated"),
+            Ok(None) => return reply::method_not_allowed("POST"),
+            Ok(Some(id)) => id,
+        };
+        let local = self.sessions.close(id);
+        let stored = match self.sessions.store().remove(id).await {
+            Ok(stored) => stored,
+            Err(error) => {
+                tracing::warn!(%error, "the session could not be removed from the store");
+                false
+            }
+        };
+        match id {
+            _ if local || stored => {
                 tracing::debug!("HTTP session closed by the client");
                 let mut answer = HttpResponse::new(Body::empty());
                 *answer.status_mut() = StatusCode::OK;
                 answer
             }
-            Ok(Some(_)) => reply::error(
+            _ => reply::error(
                 StatusCode::NOT_FOUND,
                 None,
                 ErrorCode::INVALID_REQUEST,
@@ -514,34 +564,6 @@ impl Inner {
             ),
         }
     }
-}
-
-/// Runs a request of a session: registered in flight (duplicate ids refused, cancellable by
-/// `notifications/cancelled`), answered unless cancelled.
-async fn session_request(
-    session: &Arc<HttpSession>,
-    request: RpcRequest<'static>,
-    delivery: Delivery,
-    auth: crate::server::SharedAuth,
-) -> Answer {
-    let Some(ticket) = session.register(&request.id) else {
-        let error = crate::jsonrpc::ErrorObject::new(
-            ErrorCode::INVALID_REQUEST,
-            "a request with this id is already in flight",
-        );
-        return Answer::Json(Response::error(Some(request.id), error));
-    };
-    let token = ticket.token.clone();
-    let ticket = SessionTicket::new(Arc::clone(session), ticket);
-    exchange::run(
-        Arc::clone(&session.connection),
-        request,
-        token,
-        delivery,
-        Some(ticket),
-        auth,
-    )
-    .await
 }
 
 /// The HTTP answer to a request's [`Answer`]. `modern`: errors carry the 2026-07-28 status.
@@ -566,33 +588,5 @@ fn respond(answer: Answer, modern: bool, permit: OwnedSemaphorePermit) -> HttpRe
         }
         // The client cancelled the request: it gets no answer, only the end of the exchange.
         Answer::Cancelled => reply::accepted(),
-    }
-}
-
-/// A frame that is not a JSON-RPC message: 400 with the JSON-RPC layer's error.
-fn parse_failure(error: &ParseError) -> HttpResponse {
-    tracing::debug!(%error, "request body refused");
-    reply::message(StatusCode::BAD_REQUEST, &error.to_error_response())
-}
-
-fn body_error(error: &BodyError) -> HttpResponse {
-    match error {
-        BodyError::TooLarge { limit } => {
-            tracing::warn!(limit, "request body over the limit");
-            let message = format!("the request body exceeds the limit of {limit} bytes");
-            reply::error(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                None,
-                ErrorCode::INVALID_REQUEST,
-                message,
-            )
-        }
-        BodyError::Timeout => reply::error(
-            StatusCode::REQUEST_TIMEOUT,
-            None,
-            ErrorCode::INVALID_REQUEST,
-            "the request body did not arrive in time",
-        ),
-        BodyError::Read => bad_request("the request body could not be read"),
     }
 }

@@ -1,5 +1,6 @@
-//! The sessions of the 2025 protocol versions: unguessable ids, idle expiry, a bound on
-//! their number, and each session's connection, requests in flight and event log.
+//! The sessions of the 2025 protocol versions in this process: unguessable ids, idle expiry,
+//! a bound on their number, and each session's connection and requests in flight. Its record
+//! and event log are in the [`SessionStore`].
 
 use std::fmt::Write as _;
 use std::sync::atomic::AtomicBool;
@@ -15,7 +16,10 @@ use crate::framing::message_channel;
 use crate::mcp::Connection;
 use crate::server::{InFlight, Peer, SharedBatchPolicy, Ticket};
 
-use super::sse::{outbound_json, EventLog};
+use super::exchange::{self, Answer, Delivery};
+use super::restore::{subscription_change, succeeded, track_subscription};
+use super::session_store::{SessionRecord, SessionStore};
+use super::sse::outbound_json;
 
 /// Server-to-client messages outside any request that may wait to enter the event log.
 const STANDALONE_QUEUE: usize = 64;
@@ -32,8 +36,12 @@ pub(crate) struct HttpSession {
     pub(crate) batches: SharedBatchPolicy,
     /// Requests in flight, by id (duplicates refused, cancellation by the client).
     pub(crate) in_flight: InFlight,
-    /// The server-to-client stream's events, kept for resumption.
-    pub(crate) log: Arc<EventLog>,
+    /// Where its record and event log are kept.
+    pub(crate) store: Arc<dyn SessionStore>,
+    /// The id of the newest event this process appended (wakes the open GET stream).
+    pub(crate) appended: tokio::sync::watch::Sender<u64>,
+    /// What another instance needs to rebuild it (kept up to date with subscriptions).
+    pub(crate) record: Mutex<SessionRecord>,
     /// Sends to the server-to-client stream.
     pub(crate) standalone: Peer,
     /// Fires when the session ends (DELETE, expiry): cancels its requests and streams.
@@ -41,6 +49,10 @@ pub(crate) struct HttpSession {
     /// Whether a GET stream is open (one at a time).
     pub(crate) stream_open: AtomicBool,
     last_seen: Mutex<Instant>,
+    /// The idle timeout.
+    idle: Duration,
+    /// When its expiry in a shared store was last started again.
+    refreshed: Mutex<Instant>,
     pump: JoinHandle<()>,
 }
 
@@ -76,6 +88,66 @@ impl HttpSession {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner),
         )
+    }
+
+    /// In a shared store, starts the session's expiry again when a quarter of the idle
+    /// timeout passed since the last time (in the background).
+    pub(crate) fn refresh_shared(&self) {
+        if !self.store.is_shared() {
+            return;
+        }
+        {
+            let mut refreshed = self
+                .refreshed
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            let now = Instant::now();
+            if now.saturating_duration_since(*refreshed) < self.idle / 4 {
+                return;
+            }
+            *refreshed = now;
+        }
+        let store = Arc::clone(&self.store);
+        let id = self.id.clone();
+        drop(tokio::spawn(async move {
+            if let Err(error) = store.load(&id).await {
+                tracing::warn!(%error, "the session's expiry could not be renewed");
+            }
+        }));
+    }
+
+    /// Stores the session's record again after `change`. In a shared store the change is
+    /// made to the stored record, which another instance may have changed meanwhile.
+    pub(crate) async fn update_record(&self, change: impl FnOnce(&mut SessionRecord)) {
+        let stored = if self.store.is_shared() {
+            self.store.load(&self.id).await.ok().flatten()
+        } else {
+            None
+        };
+        let record = {
+            let mut record = self.record.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(stored) = stored {
+                *record = stored;
+            }
+            change(&mut record);
+            record.clone()
+        };
+        if let Err(error) = self.store.save(&self.id, &record).await {
+            tracing::warn!(%error, "the session's record could not be stored");
+        }
+    }
+
+    /// A copy of its record as this process knows it.
+    pub(crate) fn record(&self) -> SessionRecord {
+        self.record
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Replaces its record as this process knows it.
+    pub(crate) fn set_record(&self, record: SessionRecord) {
+        *self.record.lock().unwrap_or_else(PoisonError::into_inner) = record;
     }
 
     /// Registers a request of this session.
@@ -126,42 +198,103 @@ pub(crate) enum OpenError {
     NoRandomness,
 }
 
-/// Every open session.
+/// Every session open in this process.
 #[derive(Debug)]
-pub(crate) struct SessionStore {
+pub(crate) struct SessionTable {
     /// Keyed with `foldhash` ([`FastMap`]): the ids are the server's own random ones, so a
     /// client cannot place colliding keys, and a lookup hashes about 40 bytes per request.
     sessions: Mutex<FastMap<Box<str>, Arc<HttpSession>>>,
     max: usize,
     idle: Duration,
-    replay: usize,
+    store: Arc<dyn SessionStore>,
 }
 
-impl SessionStore {
-    pub(crate) fn new(max: usize, idle: Duration, replay: usize) -> Self {
+/// What a session is opened with.
+pub(crate) struct NewSession {
+    pub(crate) connection: Arc<Connection>,
+    pub(crate) batches: SharedBatchPolicy,
+    pub(crate) version: &'static str,
+    pub(crate) record: SessionRecord,
+}
+
+impl SessionTable {
+    pub(crate) fn new(max: usize, idle: Duration, store: Arc<dyn SessionStore>) -> Self {
         Self {
             sessions: Mutex::new(FastMap::default()),
             max,
             idle,
-            replay,
+            store,
         }
     }
 
-    /// Opens a session for a connection whose `initialize` succeeded.
-    pub(crate) fn open(
-        &self,
-        connection: Arc<Connection>,
-        batches: SharedBatchPolicy,
-        version: &'static str,
-    ) -> Result<Arc<HttpSession>, OpenError> {
+    /// The store of the sessions' records and event logs.
+    pub(crate) fn store(&self) -> &Arc<dyn SessionStore> {
+        &self.store
+    }
+
+    /// Opens a session for a connection whose `initialize` succeeded, under a new id.
+    pub(crate) fn open(&self, new: NewSession) -> Result<Arc<HttpSession>, OpenError> {
         let id = new_session_id().ok_or(OpenError::NoRandomness)?;
+        self.insert(self.build(&id, new))
+    }
+
+    /// A session of id `id`, not yet in the table (for [`insert`](Self::insert)).
+    pub(crate) fn build(&self, id: &str, new: NewSession) -> Arc<HttpSession> {
+        let id: Box<str> = id.into();
+        let (appended, _) = tokio::sync::watch::channel(0);
+        let (writer, mut receiver) = message_channel(STANDALONE_QUEUE);
+        let pump_store = Arc::clone(&self.store);
+        let pump_id = id.clone();
+        let pump_appended = appended.clone();
+        let pump = tokio::spawn(async move {
+            while let Some(outbound) = receiver.recv().await {
+                match pump_store.append(&pump_id, &outbound_json(&outbound)).await {
+                    Ok(event) => {
+                        let _previous = pump_appended.send_replace(event);
+                    }
+                    Err(error) => {
+                        tracing::error!(
+                            %error,
+                            "a server-to-client message was lost: the session store failed"
+                        );
+                    }
+                }
+            }
+        });
+        let now = Instant::now();
+        Arc::new(HttpSession {
+            id,
+            version: new.version,
+            connection: new.connection,
+            batches: new.batches,
+            in_flight: InFlight::default(),
+            store: Arc::clone(&self.store),
+            appended,
+            record: Mutex::new(new.record),
+            standalone: Peer::new(writer),
+            closed: CancellationToken::new(),
+            stream_open: AtomicBool::new(false),
+            last_seen: Mutex::new(now),
+            idle: self.idle,
+            refreshed: Mutex::new(now),
+            pump,
+        })
+    }
+
+    /// Puts `session` in the table; the session already there under its id, if any (then
+    /// `session` is dropped).
+    pub(crate) fn insert(&self, session: Arc<HttpSession>) -> Result<Arc<HttpSession>, OpenError> {
         let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(open) = sessions.get(&session.id) {
+            return Ok(Arc::clone(open));
+        }
         if sessions.len() >= self.max {
             let now = Instant::now();
-            sessions.retain(|_, session| {
+            sessions.retain(|id, session| {
                 let keep = session.idle_for(now) < self.idle;
                 if !keep {
                     tracing::debug!("session expired");
+                    self.store.forget(id);
                 }
                 keep
             });
@@ -169,29 +302,7 @@ impl SessionStore {
                 return Err(OpenError::Full);
             }
         }
-        let log = Arc::new(EventLog::new(self.replay));
-        let (writer, mut receiver) = message_channel(STANDALONE_QUEUE);
-        let pump_log = Arc::clone(&log);
-        let pump = tokio::spawn(async move {
-            while let Some(outbound) = receiver.recv().await {
-                let _id = pump_log.push(&outbound_json(&outbound));
-            }
-        });
-        let session = Arc::new(HttpSession {
-            id: id.into(),
-            version,
-            connection,
-            batches,
-            in_flight: InFlight::default(),
-            log,
-            standalone: Peer::new(writer),
-            closed: CancellationToken::new(),
-            stream_open: AtomicBool::new(false),
-            last_seen: Mutex::new(Instant::now()),
-            pump,
-        });
-        let previous = sessions.insert(session.id.clone(), Arc::clone(&session));
-        debug_assert!(previous.is_none(), "256 random bits collided");
+        let _previous = sessions.insert(session.id.clone(), Arc::clone(&session));
         Ok(session)
     }
 
@@ -202,6 +313,7 @@ impl SessionStore {
         if session.idle_for(Instant::now()) >= self.idle {
             tracing::debug!("session expired");
             let _expired = sessions.remove(id);
+            self.store.forget(id);
             return None;
         }
         let session = Arc::clone(session);
@@ -232,6 +344,39 @@ impl SessionStore {
             .unwrap_or_else(PoisonError::into_inner)
             .len()
     }
+}
+
+/// Runs a request of a session: registered in flight (duplicate ids refused, cancellable by
+/// `notifications/cancelled`), answered unless cancelled.
+pub(crate) async fn session_request(
+    session: &Arc<HttpSession>,
+    request: crate::jsonrpc::Request<'static>,
+    delivery: Delivery,
+    auth: crate::server::SharedAuth,
+) -> Answer {
+    let Some(ticket) = session.register(&request.id) else {
+        let error = crate::jsonrpc::ErrorObject::new(
+            crate::jsonrpc::ErrorCode::INVALID_REQUEST,
+            "a request with this id is already in flight",
+        );
+        return Answer::Json(crate::jsonrpc::Response::error(Some(request.id), error));
+    };
+    let token = ticket.token.clone();
+    let ticket = SessionTicket::new(Arc::clone(session), ticket);
+    let change = subscription_change(&request);
+    let answer = exchange::run(
+        Arc::clone(&session.connection),
+        request,
+        token,
+        delivery,
+        Some(ticket),
+        auth,
+    )
+    .await;
+    if change.is_some() {
+        track_subscription(session, change, succeeded(&answer)).await;
+    }
+    answer
 }
 
 /// 256 bits of OS randomness as 64 hex digits (visible ASCII, as the spec requires);

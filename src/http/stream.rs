@@ -18,6 +18,7 @@ use crate::server::{NotificationContext, CANCELLED_NOTIFICATION};
 
 use super::headers::{single, LAST_EVENT_ID};
 use super::reply;
+use super::session_store::Replay;
 use super::sessions::HttpSession;
 use super::sse::{self, KEEP_ALIVE};
 
@@ -64,17 +65,21 @@ impl Drop for OpenStream {
     }
 }
 
+/// How often an open GET stream looks for events other instances appended to a shared
+/// session store.
+const SHARED_POLL: Duration = Duration::from_millis(200);
+
 /// Opens the session's GET stream, replaying what a resuming client (`Last-Event-ID`)
-/// missed. One stream at a time: a message is never sent on two streams.
-pub(crate) fn open(
+/// missed. One stream at a time in a process: a message is never sent on two streams.
+pub(crate) async fn open(
     session: Arc<HttpSession>,
     headers: &HeaderMap,
     keep_alive: Duration,
 ) -> HttpResponse {
     let cursor = match single(headers, &LAST_EVENT_ID) {
         Err(()) => None,
-        Ok(None) => Some(session.log.latest()),
-        Ok(Some(text)) => text.parse::<u64>().ok(),
+        Ok(None) => Some(None),
+        Ok(Some(text)) => text.parse::<u64>().ok().map(Some),
     };
     let Some(cursor) = cursor else {
         return reply::error(
@@ -96,25 +101,52 @@ pub(crate) fn open(
             "this session already has an open event stream",
         );
     }
-    let (replay, gap) = session.log.since(cursor);
-    if let Some(gap) = gap {
-        tracing::warn!(
-            lost = gap.lost,
-            "a resuming client missed events no longer kept"
-        );
-    }
-    let updates = session.log.subscribe();
+    let open = OpenStream { session };
+    let session = &open.session;
+    // Subscribed first: an event appended from now on wakes the stream.
+    let updates = session.appended.subscribe();
+    let replay = match cursor {
+        None => session
+            .store
+            .latest(&session.id)
+            .await
+            .map(|latest| Replay {
+                events: Vec::new(),
+                lost: latest,
+            }),
+        Some(cursor) => session.store.after(&session.id, cursor).await,
+    };
+    let (cursor, pending) = match (cursor, replay) {
+        (None, Ok(replay)) => (replay.lost, VecDeque::new()),
+        (Some(cursor), Ok(replay)) => {
+            if replay.lost > 0 {
+                tracing::warn!(
+                    lost = replay.lost,
+                    "a resuming client missed events no longer kept"
+                );
+            }
+            (cursor, replay.events.into_iter().collect())
+        }
+        (_, Err(error)) => {
+            tracing::error!(%error, "the session's event log could not be read");
+            return reply::busy(1, "the session store is unavailable: retry later");
+        }
+    };
     let closed = session.closed.clone();
+    let shared = session.store.is_shared();
     // The first keep-alive one interval from now, not at once.
     let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut poll = tokio::time::interval_at(tokio::time::Instant::now() + SHARED_POLL, SHARED_POLL);
+    poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let state = GetStream {
-        open: OpenStream { session },
+        open,
         cursor,
-        pending: replay.into_iter().collect(),
+        pending,
         updates,
         closed,
         ticker,
+        poll: shared.then_some(poll),
     };
     let events = stream::unfold(state, |mut state| async move {
         let next = state.next().await?;
@@ -130,6 +162,8 @@ struct GetStream {
     updates: tokio::sync::watch::Receiver<u64>,
     closed: tokio_util::sync::CancellationToken,
     ticker: tokio::time::Interval,
+    /// Looks for events other instances appended (a shared store only).
+    poll: Option<tokio::time::Interval>,
 }
 
 impl GetStream {
@@ -139,6 +173,14 @@ impl GetStream {
                 self.cursor = id;
                 return Some(event);
             }
+            let poll = async {
+                match self.poll.as_mut() {
+                    Some(poll) => {
+                        let _instant = poll.tick().await;
+                    }
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
                 biased;
                 () = self.closed.cancelled() => return None,
@@ -146,15 +188,25 @@ impl GetStream {
                     if changed.is_err() {
                         return None;
                     }
-                    let (events, gap) = self.open.session.log.since(self.cursor);
-                    if let Some(gap) = gap {
-                        tracing::warn!(lost = gap.lost, "a slow event stream missed events");
-                    }
-                    self.pending.extend(events);
                 }
+                () = poll => {}
                 _ = self.ticker.tick() => {
-                    self.open.session.touch();
+                    let session = &self.open.session;
+                    session.touch();
+                    session.refresh_shared();
                     return Some(Bytes::from_static(KEEP_ALIVE));
+                }
+            }
+            let session = &self.open.session;
+            match session.store.after(&session.id, self.cursor).await {
+                Ok(replay) => {
+                    if replay.lost > 0 {
+                        tracing::warn!(lost = replay.lost, "a slow event stream missed events");
+                    }
+                    self.pending.extend(replay.events);
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "the session's event log could not be read: trying again");
                 }
             }
         }

@@ -133,6 +133,12 @@ impl Cluster {
 
     /// [`Cluster::start`] with `CLUSTER_LIMITS` (extra members of the limits document).
     pub fn start_with(count: usize, limits: &str) -> Self {
+        Self::start_with_env(count, limits, &[])
+    }
+
+    /// [`Cluster::start_with`] with more environment variables for the script (e.g.
+    /// `CLUSTER_SESSION_STORE`).
+    pub fn start_with_env(count: usize, limits: &str, env: &[(&str, &str)]) -> Self {
         let state = tempfile::tempdir().expect("a state directory");
         let port = free_port();
         let output = Command::new("bash")
@@ -141,6 +147,7 @@ impl Cluster {
             .env("LOCAL_CLUSTER_DIR", state.path())
             .env("DEMO_SERVER_BIN", demo_server())
             .env("CLUSTER_LIMITS", limits)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stderr(Stdio::inherit())
             .output()

@@ -386,6 +386,12 @@ fn limits_samples() -> Vec<Samples> {
         ),
         samples(
             "limits.json",
+            "SessionStoreKind",
+            vec![json!("memory"), json!("redis")],
+            vec![json!("Redis"), json!("sticky"), json!(null)],
+        ),
+        samples(
+            "limits.json",
             "EvictionPolicy",
             vec![json!("lru"), json!("lfu"), json!("fifo")],
             vec![json!("LRU"), json!("random"), json!(null)],
