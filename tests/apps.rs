@@ -1,7 +1,8 @@
 //! The MCP Apps extension (`io.modelcontextprotocol/ui`) on the server, in both eras, over
 //! an in-memory duplex: the server declares it; the app resource and the tools' `_meta.ui`
-//! are shown only to a client that declared it; a `ui://` URI that does not exist is a
-//! resource-not-found error; a malformed app refuses to build.
+//! are shown only to a client that declared it, and an app-only tool (`visibility: ["app"]`)
+//! is neither listed to nor callable by another client; a `ui://` URI that does not exist is
+//! a resource-not-found error; a malformed app refuses to build.
 
 mod mcp_server_support;
 
@@ -82,6 +83,14 @@ fn tool<'a>(list: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("{name} listed: {list}"))
 }
 
+fn listed(list: &Value, name: &str) -> bool {
+    list["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|tool| tool["name"] == name)
+}
+
 fn uris(list: &Value) -> Vec<&str> {
     list["resources"]
         .as_array()
@@ -121,6 +130,18 @@ async fn a_client_that_declared_the_extension_sees_the_apps_2026() {
         json!({"resourceUri": BOARD, "visibility": ["app"]})
     );
     assert!(tool(&tools, "plain").get("_meta").is_none(), "{tools}");
+    // The host renders apps: it may call the app-only tool (for its app).
+    let called = client
+        .result(
+            json!(20),
+            "tools/call",
+            Some(declaring(
+                apps_client(),
+                json!({"name": "pin", "arguments": {"note": 1}}),
+            )),
+        )
+        .await;
+    assert_eq!(called["isError"], false, "{called}");
 
     let resources = client
         .result(
@@ -173,9 +194,28 @@ async fn a_client_without_the_extension_sees_plain_tools_and_no_app_2026() {
                 Some(declaring(capabilities.clone(), json!({}))),
             )
             .await;
-        for name in ["show", "pin", "plain"] {
+        for name in ["show", "plain"] {
             assert!(tool(&tools, name).get("_meta").is_none(), "{tools}");
         }
+        // The app-only tool is kept from a client that hands its tools to a model: not
+        // listed, and called it is the same error as a tool that does not exist.
+        assert!(!listed(&tools, "pin"), "{tools}");
+        let mut errors = Vec::new();
+        for name in ["pin", "no_such_tool"] {
+            let error = client
+                .error(
+                    json!(id + 5),
+                    "tools/call",
+                    Some(declaring(
+                        capabilities.clone(),
+                        json!({"name": name, "arguments": {}}),
+                    )),
+                )
+                .await;
+            assert_eq!(error["code"], -32602, "{error}");
+            errors.push(error);
+        }
+        assert_eq!(errors[0], errors[1]);
         let resources = client
             .result(
                 json!(id + 1),
@@ -210,11 +250,29 @@ async fn the_session_capabilities_decide_in_2025() {
         .result(json!(2), "resources/read", Some(json!({"uri": BOARD})))
         .await;
     assert_eq!(read["contents"][0]["mimeType"], APP_MIME_TYPE);
+    let called = apps
+        .result(
+            json!(3),
+            "tools/call",
+            Some(json!({"name": "pin", "arguments": {}})),
+        )
+        .await;
+    assert_eq!(called["isError"], false, "{called}");
     apps.close().await;
 
     let (mut plain, _) = initialized_with(server(), "2025-11-25", json!({})).await;
     let tools = plain.result(json!(1), "tools/list", None).await;
     assert!(tool(&tools, "show").get("_meta").is_none(), "{tools}");
+    assert!(!listed(&tools, "pin"), "{tools}");
+    let error = plain
+        .error(
+            json!(3),
+            "tools/call",
+            Some(json!({"name": "pin", "arguments": {}})),
+        )
+        .await;
+    assert_eq!(error["code"], -32602, "{error}");
+    assert_eq!(error["message"], "unknown tool");
     let error = plain
         .error(json!(2), "resources/read", Some(json!({"uri": BOARD})))
         .await;

@@ -12,6 +12,15 @@
 //! readable (`resources/read` answers resource-not-found), so a host that cannot render
 //! them never sees them.
 //!
+//! **Visibility** (`_meta.ui.visibility`, [`ToolDefinition::app_meta`]): who may call a
+//! tool, `["model", "app"]` when absent. A tool whose visibility lacks `"model"` (`["app"]`:
+//! only the app calls it) is, for a client that does not render apps (which hands its tools
+//! to a model), neither listed nor callable: `tools/call` answers `-32602` "unknown tool",
+//! as for a tool that does not exist. A host that renders apps gets the tool with its
+//! `visibility` and, as SEP-1865 asks of hosts, keeps it out of its model's tool list and
+//! refuses an app's call of a tool whose visibility lacks `"app"`: both calls reach the
+//! server the same way, so it cannot tell them apart.
+//!
 //! ```
 //! use typed_mcp::mcp::apps::{UiResourceCsp, UiResourceMeta};
 //! use typed_mcp::mcp::{McpServer, ResourceDefinition, ToolDefinition};
@@ -117,8 +126,12 @@ impl<S> ToolDefinition<S> {
 pub(crate) struct Apps {
     /// The URIs of the app resources.
     pub(crate) resources: std::collections::HashSet<String>,
-    /// The tools as listed to a client without the extension (`_meta.ui` removed).
+    /// The tools as listed to a client without the extension (`_meta.ui` removed, app-only
+    /// tools left out).
     pub(crate) plain_tools: Vec<crate::generated::protocol::Tool>,
+    /// The tools only an app may call (`_meta.ui.visibility` without `"model"`): neither
+    /// listed to nor callable by a client that does not render apps.
+    pub(crate) app_only: std::collections::HashSet<String>,
 }
 
 impl Apps {
@@ -162,6 +175,10 @@ impl Apps {
                 ));
             }
             linked = true;
+            if app_only(ui) {
+                let _new = apps.app_only.insert(tool.name.clone());
+                continue;
+            }
             let mut plain = tool.clone();
             if let Some(meta) = plain.meta.as_mut() {
                 let _ui = meta.0.remove(UI_KEY);
@@ -173,6 +190,14 @@ impl Apps {
         }
         Ok((linked || !apps.resources.is_empty()).then_some(apps))
     }
+}
+
+/// Whether a tool's `_meta.ui` keeps it from the model: a `visibility` without `"model"`
+/// (SEP-1865: `["app"]`, a tool only the app calls; absent means `["model", "app"]`).
+fn app_only(ui: &Value) -> bool {
+    ui.get("visibility")
+        .and_then(Value::as_array)
+        .is_some_and(|visibility| !visibility.iter().any(|v| v.as_str() == Some("model")))
 }
 
 /// Whether a client that declared `client` (its `ClientCapabilities`) renders apps: it
@@ -210,6 +235,26 @@ pub(crate) fn hidden<'s>(
             .is_some_and(client_renders_apps),
     };
     (!renders).then_some(apps)
+}
+
+/// `-32602` "unknown tool" (the answer for a tool that does not exist) for a call of an
+/// app-only tool from a client that declared `client` (its `ClientCapabilities`) and does
+/// not render apps: such a client hands its tools to a model, which must not see the tool.
+/// A host that renders apps gets the tool with its `visibility`, and keeps it from its
+/// model itself (SEP-1865): the server cannot tell a model's call from an app's.
+pub(crate) fn check_callable(
+    sets: &super::catalog::Sets,
+    tool: &str,
+    client: &Value,
+) -> Result<(), crate::jsonrpc::ErrorObject<'static>> {
+    let hidden = sets
+        .apps
+        .as_ref()
+        .is_some_and(|apps| apps.app_only.contains(tool) && !client_renders_apps(client));
+    if hidden {
+        return Err(super::tool_call::unknown_tool());
+    }
+    Ok(())
 }
 
 /// Where a 2026-07-28 request declares the client's capabilities.

@@ -215,6 +215,7 @@ impl Connection {
                         validate::legacy_call_tool_request_params,
                     )?;
                     let declared = self.session.client_capabilities().unwrap_or_default();
+                    super::apps::check_callable(&sets, &p.name, &declared)?;
                     sets.tools.check_capabilities(&p.name, &declared)?;
                     let extensions = super::extensions::negotiate(
                         sets.capabilities.extensions.as_ref(),
@@ -255,6 +256,7 @@ impl Connection {
                             validate::call_tool_request_params,
                         )?,
                     };
+                    super::apps::check_callable(&sets, &call.name, &call.capabilities)?;
                     sets.tools
                         .check_capabilities(&call.name, &call.capabilities)?;
                     let extensions = super::extensions::negotiate(

@@ -113,10 +113,7 @@ impl ToolSet {
     ) -> impl std::future::Future<Output = HandlerResult> + Send + 'a {
         async move {
             let Some((name, definition)) = self.by_name.get_key_value(request.name) else {
-                return Err(invalid_params(
-                    "unknown tool",
-                    vec![violation("/name", "enum", "no tool of this name")],
-                ));
+                return Err(unknown_tool());
             };
             let entry = &definition.entry;
             // Set up in a block: a local once borrowed stays in the future until its scope
@@ -284,6 +281,14 @@ impl ToolSet {
             }),
         }
     }
+}
+
+/// `-32602` for a tool the server does not have (or does not show this client).
+pub(crate) fn unknown_tool() -> crate::jsonrpc::ErrorObject<'static> {
+    invalid_params(
+        "unknown tool",
+        vec![violation("/name", "enum", "no tool of this name")],
+    )
 }
 
 /// Waits until the call's progress reports and log messages, if any, are queued.
