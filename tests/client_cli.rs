@@ -148,14 +148,14 @@ fn usage_errors_exit_2_and_connection_failures_exit_1() {
 }
 
 /// The README's first command, as written there: the `typed-mcp` line after `&&`, with the
-/// release binaries' paths replaced by the ones this test built. It must print the sum.
+/// debug binaries' paths replaced by the ones this test built. It must print the sum.
 #[test]
 fn the_readmes_first_command_answers() {
     let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
         .expect("the README");
     let line = readme
         .lines()
-        .find(|line| line.starts_with("cargo build --release -p typed-mcp-examples"))
+        .find(|line| line.starts_with("cargo build -p typed-mcp-examples"))
         .expect("the README's first command");
     let (_, client_line) = line.split_once(" && ").expect("build && run");
     // The words of the client line; the JSON argument is the one single-quoted word.
@@ -164,10 +164,10 @@ fn the_readmes_first_command_answers() {
     let mut words: Vec<String> = before.split_whitespace().map(str::to_owned).collect();
     words.push(quoted.to_owned());
     words.extend(after.split_whitespace().map(str::to_owned));
-    assert_eq!(words[0], "target/release/typed-mcp", "{client_line}");
+    assert_eq!(words[0], "target/debug/typed-mcp", "{client_line}");
     assert_eq!(
         words.last().map(String::as_str),
-        Some("target/release/examples/demo_server")
+        Some("target/debug/examples/demo_server")
     );
     let demo = demo_server().display().to_string();
     let last = words.len() - 1;
