@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use super::encode::string_end;
+use super::encode::{quote_or_backslash, string_end};
 
 /// The raw JSON of the top-level members of `object` named in `names` (in that order; `None`
 /// for an absent one), or `None` when `object` is not a JSON object (an array too, which a
@@ -55,49 +55,80 @@ pub(crate) fn for_each_member<'a>(
     mut each: impl FnMut(&str, &'a str) -> Option<()>,
 ) -> Option<()> {
     let bytes = object.as_bytes();
-    let mut at = skip_whitespace(bytes, 0);
+    walk_object(object, 0, |name, start| {
+        let end = value_end(bytes, start)?;
+        each(name, object.get(start..end)?)?;
+        Some(end)
+    })
+    .map(|_end| ())
+}
+
+/// Walks the members of the object that starts at `at` in `text` (after whitespace), calling
+/// `each` with every member's decoded name and the index where its value starts; `each`
+/// returns the index just past that value, found by [`value_end`] or by a walk of its own
+/// over it (a nested object read as it is delimited, so its bytes are looked at once).
+/// Returns the index just past the object's `}`; `None` when no object starts at `at`, a
+/// member name cannot be decoded, or `each` returns `None`.
+pub(crate) fn walk_object(
+    text: &str,
+    at: usize,
+    mut each: impl FnMut(&str, usize) -> Option<usize>,
+) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut at = skip_whitespace(bytes, at);
     if bytes.get(at) != Some(&b'{') {
         return None;
     }
     at = skip_whitespace(bytes, at + 1);
     if bytes.get(at) == Some(&b'}') {
-        return Some(());
+        return Some(at + 1);
     }
     loop {
         if bytes.get(at) != Some(&b'"') {
             return None;
         }
-        let name_end = string_end(bytes, at + 1);
-        let name = object.get(at..name_end)?;
+        let (name, name_end) = member_name(text, at + 1)?;
         at = skip_whitespace(bytes, name_end);
         if bytes.get(at) != Some(&b':') {
             return None;
         }
-        let value_start = skip_whitespace(bytes, at + 1);
-        let value_end = value_end(bytes, value_start)?;
-        let decoded = decode_name(name)?;
-        each(&decoded, object.get(value_start..value_end)?)?;
+        let value_end = each(&name, skip_whitespace(bytes, at + 1))?;
         at = skip_whitespace(bytes, value_end);
         match bytes.get(at) {
             Some(b',') => at = skip_whitespace(bytes, at + 1),
-            Some(b'}') => return Some(()),
+            Some(b'}') => return Some(at + 1),
             _ => return None,
         }
     }
 }
 
-/// The raw member name `raw` (quotes included), decoded; borrowed when it has no escapes.
-fn decode_name(raw: &str) -> Option<Cow<'_, str>> {
-    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
-    if inner.contains('\\') {
-        serde_json::from_str::<String>(raw).ok().map(Cow::Owned)
-    } else {
-        Some(Cow::Borrowed(inner))
+/// The name whose text starts at `from` (past its opening quote), decoded (borrowed when it
+/// has no escape; `None` when `serde_json` cannot decode it, a lone surrogate escape), and
+/// the index past its closing quote.
+fn member_name(text: &str, from: usize) -> Option<(Cow<'_, str>, usize)> {
+    let bytes = text.as_bytes();
+    let first = quote_or_backslash(bytes, from)?;
+    if bytes[first] == b'"' {
+        return Some((Cow::Borrowed(text.get(from..first)?), first + 1));
     }
+    let end = string_end(bytes, first);
+    let name = serde_json::from_str::<String>(text.get(from - 1..end)?).ok()?;
+    Some((Cow::Owned(name), end))
+}
+
+/// The text of the JSON string value starting at `at` (its opening quote) when it has no
+/// escape, borrowed, and the index past its closing quote; `None` for any other value.
+pub(crate) fn unescaped_string_at(text: &str, at: usize) -> Option<(&str, usize)> {
+    let bytes = text.as_bytes();
+    if bytes.get(at) != Some(&b'"') {
+        return None;
+    }
+    let close = quote_or_backslash(bytes, at + 1)?;
+    (bytes[close] == b'"').then_some((text.get(at + 1..close)?, close + 1))
 }
 
 /// Where the value starting at `at` ends (one past its last byte).
-fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
+pub(crate) fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
     match bytes.get(at)? {
         b'"' => Some(string_end(bytes, at + 1)),
         b'{' | b'[' => {
@@ -266,6 +297,29 @@ mod tests {
                 .collect();
             let object = format!("{{{}}}", body.join(separator));
             prop_assert_eq!(by_walk(&object), by_serde(&object), "{}", object);
+            // The walk ends past the object's `}`, with each value delimited as the
+            // values are written (a value's own walk may take the place of `value_end`).
+            let bytes = object.as_bytes();
+            let mut values = Vec::new();
+            let end = walk_object(&object, 0, |_name, start| {
+                let end = value_end(bytes, start)?;
+                values.push(object.get(start..end)?.to_owned());
+                Some(end)
+            });
+            if by_serde(&object).is_some() {
+                prop_assert_eq!(end, Some(object.len()), "{}", object);
+                let written: Vec<String> = members
+                    .iter()
+                    .map(|(_, value)| {
+                        if pretty {
+                            serde_json::to_string_pretty(value).unwrap()
+                        } else {
+                            value.to_string()
+                        }
+                    })
+                    .collect();
+                prop_assert_eq!(values, written);
+            }
         }
     }
 }

@@ -16,16 +16,11 @@
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::encode::string_end;
+use super::encode::{quote_or_backslash, string_end};
 
 /// Nesting the reader takes on itself; deeper text is read by `serde_json` (whose own
 /// recursion limit, 128, then applies as before).
 const MAX_DEPTH: usize = 64;
-
-/// Bytes of a string looked at one by one before `memchr` takes the rest: most strings
-/// (member names, short values) end sooner, and a byte loop costs less than the search's
-/// setup.
-const SHORT: usize = 32;
 
 /// The value of `raw`, as `serde_json::from_str::<Value>(raw.get())` gives it.
 ///
@@ -195,16 +190,8 @@ impl Reader<'_> {
 /// The index of the closing quote of the string whose contents start at `from`, when no
 /// backslash comes before it; `None` for a string with an escape, or one not closed.
 fn clean_string_end(bytes: &[u8], from: usize) -> Option<usize> {
-    let rest = bytes.get(from..)?;
-    let found = match rest
-        .iter()
-        .take(SHORT)
-        .position(|&b| b == b'"' || b == b'\\')
-    {
-        Some(offset) => offset,
-        None => SHORT + memchr::memchr2(b'"', b'\\', rest.get(SHORT..)?)?,
-    };
-    (rest[found] == b'"').then_some(from + found)
+    let found = quote_or_backslash(bytes, from)?;
+    (bytes[found] == b'"').then_some(found)
 }
 
 #[cfg(test)]

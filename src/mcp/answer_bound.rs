@@ -113,13 +113,22 @@ pub(crate) fn tool_name(params: &RawValue) -> Option<Cow<'_, str>> {
 /// object that the final `}` closes. Being the last member, it is the one the call reads
 /// when `name` repeats.
 fn trailing_name(text: &str) -> Option<&str> {
+    /// Bytes before the closing quote looked at one by one for the opening one.
+    const NAME_TAIL: usize = 64;
     let body = text.strip_suffix("\"}")?;
-    let open = body.rfind('"')?;
-    let name = &body[open + 1..];
-    if name.contains('\\') {
+    // A byte loop over the last bytes (a name is a few, shorter than `memrchr`'s setup),
+    // `memrchr` before them.
+    let bytes = body.as_bytes();
+    let tail = bytes.len().saturating_sub(NAME_TAIL);
+    let open = match bytes[tail..].iter().rposition(|&byte| byte == b'"') {
+        Some(at) => tail + at,
+        None => memchr::memrchr(b'"', &bytes[..tail])?,
+    };
+    let name = body.get(open + 1..)?;
+    if name.bytes().any(|byte| byte == b'\\') {
         return None;
     }
-    let before = body[..open].strip_suffix(r#""name":"#)?;
+    let before = body.get(..open)?.strip_suffix(r#""name":"#)?;
     matches!(before.as_bytes().last(), Some(b',' | b'{')).then_some(name)
 }
 

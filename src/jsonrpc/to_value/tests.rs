@@ -2,6 +2,7 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 
 use super::*;
+use crate::jsonrpc::encode::WORD_SCAN;
 use crate::jsonrpc::test_strategies::json_value;
 
 /// `to_value` and `serde_json` on the same text: both values, or both errors with the same
@@ -93,7 +94,7 @@ fn long_strings_are_copied_whole_and_escapes_past_the_byte_loop_are_read() {
     let value = to_value(&raw).unwrap();
     assert_eq!(value["arguments"]["text"].as_str(), Some(long.as_str()));
     assert_as_serde(&text);
-    for at in [0, 1, SHORT - 1, SHORT, SHORT + 1, 1000] {
+    for at in [0, 1, 7, 8, 9, WORD_SCAN - 1, WORD_SCAN, WORD_SCAN + 1, 1000] {
         let escaped = format!("\"{}\\n{}\"", "y".repeat(at), "z".repeat(50));
         assert_as_serde(&escaped);
         let expected = format!("{}\n{}", "y".repeat(at), "z".repeat(50));

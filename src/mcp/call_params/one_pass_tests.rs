@@ -372,9 +372,39 @@ proptest! {
     }
 
     #[test]
-    fn the_text_scan_agrees_with_a_full_parse(params in usual_params()) {
-        agree(&params)?;
+    fn the_text_scan_agrees_with_a_full_parse(params in usual_params(), spaces in any::<bool>()) {
+        if spaces {
+            agree(&spaced(&params))?;
+        } else {
+            agree(&params)?;
+        }
     }
+}
+
+/// `json` with whitespace after every `{`, `[`, `,` and `:` outside strings, and before
+/// every `}` (the text scan's walk steps over it as the full parse does).
+fn spaced(json: &str) -> String {
+    let mut out = String::with_capacity(json.len() * 2);
+    let (mut in_string, mut escaped) = (false, false);
+    for c in json.chars() {
+        if !in_string && c == '}' {
+            out.push_str("\n ");
+        }
+        out.push(c);
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+        } else if c == '"' {
+            in_string = true;
+        } else if matches!(c, '{' | '[' | ',' | ':') {
+            out.push(' ');
+        }
+    }
+    out
 }
 
 /// Params close to the shape clients write (what the text scan reads): the three members in
@@ -495,4 +525,20 @@ fn a_client_written_call_takes_the_hand_path() {
     let scanned = scan(params).expect("the usual shape is scanned");
     assert_eq!(scanned.version, "2026-07-28");
     assert_eq!(scanned.call, call);
+    let spaced = spaced(params);
+    assert_ne!(spaced, params);
+    agree(&spaced).unwrap();
+    let scanned = scan(&spaced).expect("whitespace between tokens is stepped over");
+    assert_eq!(scanned.call, call);
+    // The bench's request, as typed-mcp's client writes it.
+    let bench = concat!(
+        r#"{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},"#,
+        r#""io.modelcontextprotocol/clientInfo":{"name":"typed-mcp-bench","version":"0.1.0"},"#,
+        r#""io.modelcontextprotocol/protocolVersion":"2026-07-28"},"#,
+        r#""arguments":{"text":"xxxxxxxxxxxxxxxx"},"name":"echo"}"#
+    );
+    agree(bench).unwrap();
+    let scanned = scan(bench).expect("the bench's call is scanned");
+    assert_eq!(scanned.call.name, "echo");
+    assert_eq!(scanned.call.capabilities, serde_json::json!({}));
 }

@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 
 use super::{ModernCall, CAPABILITIES_KEY, LOG_LEVEL_KEY};
 use crate::generated::protocol::{validate, LoggingLevel, ProgressToken};
-use crate::jsonrpc::members::for_each_member;
+use crate::jsonrpc::members::{unescaped_string_at, value_end, walk_object};
 use crate::jsonrpc::text_to_value;
 use crate::mcp::era::PROTOCOL_VERSION_KEY;
 
@@ -34,20 +34,28 @@ pub(crate) struct Scanned<'a> {
 /// The call `params` (checked JSON, as a `RawValue` holds it) make, when they have the usual
 /// shape (see the module's comment); `None` otherwise.
 pub(crate) fn scan(params: &str) -> Option<Scanned<'_>> {
-    // The walk only delimits `name`, `arguments` and `_meta`: params without a `_meta` of
-    // the usual shape (a 2025 call) are given up before anything is decoded or allocated.
+    // One walk: `_meta` is read as it is delimited (its bytes are looked at once), `name` and
+    // `arguments` are only delimited; params without a `_meta` of the usual shape (a 2025
+    // call) are given up before anything else is decoded or allocated.
+    let bytes = params.as_bytes();
     let (mut name, mut arguments, mut meta) = (None, None, None);
     let mut extra = Vec::new();
-    for_each_member(params, |key, raw| match key {
-        "name" => once(&mut name, raw),
-        "arguments" => once(&mut arguments, raw),
-        "_meta" => once(&mut meta, raw),
-        _ => {
-            extra.push((key.to_owned(), raw));
-            Some(())
+    walk_object(params, 0, |key, start| {
+        if key == "_meta" {
+            let (read, end) = read_meta(params, start)?;
+            once(&mut meta, read)?;
+            return Some(end);
         }
+        let end = value_end(bytes, start)?;
+        let raw = params.get(start..end)?;
+        match key {
+            "name" => once(&mut name, raw)?,
+            "arguments" => once(&mut arguments, raw)?,
+            _ => extra.push((key.to_owned(), raw)),
+        }
+        Some(end)
     })?;
-    let meta = read_meta(meta?)?;
+    let meta = meta?;
     let name = decoded_string(name?)?;
     let arguments = match arguments.map(text_to_value) {
         None => None,
@@ -80,57 +88,83 @@ struct Meta<'a> {
     progress_token: Option<ProgressToken>,
 }
 
-/// `_meta` of the usual shape: the version and the capabilities present, the capabilities
-/// valid, and nothing but the members the schema names, each once.
-fn read_meta(raw: &str) -> Option<Meta<'_>> {
+/// The `_meta` object starting at `at` in `params`, when of the usual shape (the version and
+/// the capabilities present, the capabilities valid, and nothing but the members the schema
+/// names, each once), and the index past it.
+fn read_meta(params: &str, at: usize) -> Option<(Meta<'_>, usize)> {
+    let bytes = params.as_bytes();
     let mut version = None;
     let mut capabilities = None;
     let mut info = None;
     let mut log_level = None;
     let mut progress_token = None;
-    for_each_member(raw, |key, raw| match key {
-        PROTOCOL_VERSION_KEY => once(&mut version, unescaped_string(raw)?),
+    // The value of a member read whole: its text.
+    let raw = |start: usize| {
+        let end = value_end(bytes, start)?;
+        Some((params.get(start..end)?, end))
+    };
+    let end = walk_object(params, at, |key, start| match key {
+        PROTOCOL_VERSION_KEY => {
+            let (text, end) = unescaped_string_at(params, start)?;
+            once(&mut version, text)?;
+            Some(end)
+        }
         CAPABILITIES_KEY => {
-            let value @ Value::Object(_) = text_to_value(raw).ok()? else {
-                return None;
+            let (text, end) = raw(start)?;
+            // The capabilities clients usually send, `{}`, without a parser.
+            let value = if text == "{}" {
+                Value::Object(Map::new())
+            } else {
+                text_to_value(text).ok()?
             };
+            if !value.is_object() {
+                return None;
+            }
             validate::client_capabilities(&value).ok()?;
-            once(&mut capabilities, value)
+            once(&mut capabilities, value)?;
+            Some(end)
         }
         "io.modelcontextprotocol/clientInfo" => {
             once(&mut info, ())?;
-            client_info_valid(raw).then_some(())
+            client_info_end(params, start)
         }
-        LOG_LEVEL_KEY => once(&mut log_level, serde_json::from_str(raw).ok()?),
-        "progressToken" => once(&mut progress_token, token(raw)?),
+        LOG_LEVEL_KEY => {
+            let (text, end) = raw(start)?;
+            once(&mut log_level, serde_json::from_str(text).ok()?)?;
+            Some(end)
+        }
+        "progressToken" => {
+            let (text, end) = raw(start)?;
+            once(&mut progress_token, token(text)?)?;
+            Some(end)
+        }
         _ => None,
     })?;
-    Some(Meta {
+    let meta = Meta {
         version: version?,
         capabilities: capabilities?,
         log_level,
         progress_token,
-    })
+    };
+    Some((meta, end))
 }
 
-/// Whether `clientInfo` is an object of string members among those the schema names (all
-/// of which are strings), `name` and `version` (the required ones) included, no string
-/// holding an escape (the scan does not decode it).
-fn client_info_valid(raw: &str) -> bool {
+/// The index past `clientInfo`, starting at `at`, when it is an object of string members
+/// among those the schema names (all of which are strings), `name` and `version` (the
+/// required ones) included, no string holding an escape (the scan does not decode it).
+fn client_info_end(params: &str, at: usize) -> Option<usize> {
     let (mut name, mut version) = (false, false);
-    for_each_member(raw, |key, raw| {
-        unescaped_string(raw)?;
+    let end = walk_object(params, at, |key, start| {
+        let (_text, end) = unescaped_string_at(params, start)?;
         match key {
             "name" => name = true,
             "version" => version = true,
             "title" | "description" => {}
             _ => return None,
         }
-        Some(())
-    })
-    .is_some()
-        && name
-        && version
+        Some(end)
+    })?;
+    (name && version).then_some(end)
 }
 
 /// A progress token: a string, or a number that is an `i64` (as the hand path takes it).
@@ -146,8 +180,8 @@ fn token(raw: &str) -> Option<ProgressToken> {
 
 /// The text of a JSON string without escapes, borrowed; `None` for any other value.
 fn unescaped_string(raw: &str) -> Option<&str> {
-    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
-    (!inner.contains('\\')).then_some(inner)
+    let (text, end) = unescaped_string_at(raw, 0)?;
+    (end == raw.len()).then_some(text)
 }
 
 /// The decoded text of a JSON string; `None` for any other value, and for a string

@@ -21,6 +21,8 @@
 //! jsonschema);
 //! `--servers floor,typed-mcp,baseline` limits it to those rows (row labels; `baseline` is
 //! the `TYPED_MCP_BENCH_BASELINE` row, `validators` the validator rows).
+//! `--payload 65536` keeps the stdio and HTTP cells of that text length, `--connections 64`
+//! the HTTP cells of that many connections; only the servers of the parts run are built.
 //! The stdio matrix also has a `baseline` row when that variable is set, and `--servers`
 //! limits it the same way. The HTTP matrix has one when `TYPED_MCP_BENCH_HTTP_BASELINE`
 //! names another build of `typed_http_echo`.
@@ -51,6 +53,10 @@ struct Options {
     callgrind: bool,
     /// `--servers a,b`: the callgrind rows to run (row labels; all when absent).
     servers: Option<Vec<String>>,
+    /// `--payload N`: only the stdio and HTTP cells of this text length.
+    payload: Option<usize>,
+    /// `--connections N`: only the HTTP cells of this many connections.
+    connections: Option<usize>,
 }
 
 fn options(args: &[String]) -> Result<Options, String> {
@@ -60,6 +66,12 @@ fn options(args: &[String]) -> Result<Options, String> {
         only: None,
         callgrind: false,
         servers: None,
+        payload: None,
+        connections: None,
+    };
+    let number = |arg: Option<&String>, flag: &str| {
+        arg.and_then(|n| n.parse().ok())
+            .ok_or_else(|| format!("{flag} needs a number"))
     };
     let mut args = args.iter();
     while let Some(arg) = args.next() {
@@ -73,6 +85,10 @@ fn options(args: &[String]) -> Result<Options, String> {
                     .next()
                     .and_then(|n| n.parse().ok())
                     .ok_or("--reps needs a number")?;
+            }
+            "--payload" => options.payload = Some(number(args.next(), "--payload")?),
+            "--connections" => {
+                options.connections = Some(number(args.next(), "--connections")?);
             }
             "--only" => options.only = Some(args.next().ok_or("--only needs a part")?.clone()),
             "--callgrind" => options.callgrind = true,
@@ -89,9 +105,9 @@ fn options(args: &[String]) -> Result<Options, String> {
     Ok(options)
 }
 
-/// The matrix: every era, mode and payload, with request counts that keep each run to
-/// seconds.
-fn workloads(scale: f64) -> Vec<Workload> {
+/// The matrix: every era, mode and payload (or only `payload`), with request counts that keep
+/// each run to seconds.
+fn workloads(scale: f64, payload: Option<usize>) -> Vec<Workload> {
     let n = |count: f64| ((count * scale) as usize).max(50);
     let cells = [
         (Mode::Pipelined, 16, 30_000.0),
@@ -111,11 +127,17 @@ fn workloads(scale: f64) -> Vec<Workload> {
                     requests: n(requests),
                 })
         })
+        .filter(|cell| payload.is_none_or(|payload| cell.payload == payload))
         .collect()
 }
 
-/// The HTTP matrix: both eras, both payloads at 1 and 64 connections.
-fn http_workloads(scale: f64) -> Vec<HttpWorkload> {
+/// The HTTP matrix: both eras, both payloads at 1 and 64 connections (or only `payload`
+/// and `connections`).
+fn http_workloads(
+    scale: f64,
+    payload: Option<usize>,
+    connections: Option<usize>,
+) -> Vec<HttpWorkload> {
     let n = |count: f64| ((count * scale) as usize).max(64);
     let cells = [
         (16, 1, 3_000.0),
@@ -135,6 +157,10 @@ fn http_workloads(scale: f64) -> Vec<HttpWorkload> {
                     requests: n(requests),
                 })
         })
+        .filter(|cell| {
+            payload.is_none_or(|payload| cell.payload == payload)
+                && connections.is_none_or(|connections| cell.concurrency == connections)
+        })
         .collect()
 }
 
@@ -148,9 +174,14 @@ fn main() -> ExitCode {
         }
     };
     let wanted = |part: &str| options.only.as_deref().is_none_or(|only| only == part);
-    if options.callgrind || wanted("stdio") || wanted("http") || wanted("memory") {
+    let parts = servers::Parts {
+        stdio: options.callgrind || wanted("stdio") || wanted("memory"),
+        http: !options.callgrind && wanted("http"),
+        probe: options.callgrind,
+    };
+    if parts.stdio || parts.http {
         eprintln!("building the servers under test");
-        if let Err(message) = servers::build() {
+        if let Err(message) = servers::build(parts) {
             eprintln!("{message}");
             return ExitCode::FAILURE;
         }
@@ -186,7 +217,7 @@ fn main() -> ExitCode {
     report::machine();
     if wanted("stdio") {
         let launcher = Launcher::default();
-        let workloads = workloads(options.scale);
+        let workloads = workloads(options.scale, options.payload);
         let servers = servers::stdio(options.servers.as_deref());
         let mut runs = Vec::new();
         for repetition in 0..options.repetitions {
@@ -224,7 +255,7 @@ fn main() -> ExitCode {
         }
     }
     if wanted("http") {
-        let workloads = http_workloads(options.scale);
+        let workloads = http_workloads(options.scale, options.payload, options.connections);
         let mut runs = Vec::new();
         for repetition in 0..options.repetitions {
             eprintln!(

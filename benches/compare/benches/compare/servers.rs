@@ -229,25 +229,41 @@ fn target_dir() -> Result<PathBuf, String> {
         .ok_or_else(|| "no target directory".to_owned())
 }
 
-/// Builds the server binaries in the profile of [`profile`], and the `validator_probe`
-/// example (no server: `validator_instructions.rs` runs it from `<target>/release`) in release.
-pub(crate) fn build() -> Result<(), String> {
+/// Which servers [`build`] compiles: those of the parts of the bench that run.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Parts {
+    /// The stdio servers (the stdio, memory and callgrind parts).
+    pub(crate) stdio: bool,
+    /// The HTTP servers.
+    pub(crate) http: bool,
+    /// The `validator_probe` example (the callgrind part's validator rows).
+    pub(crate) probe: bool,
+}
+
+/// Builds the server binaries of `parts` in the profile of [`profile`], and the
+/// `validator_probe` example (no server: `validator_instructions.rs` runs it from
+/// `<target>/release`) in release.
+pub(crate) fn build(parts: Parts) -> Result<(), String> {
     let target = target_dir()?;
     let profile = profile();
     let bench = ["-p", "typed-mcp-bench", "--features", "servers"];
-    let mut builds: Vec<Vec<&str>> =
-        vec![vec!["-p", "typed-mcp-examples", "--example", "demo_server"]];
-    for example in [
-        "rmcp_echo",
-        "floor_echo",
-        "typed_http_echo",
-        "rmcp_http_echo",
-        "http_floor_echo",
-    ] {
+    let mut builds: Vec<Vec<&str>> = Vec::new();
+    let mut examples = Vec::new();
+    if parts.stdio {
+        builds.push(vec!["-p", "typed-mcp-examples", "--example", "demo_server"]);
+        examples.extend(["rmcp_echo", "floor_echo"]);
+    }
+    if parts.http {
+        examples.extend(["typed_http_echo", "rmcp_http_echo", "http_floor_echo"]);
+    }
+    for example in examples {
         builds.push([&bench[..], &["--example", example]].concat());
     }
     for args in builds {
         cargo_build(&target, &profile, &args)?;
+    }
+    if !parts.probe {
+        return Ok(());
     }
     let probe = [&bench[..], &["--example", "validator_probe"]].concat();
     cargo_build(&target, "release", &probe)
