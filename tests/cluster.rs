@@ -460,9 +460,15 @@ async fn killed_instances_are_routed_around_and_lose_nothing_after_one_retry() {
     Cluster::kill(cluster.instances[busy_victim].pid);
     tokio::time::sleep(Duration::from_millis(1500)).await;
     stop.store(true, Ordering::SeqCst);
+    // Every task is joined before any failure is reported, so that the cluster is dropped by
+    // this (panicking) thread and prints nginx's logs.
+    let mut joined = Vec::new();
+    while let Some(result) = load.join_next().await {
+        joined.push(result);
+    }
     let mut answered = 0;
-    while let Some(joined) = load.join_next().await {
-        answered += joined.expect("every request succeeded, at the latest on its retry");
+    for result in joined {
+        answered += result.expect("every request succeeded, at the latest on its retry");
     }
     println!(
         "load across the instance kill: {answered} calls answered, {} after a retry",

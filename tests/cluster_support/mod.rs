@@ -125,6 +125,15 @@ fn script() -> PathBuf {
     Path::new(ROOT).join("deploy/local-cluster.sh")
 }
 
+/// How long a client waits before retrying a call that failed on a dying instance. Without
+/// a pause the retry can reach the same instance: a killed process closes its sockets one
+/// by one as it exits, and nginx may hand the retry to one of its idle keep-alive
+/// connections to that instance that is not closed yet; the request is sent, then reset,
+/// and a POST is never sent on (`recv() failed (104: Connection reset by peer)` in nginx's
+/// log, 11 runs in 21 under load). Once the process is gone, nginx has seen those
+/// connections close and a refused connection sends the request on to a live instance.
+pub const RETRY_PAUSE: Duration = Duration::from_millis(500);
+
 impl Cluster {
     /// `deploy/local-cluster.sh start COUNT PORT` in a fresh state directory.
     pub fn start(count: usize) -> Self {
@@ -385,9 +394,9 @@ impl Cluster {
         self.modern_to(&url, id, method, params).await
     }
 
-    /// A 2026-07-28 `tools/call` through nginx that must succeed; retried once (as a client
-    /// does) when nginx or the connection fails. Returns the answer and whether it took the
-    /// retry.
+    /// A 2026-07-28 `tools/call` through nginx that must succeed; retried once, after
+    /// [`RETRY_PAUSE`] (as a client's retry policy does), when nginx or the connection fails.
+    /// Returns the answer and whether it took the retry.
     pub async fn call_retrying(&self, id: u64, tool: &str, arguments: Value) -> (Answer, bool) {
         let params = json!({"name": tool, "arguments": arguments});
         let first = self.modern(id, "tools/call", params.clone()).await;
@@ -396,6 +405,7 @@ impl Cluster {
                 return (first.expect("checked"), false);
             }
         }
+        tokio::time::sleep(RETRY_PAUSE).await;
         let second = self
             .modern(id, "tools/call", params)
             .await
@@ -463,6 +473,42 @@ impl Cluster {
     }
 }
 
+impl Cluster {
+    /// After a failed test, to stderr: what nginx logged of failed upstreams (error.log
+    /// without the refused connections that routing around a dead instance gives) and the
+    /// requests it answered with another status than 200 (access.log); which upstream failed
+    /// how is only there, and the state directory goes with the test.
+    fn print_nginx_logs(&self) {
+        let read =
+            |name: &str| std::fs::read_to_string(self.state.path().join(name)).unwrap_or_default();
+        let errors = read("error.log");
+        let requests = read("access.log");
+        let shown: [(&str, Vec<&str>); 2] = [
+            (
+                "error.log, refused connections left out",
+                errors
+                    .lines()
+                    .filter(|line| !line.contains("(111: Connection refused)"))
+                    .collect(),
+            ),
+            (
+                "access.log, answers other than 200",
+                requests
+                    .lines()
+                    .filter(|line| !line.contains("\" 200 "))
+                    .collect(),
+            ),
+        ];
+        for (title, lines) in shown {
+            let last = &lines[lines.len().saturating_sub(40)..];
+            eprintln!("--- nginx {title} (last {} lines) ---", last.len());
+            for line in last {
+                eprintln!("{line}");
+            }
+        }
+    }
+}
+
 impl Drop for Cluster {
     fn drop(&mut self) {
         let restarted = self
@@ -474,6 +520,10 @@ impl Drop for Cluster {
             let _ignored = child.kill();
             let _status = child.wait();
         }
+        if std::thread::panicking() {
+            self.print_nginx_logs();
+        }
+
         let stopped = Command::new("bash")
             .arg(script())
             .arg("stop")
