@@ -193,19 +193,75 @@ pub(crate) fn holds(path: &Path, content: &str) -> bool {
 
 /// Writes `content` to `path` unless the file already holds exactly that; returns whether
 /// it wrote.
+///
+/// The content goes to a temporary file beside `path` that is then renamed over it, so a
+/// build that stops half-way (killed, disk full) never leaves a truncated file for the
+/// compiler or a reader: `path` holds either the old content or the new.
 pub(crate) fn write_if_changed(path: &Path, content: &str) -> Result<bool> {
     if holds(path, content) {
         return Ok(false);
     }
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|source| Error::Io {
-            path: parent.to_path_buf(),
-            source,
-        })?;
+    let io_error = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Io { path, source }
+    };
+    let parent = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(parent).map_err(io_error(parent))?;
+    let file_name = path.file_name().unwrap_or_default().to_string_lossy();
+    let temporary = parent.join(format!(".{file_name}.{}.tmp", std::process::id()));
+    let written = std::fs::write(&temporary, content)
+        .map_err(io_error(&temporary))
+        .and_then(|()| std::fs::rename(&temporary, path).map_err(io_error(path)));
+    if written.is_err() {
+        // Nothing half-written is left behind; the first error is the one reported.
+        let _ignored = std::fs::remove_file(&temporary);
     }
-    std::fs::write(path, content).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    Ok(true)
+    written.map(|()| true)
+}
+
+#[cfg(test)]
+mod write_tests {
+    use super::write_if_changed;
+
+    fn entries(dir: &std::path::Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .expect("the directory is read")
+            .map(|entry| {
+                entry
+                    .expect("an entry")
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn writes_through_a_renamed_temporary_and_leaves_nothing_else() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let path = dir.path().join("nested/out.rs");
+        assert!(write_if_changed(&path, "first").expect("written"));
+        assert!(!write_if_changed(&path, "first").expect("unchanged"));
+        assert!(write_if_changed(&path, "second").expect("rewritten"));
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "second");
+        assert_eq!(entries(&dir.path().join("nested")), ["out.rs"]);
+    }
+
+    #[test]
+    fn a_failed_write_leaves_the_old_file_and_no_temporary() {
+        let dir = tempfile::tempdir().expect("a directory");
+        // A directory where the file should be: the rename fails.
+        let path = dir.path().join("out.rs");
+        std::fs::create_dir(&path).expect("a directory in the way");
+        std::fs::write(path.join("keep"), "x").expect("a file inside it");
+        let error = write_if_changed(&path, "new").expect_err("cannot replace a directory");
+        assert!(error.to_string().contains("out.rs"), "{error}");
+        assert_eq!(entries(dir.path()), ["out.rs"]);
+        assert_eq!(entries(&path), ["keep"]);
+    }
 }
