@@ -3,10 +3,11 @@
 //!
 //! Before a definition is left to the runtime's evaluator for using `$id`, `$anchor` or such
 //! a reference, it is *bundled*: every reference below it is resolved at generation time
-//! (with the generator's own [`Registry`], which resolves as the runtime's evaluator does), each
-//! target schema becomes a definition of the document (once per target), the reference is
-//! rewritten to `#/$defs/<that definition>`, and the identifiers (`$id`, `$anchor`) and
-//! nested `$defs`, now resolved, are dropped. The definition is then emitted like any other.
+//! (with the [`Registry`] of `typed-mcp-schema-refs`, which the runtime's evaluator resolves
+//! with too), each target schema becomes a definition of the document (once per target), the
+//! reference is rewritten to `#/$defs/<that definition>`, and the identifiers (`$id`,
+//! `$anchor`) and nested `$defs`, now resolved, are dropped. The definition is then emitted
+//! like any other.
 //!
 //! `$dynamicRef` is resolved the same way, against the dynamic scope the path from the
 //! definition to it enters (the resources of the `$id`s and `$ref`s followed): a target is
@@ -25,35 +26,16 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use crate::doc::{escape_pointer, pascal, Definition};
-use crate::interp::evaluator::{resolve, strip_fragment, walk_pointer, Registry};
-
-/// Keywords whose value is one subschema.
-const ONE: &[&str] = &[
-    "additionalProperties",
-    "items",
-    "contains",
-    "propertyNames",
-    "not",
-    "if",
-    "then",
-    "else",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "additionalItems",
-];
-/// Keywords whose value is an array of subschemas.
-const MANY: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
-/// Keywords whose value maps names to subschemas (`$defs` are dropped, not walked).
-const NAMED: &[&str] = &[
-    "properties",
-    "patternProperties",
-    "dependentSchemas",
-    "dependencies",
-];
+// The subschemas walked are those the registry indexes (`$defs` and `definitions`, among
+// SUBSCHEMA_MAPS, are dropped before they are looked at).
+use typed_mcp_schema_refs::{
+    resolve, strip_fragment, walk_pointer, Registry, Target, ONE_SUBSCHEMA, SUBSCHEMA_ARRAYS,
+    SUBSCHEMA_MAPS,
+};
 
 /// One bundling: the registry, the definitions made so far and where each target went.
 struct Bundler<'d> {
-    registry: &'d Registry,
+    registry: &'d Registry<'static>,
     document: &'static Value,
     /// (Target schema by address, dynamic scope) → definition name.
     names: BTreeMap<(usize, Vec<String>), String>,
@@ -138,12 +120,14 @@ impl Bundler<'_> {
                     Value::String(self.reference(target, &base, &here, &scope)?)
                 }
                 "$dynamicRef" => {
-                    let target = self.dynamic_target(&base, value.as_str()?, &scope)?;
+                    let target = self
+                        .registry
+                        .dynamic_lookup(&base, value.as_str()?, &scope)?;
                     dynamic = Some(self.reference(target, &base, &here, &scope)?);
                     continue;
                 }
-                k if ONE.contains(&k) => self.copy(value, &base, &here, &scope)?,
-                k if MANY.contains(&k) => match value {
+                k if ONE_SUBSCHEMA.contains(&k) => self.copy(value, &base, &here, &scope)?,
+                k if SUBSCHEMA_ARRAYS.contains(&k) => match value {
                     Value::Array(items) => Value::Array(
                         items
                             .iter()
@@ -153,7 +137,7 @@ impl Bundler<'_> {
                     ),
                     other => other.clone(),
                 },
-                k if NAMED.contains(&k) => match value {
+                k if SUBSCHEMA_MAPS.contains(&k) => match value {
                     Value::Object(subs) => Value::Object(
                         subs.iter()
                             .map(|(name, sub)| {
@@ -187,40 +171,16 @@ impl Bundler<'_> {
         Some(Value::Object(out))
     }
 
-    /// What `$dynamicRef: reference` (at base URI `base`) names in the dynamic scope
-    /// `scope`, as the evaluator resolves it: the outermost resource of the scope with a
-    /// `$dynamicAnchor` of that name when the reference's own target is a dynamic anchor,
-    /// else that target.
-    fn dynamic_target(
-        &self,
-        base: &str,
-        reference: &str,
-        scope: &[String],
-    ) -> Option<(&'static Value, String, bool)> {
-        let initial = self.registry.lookup(base, reference)?;
-        let resolved = resolve(base, reference);
-        let Some((uri, name)) = resolved.split_once('#') else {
-            return Some(initial);
-        };
-        if name.starts_with('/') || !self.registry.dynamic.contains(&format!("{uri}#{name}")) {
-            return Some(initial);
-        }
-        for outer in scope {
-            let key = format!("{outer}#{name}");
-            if self.registry.dynamic.contains(&key) {
-                let (schema, at) = self.registry.anchors.get(&key)?;
-                let validation = self.registry.resources.get(outer).is_none_or(|r| r.1);
-                return Some((schema, at.clone(), validation));
-            }
-        }
-        Some(initial)
-    }
-
     /// The `#/$defs/<name>` a reference written at `at` (base URI `base`, dynamic scope
     /// `scope`) to `target` (with the base URI at its parent) becomes.
     fn reference(
         &mut self,
-        (target, target_base, validation): (&'static Value, String, bool),
+        Target {
+            schema: target,
+            base: target_base,
+            validation,
+            ..
+        }: Target<'static>,
         base: &str,
         at: &str,
         scope: &[String],

@@ -7,10 +7,10 @@
 //! nothing typed is left) and its validator calls the runtime's evaluator
 //! (`typed_mcp::__private::Evaluator`, compiled once into the runtime crate, never copied
 //! into generated code) with the schema document embedded as JSON. The build prints a
-//! `cargo:warning` naming the definition and the keyword. Here, at generation time,
-//! [`evaluator`] resolves every reference (from the document and the remote documents listed
-//! in the `Config`), so an unresolvable reference is refused by the generator, never met at
-//! run time.
+//! `cargo:warning` naming the definition and the keyword. Here, at generation time, every
+//! reference is resolved (from the document and the remote documents listed in the `Config`)
+//! by `typed-mcp-schema-refs`, the crate the runtime's evaluator resolves with too, so an
+//! unresolvable reference is refused by the generator, never met at run time.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -18,9 +18,6 @@ use serde_json::Value;
 
 use crate::doc::{Definition, SchemaDoc};
 use crate::error::{Error, Result};
-
-// Reference resolution at generation time (evaluation itself is the runtime's).
-pub(crate) mod evaluator;
 
 /// The marker a definition's schema is replaced by when the evaluator validates it.
 pub(crate) const MARKER: &str = "x-typed-mcp-evaluated";
@@ -38,7 +35,7 @@ pub(crate) fn unresolved(
     pointer: &str,
     remotes: &'static Value,
 ) -> Vec<String> {
-    evaluator::Registry::new(document, base, pointer, remotes).unresolved()
+    typed_mcp_schema_refs::unresolved(document, base, pointer, remotes)
 }
 
 /// The base URI of a document read from `file` (its references resolve against it).

@@ -159,7 +159,7 @@ impl State<'_, '_, '_> {
             ),
         );
         if let Some(Value::String(pattern)) = map.get("pattern") {
-            if !self.registry.regex(pattern).is_match(s) {
+            if !self.patterns.regex(pattern).is_match(s) {
                 ok = false;
                 self.report(at, "pattern", || {
                     (

@@ -31,7 +31,7 @@ impl State<'_, '_, '_> {
         }
         if let Some(Value::Object(patterns)) = map.get("patternProperties") {
             for (pattern, schema) in patterns {
-                let regex = self.registry.regex(pattern);
+                let regex = self.patterns.regex(pattern);
                 let tokens = [
                     Token::Name("patternProperties"),
                     Token::Name(pattern.as_str()),

@@ -24,15 +24,19 @@
 //! apply. A subschema whose failure is not itself a violation (a branch of `anyOf` or `oneOf`,
 //! `not`, `if`, an item tried against `contains`) reports through its applicator.
 //!
-//! The files: [`registry`] (the schema resources and anchors one evaluation can reach),
-//! [`state`] (the evaluation and its applicators), [`children`] (members and items),
-//! [`assertions`] (the validation vocabulary), [`values`] (JSON value and number semantics)
-//! and [`uris`] (JSON Pointers and RFC 3986 reference resolution).
+//! References resolve with `typed-mcp-schema-refs` (the schema resources, anchors and dynamic
+//! anchors one evaluation can reach; JSON Pointers and RFC 3986), the crate the generator
+//! resolves them with at build time, so both follow the same rules.
+//!
+//! The files: [`state`] (the evaluation and its applicators), [`children`] (members and
+//! items), [`assertions`] (the validation vocabulary), [`values`] (JSON value and number
+//! semantics) and [`patterns`] (the compiled `pattern`s).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Mutex, OnceLock};
 
 use serde_json::{Map, Number, Value};
+use typed_mcp_schema_refs::{resolve, strip_fragment, Registry, Target};
 
 use super::collector::Collector;
 use super::error::{Message, Part};
@@ -41,15 +45,16 @@ use super::location::Location;
 
 mod assertions;
 mod children;
-mod registry;
+mod patterns;
 mod state;
-mod uris;
 mod values;
 
-use registry::*;
+use patterns::*;
 use state::*;
-use uris::*;
 use values::*;
+
+/// A JSON object.
+pub(crate) type Object = Map<String, Value>;
 
 /// One definition validated at run time: the schema document it sits in, the remote
 /// documents its references may reach, and the index of both, built on first use.
@@ -62,7 +67,8 @@ pub struct Evaluator {
     base: &'static str,
     pointer: &'static str,
     formats: bool,
-    registry: OnceLock<Registry>,
+    registry: OnceLock<Registry<'static>>,
+    patterns: Patterns,
 }
 
 impl Evaluator {
@@ -83,6 +89,7 @@ impl Evaluator {
             pointer,
             formats,
             registry: OnceLock::new(),
+            patterns: Patterns::new(),
         }
     }
 
@@ -97,8 +104,12 @@ impl Evaluator {
             )
         });
         let before = errors.failures();
-        let Some((schema, base, validation)) =
-            registry.lookup(self.base, &format!("#{}", self.pointer))
+        let Some(Target {
+            schema,
+            base,
+            validation,
+            ..
+        }) = registry.lookup(self.base, &format!("#{}", self.pointer))
         else {
             errors.fail_dynamic(
                 at,
@@ -117,6 +128,7 @@ impl Evaluator {
         let mut scope = vec![base.clone()];
         let mut state = State {
             registry,
+            patterns: &self.patterns,
             scope: &mut scope,
             depth: 0,
             root: self.pointer,

@@ -33,7 +33,9 @@ pub(crate) enum Token {
 pub(crate) type Detail = (Part, Part, Message);
 
 pub(crate) struct State<'r, 's, 'c> {
-    pub(crate) registry: &'r Registry,
+    pub(crate) registry: &'r Registry<'static>,
+    /// The evaluator's compiled patterns.
+    pub(crate) patterns: &'r Patterns,
     /// Base URIs of the resources entered, outermost first (the dynamic scope).
     pub(crate) scope: &'s mut Vec<String>,
     pub(crate) depth: usize,
@@ -163,8 +165,8 @@ impl State<'_, '_, '_> {
         let mut validation = validation;
         let entered = if let Some(Value::String(id)) = map.get("$id") {
             base = strip_fragment(&resolve(&base, id));
-            if let Some((_, v, _)) = self.registry.resources.get(&base) {
-                validation = *v;
+            if let Some(v) = self.registry.resource_validation(&base) {
+                validation = v;
             }
             self.scope.push(base.clone());
             true
@@ -225,10 +227,15 @@ impl State<'_, '_, '_> {
             let target = if keyword == "$ref" {
                 self.registry.lookup(base, reference)
             } else {
-                self.dynamic_target(base, reference)
+                self.registry.dynamic_lookup(base, reference, self.scope)
             };
             match target {
-                Some((target, to, v)) => {
+                Some(Target {
+                    schema: target,
+                    base: to,
+                    validation: v,
+                    ..
+                }) => {
                     let (valid, s) = self.follow(keyword, target, base, &to, v, instance, at);
                     ok &= valid;
                     seen.merge(s);
@@ -257,30 +264,6 @@ impl State<'_, '_, '_> {
             _ => {}
         }
         (ok, seen)
-    }
-
-    pub(crate) fn dynamic_target(
-        &self,
-        base: &str,
-        reference: &str,
-    ) -> Option<(&'static Value, String, bool)> {
-        let initial = self.registry.lookup(base, reference)?;
-        let resolved = resolve(base, reference);
-        let Some((uri, name)) = resolved.split_once('#') else {
-            return Some(initial);
-        };
-        if name.starts_with('/') || !self.registry.dynamic.contains(&format!("{uri}#{name}")) {
-            return Some(initial);
-        }
-        for outer in self.scope.iter() {
-            let key = format!("{outer}#{name}");
-            if self.registry.dynamic.contains(&key) {
-                let (schema, at) = self.registry.anchors.get(&key)?;
-                let v = self.registry.resources.get(outer).is_none_or(|r| r.1);
-                return Some((schema, at.clone(), v));
-            }
-        }
-        Some(initial)
     }
 
     /// `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else`, `dependentSchemas`.

@@ -1,14 +1,20 @@
 //! JSON Pointers and RFC 3986 reference resolution.
 
-use super::*;
+use serde_json::Value;
 
-/// The schema at JSON Pointer `pointer` below `root` (whose base URI is `base`), with the base
-/// URI in force at the schema's parent.
-pub(crate) fn walk_pointer(
-    root: &'static Value,
-    base: &str,
-    pointer: &str,
-) -> Option<(&'static Value, String)> {
+/// The schema at JSON Pointer `pointer` (unescaped `~1` and `~0`, not percent-decoded) below
+/// `root` (whose base URI is `base`), with the base URI in force at the schema's parent (every
+/// `$id` on the way resolved); `None` when the pointer leads nowhere.
+///
+/// ```
+/// use serde_json::json;
+///
+/// let root = json!({ "$id": "http://x/a/", "items": { "$id": "b/", "not": true } });
+/// let (schema, base) = typed_mcp_schema_refs::walk_pointer(&root, "file:///s.json", "/items/not")
+///     .expect("a schema");
+/// assert_eq!((schema, base.as_str()), (&json!(true), "http://x/a/b/"));
+/// ```
+pub fn walk_pointer<'v>(root: &'v Value, base: &str, pointer: &str) -> Option<(&'v Value, String)> {
     let mut node = root;
     let mut base = base.to_string();
     if pointer.is_empty() {
@@ -28,18 +34,22 @@ pub(crate) fn walk_pointer(
     Some((node, base))
 }
 
-pub(crate) fn strip_fragment(uri: &str) -> String {
+/// `uri` without its fragment (`#...`).
+pub fn strip_fragment(uri: &str) -> String {
     uri.split_once('#').map_or(uri, |(u, _)| u).to_string()
 }
 
+/// `text` with every `%XX` escape (two hexadecimal digits) decoded (a fragment, before it is
+/// used as a JSON Pointer or an anchor name); any other `%` stays as it is, and bytes that are
+/// not UTF-8 become U+FFFD.
 pub(crate) fn percent_decode(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let Ok(byte) = u8::from_str_radix(&text[i + 1..i + 3], 16) {
-                out.push(byte);
+        if let (b'%', Some(&high), Some(&low)) = (bytes[i], bytes.get(i + 1), bytes.get(i + 2)) {
+            if let (Some(high), Some(low)) = (hex_digit(high), hex_digit(low)) {
+                out.push(high << 4 | low);
                 i += 3;
                 continue;
             }
@@ -50,8 +60,18 @@ pub(crate) fn percent_decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The value of the hexadecimal digit `byte`.
+fn hex_digit(byte: u8) -> Option<u8> {
+    match byte {
+        b'0'..=b'9' => Some(byte - b'0'),
+        b'a'..=b'f' => Some(byte - b'a' + 10),
+        b'A'..=b'F' => Some(byte - b'A' + 10),
+        _ => None,
+    }
+}
+
 /// The parts of a URI reference (RFC 3986): scheme, authority, path, query, fragment.
-pub(crate) fn split(uri: &str) -> (Option<&str>, Option<&str>, &str, Option<&str>, Option<&str>) {
+fn split(uri: &str) -> (Option<&str>, Option<&str>, &str, Option<&str>, Option<&str>) {
     let (rest, fragment) = match uri.split_once('#') {
         Some((r, f)) => (r, Some(f)),
         None => (uri, None),
@@ -78,7 +98,14 @@ pub(crate) fn split(uri: &str) -> (Option<&str>, Option<&str>, &str, Option<&str
 }
 
 /// `reference` resolved against `base` (RFC 3986, section 5.2).
-pub(crate) fn resolve(base: &str, reference: &str) -> String {
+///
+/// ```
+/// use typed_mcp_schema_refs::resolve;
+///
+/// assert_eq!(resolve("http://x/a/b.json", "../c.json#/$defs/d"), "http://x/c.json#/$defs/d");
+/// assert_eq!(resolve("http://x/a/b.json", "#e"), "http://x/a/b.json#e");
+/// ```
+pub fn resolve(base: &str, reference: &str) -> String {
     let (rs, ra, rp, rq, rf) = split(reference);
     let (bs, ba, bp, bq, _) = split(base);
     let (scheme, authority, path, query);
@@ -122,7 +149,8 @@ pub(crate) fn resolve(base: &str, reference: &str) -> String {
     out
 }
 
-pub(crate) fn remove_dots(path: &str) -> String {
+/// `path` with its `.` and `..` segments removed (RFC 3986, section 5.2.4).
+fn remove_dots(path: &str) -> String {
     if !path.contains("./") && !path.ends_with("/.") && !path.ends_with("/..") {
         return path.to_string();
     }
