@@ -204,17 +204,17 @@ fn decimal(text: &str) -> Option<(u128, i64)> {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
+    // Zeros are dropped as text before the digits are parsed, so that `1e300` written out
+    // in full (as `f64`'s `Display` does) still fits.
     let significant = digits.trim_start_matches('0');
-    let mut value: u128 = if significant.is_empty() {
+    let stripped = significant.trim_end_matches('0');
+    let trailing_zeros = i64::try_from(significant.len() - stripped.len()).ok()?;
+    let value: u128 = if stripped.is_empty() {
         0
     } else {
-        significant.parse().ok()?
+        stripped.parse().ok()?
     };
-    let mut exponent = exponent - i64::try_from(fraction.len()).ok()?;
-    while value != 0 && value.is_multiple_of(10) {
-        value /= 10;
-        exponent += 1;
-    }
+    let exponent = exponent - i64::try_from(fraction.len()).ok()? + trailing_zeros;
     Some((value, exponent))
 }
 
@@ -267,5 +267,9 @@ mod tests {
         assert!(is_multiple_of(&num(json!(1e308)), Bound::F(0.5)));
         assert!(is_multiple_of(&num(json!(0)), Bound::F(0.1)));
         assert!(is_multiple_of(&num(json!(0.75)), Bound::F(0.25)));
+        // A large float divisor (its `Display` text has 301 digits) is still exact.
+        assert!(is_multiple_of(&num(json!(3e300)), Bound::F(1e300)));
+        assert!(!is_multiple_of(&num(json!(1.5e300)), Bound::F(1e300)));
+        assert!(is_multiple_of(&num(json!(0)), Bound::F(1e300)));
     }
 }

@@ -55,6 +55,27 @@ fn multiple_of_is_exact_decimal() {
     assert!(valid(json!({"multipleOf": 0.0001}), json!(0.0075)));
     assert!(!valid(json!({"multipleOf": 0.123456789}), json!(1e308)));
     assert!(valid(json!({"multipleOf": 1e-8}), json!(12391239123_u64)));
+    assert!(valid(json!({"multipleOf": 1e300}), json!(3e300)));
+}
+
+#[test]
+fn numbers_compare_exactly_as_in_generated_validators() {
+    // 2^53 + 1 is not 2^53 (they are equal once rounded to f64).
+    let above = json!(9_007_199_254_740_993_u64);
+    assert!(!valid(
+        json!({"const": 9_007_199_254_740_992.0}),
+        above.clone()
+    ));
+    assert!(!valid(
+        json!({"maximum": 9_007_199_254_740_992.0}),
+        above.clone()
+    ));
+    assert!(valid(
+        json!({"enum": [1.0, 9_007_199_254_740_993_u64]}),
+        above
+    ));
+    assert!(valid(json!({"const": 1}), json!(1.0)));
+    assert!(valid(json!({"type": "integer"}), json!(2.0)));
 }
 
 #[test]

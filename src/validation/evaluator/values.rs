@@ -1,6 +1,7 @@
 //! JSON value and number semantics: types, equality, bounds and exact `multipleOf`.
 
 use super::*;
+use crate::validation::numbers;
 
 /// A keyword's count (`minLength: 2` or `2.0`).
 pub(crate) fn as_count(value: &Value) -> Option<u64> {
@@ -20,12 +21,7 @@ pub(crate) fn has_type(instance: &Value, name: &str) -> bool {
         | ("array", Value::Array(_))
         | ("string", Value::String(_))
         | ("number", Value::Number(_)) => true,
-        ("integer", Value::Number(n)) => {
-            n.is_u64()
-                || n.is_i64()
-                || n.as_f64()
-                    .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
-        }
+        ("integer", Value::Number(n)) => numbers::is_integer(n),
         _ => false,
     }
 }
@@ -46,65 +42,13 @@ pub(crate) fn json_eq(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// Two JSON numbers compared exactly, by the generated validators' rules
+/// ([`numbers::cmp_bounds`]: integers never rounded through `f64`).
 pub(crate) fn compare(a: &Number, b: &Number) -> Option<std::cmp::Ordering> {
-    if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
-        return Some(x.cmp(&y));
-    }
-    if let (Some(x), Some(y)) = (a.as_u64(), b.as_u64()) {
-        return Some(x.cmp(&y));
-    }
-    a.as_f64()?.partial_cmp(&b.as_f64()?)
+    numbers::cmp_bounds(numbers::bound_of(a), numbers::bound_of(b))
 }
 
-/// A number's shortest decimal text as `(digits, exponent of ten)`, sign dropped.
-pub(crate) fn decimal(n: &Number) -> Option<(u128, i64)> {
-    let text = n.to_string();
-    let text = text.trim_start_matches('-');
-    let (mantissa, exponent) = match text.find(['e', 'E']) {
-        Some(i) => (&text[..i], text[i + 1..].parse::<i64>().ok()?),
-        None => (text, 0),
-    };
-    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let digits = format!("{whole}{fraction}");
-    let mut value: u128 = digits.trim_start_matches('0').parse().unwrap_or(0);
-    let mut exponent = exponent - fraction.len() as i64;
-    while value != 0 && value.is_multiple_of(10) {
-        value /= 10;
-        exponent += 1;
-    }
-    Some((value, exponent))
-}
-
-/// `n / d` is an integer, in exact decimal arithmetic.
+/// `n / d` is an integer, in exact decimal arithmetic ([`numbers::is_multiple_of`]).
 pub(crate) fn multiple_of(n: &Number, d: &Number) -> bool {
-    let (Some((a, ea)), Some((b, eb))) = (decimal(n), decimal(d)) else {
-        return false;
-    };
-    if a == 0 {
-        return true;
-    }
-    if b == 0 {
-        return false;
-    }
-    if ea >= eb {
-        // (a * 10^(ea - eb)) mod b == 0
-        let mut rest = a % b;
-        for _ in 0..(ea - eb) {
-            rest = (rest * 10) % b;
-            if rest == 0 {
-                break;
-            }
-        }
-        rest == 0
-    } else {
-        // a must be divisible by b * 10^(eb - ea)
-        let mut a = a;
-        for _ in 0..(eb - ea) {
-            if a % 10 != 0 {
-                return false;
-            }
-            a /= 10;
-        }
-        a % b == 0
-    }
+    numbers::is_multiple_of(n, numbers::bound_of(d))
 }
