@@ -529,6 +529,23 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
             })
         },
     )?;
+    // SSE polling (SEP-1699, the suite's server-sse-polling): the server ends the call's
+    // event stream before the result, which waits in the session's event log until the
+    // client resumes with GET and Last-Event-ID.
+    let reconnection = ToolDefinition::new(
+        "test_reconnection",
+        |ctx: ToolContext, _args: NoArguments| async move {
+            if ctx.close_event_stream() {
+                // The result comes after the stream closed: only a resumed stream gets it.
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Ok(Value::from("Reconnection test completed"))
+        },
+    )?
+    .description(
+        "Closes its event stream before answering (2025 HTTP sessions): the result is \
+         delivered when the client resumes with GET and Last-Event-ID.",
+    );
     let key = ToolDefinition::new(
         "test_header_key",
         |_ctx: ToolContext, args: KeyArguments| async move { Ok(json!({ "key": args.key })) },
@@ -558,6 +575,7 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
         input_tampered,
         input_capabilities,
         streaming,
+        reconnection,
         key,
         schema_tools::json_schema_2020_12()?,
         schema_tools::typed_output()?,

@@ -4,7 +4,9 @@
 //! `tests/conformance/run.sh` (no FAILURE check at all: no expected-failures file), and every
 //! non-extension server scenario of both suite versions, and 9 of the 10 Tasks extension
 //! scenarios of 0.2.0 (`tasks-*`; 0.1.16 has none), against the fixture server
-//! (`tests/conformance/scenarios-fixture.txt`, also without expected failures).
+//! (`tests/conformance/scenarios-fixture.txt`, also without expected failures, and with the
+//! checks of `tests/conformance/required-fixture.txt` required to be SUCCESS: SHOULDs the
+//! suite would only report as WARNING, such as `server-sse-polling`'s resumption).
 //!
 //! The server is chosen as in the interop tests (`TYPED_MCP_INTEROP_SERVER`, else
 //! `TYPED_MCP_DEMO_SERVER`, else the `demo_server` example built with this test's profile),
@@ -51,7 +53,7 @@ fn the_official_conformance_scenarios_pass_against_the_demo_server() {
     let (_dir, limits) = limits_file();
     let listening = HttpServer::start(&server, &limits).unwrap_or_else(|why| panic!("{why}"));
     // No failure is expected: the scenarios needing fixtures run against the fixture server.
-    run_suite(&suite, listening, "scenarios.txt", "/dev/null");
+    run_suite(&suite, listening, "scenarios.txt", "/dev/null", "/dev/null");
 }
 
 /// Issue 9's scenarios against `examples/conformance_server.rs`, which has the suite's
@@ -64,12 +66,20 @@ fn the_feature_scenarios_pass_against_the_fixture_server() {
     let server = build_example("conformance_server");
     let command = vec![server.display().to_string()];
     let listening = HttpServer::start_plain(&command).unwrap_or_else(|why| panic!("{why}"));
-    // No failure is expected here.
-    run_suite(&suite, listening, "scenarios-fixture.txt", "/dev/null");
+    // No failure is expected here, and the SHOULDs of required-fixture.txt must be met
+    // (SUCCESS, not WARNING): server-sse-polling's priming event, retry and resumption.
+    run_suite(
+        &suite,
+        listening,
+        "scenarios-fixture.txt",
+        "/dev/null",
+        "required-fixture.txt",
+    );
 }
 
-/// Runs `run.sh` with these scenario and expected-failure files against `listening`.
-fn run_suite(suite: &Path, listening: HttpServer, scenarios: &str, expected: &str) {
+/// Runs `run.sh` with these scenario, expected-failure and required-success files against
+/// `listening`.
+fn run_suite(suite: &Path, listening: HttpServer, scenarios: &str, expected: &str, required: &str) {
     let url = listening.url.clone();
     let results = tempfile::tempdir().expect("a results directory");
     let output = Command::new("bash")
@@ -78,6 +88,7 @@ fn run_suite(suite: &Path, listening: HttpServer, scenarios: &str, expected: &st
         .env("CONFORMANCE_RESULTS", results.path())
         .env("CONFORMANCE_SCENARIOS", suite.join(scenarios))
         .env("CONFORMANCE_EXPECTED", suite.join(expected))
+        .env("CONFORMANCE_REQUIRED", suite.join(required))
         .current_dir(ROOT)
         .output()
         .expect("bash starts");

@@ -72,12 +72,26 @@ pub(crate) enum Answer {
 pub(crate) struct Streaming {
     first: VecDeque<Outbound>,
     running: Running,
+    /// The response is out (or the request was cancelled): what is queued is the rest.
+    done: bool,
+}
+
+/// What comes next on an answer's event stream.
+pub(crate) enum Next {
+    /// A message to send.
+    Message(Outbound),
+    /// The handler asked to end the stream early (the request goes on).
+    Close,
+    /// The stream is complete.
+    End,
 }
 
 /// A running handler and the notifications it sends.
 struct Running {
     task: Task,
     receiver: MessageReceiver,
+    /// Fired by the handler to end a resumable event stream early.
+    closer: Option<CancellationToken>,
 }
 
 /// A handler's future, polled by whoever holds its [`Task`]: boxed, so that it can move from
@@ -118,10 +132,12 @@ impl Running {
         token: CancellationToken,
         ticket: Option<SessionTicket>,
         auth: crate::server::SharedAuth,
+        closer: Option<CancellationToken>,
     ) -> Self {
         let (writer, receiver) = message_channel(NOTIFICATION_QUEUE);
         let ctx = RequestContext::new(request.id.clone(), token.clone(), Peer::new(writer))
-            .with_auth(auth);
+            .with_auth(auth)
+            .with_stream_closer(closer.clone());
         let method = request.method.clone();
         // The handler takes the params; the request keeps its id and method for the answer
         // and the logs.
@@ -143,6 +159,7 @@ impl Running {
                 ticket,
             },
             receiver,
+            closer,
         }
     }
 }
@@ -186,7 +203,9 @@ impl Task {
     }
 }
 
-/// Runs `request` on `connection` and answers as `delivery` allows.
+/// Runs `request` on `connection` and answers as `delivery` allows. `closer`: the handler
+/// may end the answer's event stream early (a resumable stream; it makes an `Auto` answer a
+/// stream).
 pub(crate) async fn run(
     connection: Arc<Connection>,
     request: Request<'static>,
@@ -194,15 +213,11 @@ pub(crate) async fn run(
     delivery: Delivery,
     ticket: Option<SessionTicket>,
     auth: crate::server::SharedAuth,
+    closer: Option<CancellationToken>,
 ) -> Answer {
-    let mut running = Running::start(connection, request, token, ticket, auth);
+    let mut running = Running::start(connection, request, token, ticket, auth, closer);
     match delivery {
-        Delivery::Stream => {
-            return Answer::Stream(Streaming {
-                first: VecDeque::new(),
-                running,
-            })
-        }
+        Delivery::Stream => return Answer::Stream(Streaming::new(VecDeque::new(), running)),
         Delivery::JsonOnly => {
             let finished = running.task.finish().await;
             running.receiver.close();
@@ -223,9 +238,18 @@ pub(crate) async fn run(
         }
         Delivery::Auto => {}
     }
+    let closer = running.closer.clone();
+    let close = async move {
+        match closer {
+            Some(closer) => closer.cancelled_owned().await,
+            None => std::future::pending().await,
+        }
+    };
     let first = tokio::select! {
         biased;
         Some(notification) = running.receiver.recv() => notification,
+        // Closed before anything was sent: a stream that says only where to resume.
+        () = close => return Answer::Stream(Streaming::new(VecDeque::new(), running)),
         finished = running.task.finish() => {
             let Finished::Response(response) = finished else {
                 return Answer::Cancelled;
@@ -240,60 +264,76 @@ pub(crate) async fn run(
                 return Answer::Json(response);
             }
             queued.push_back(Outbound::from(response));
-            return Answer::Stream(Streaming { first: queued, running });
+            let mut streaming = Streaming::new(queued, running);
+            streaming.done = true;
+            return Answer::Stream(streaming);
         }
     };
-    Answer::Stream(Streaming {
-        first: VecDeque::from([first]),
-        running,
-    })
-}
-
-/// The state of an answer's event stream.
-enum Phase {
-    /// Forwarding notifications until the handler answers.
-    Running,
-    /// The response is out (or the request was cancelled): drain what is queued, then end.
-    Draining,
+    Answer::Stream(Streaming::new(VecDeque::from([first]), running))
 }
 
 impl Streaming {
-    /// The events of this answer: queued messages first, notifications as they come, the
-    /// response last. Dropping the stream before its end cancels the request.
-    pub(crate) fn into_events(self) -> impl futures_util::Stream<Item = Bytes> + Send {
-        let state = (self, Phase::Running);
-        stream::unfold(state, |(mut this, mut phase)| async move {
-            loop {
-                if let Some(outbound) = this.first.pop_front() {
-                    let bytes = event(None, &outbound_json(&outbound));
-                    return Some((bytes, (this, phase)));
+    fn new(first: VecDeque<Outbound>, running: Running) -> Self {
+        Self {
+            first,
+            running,
+            done: false,
+        }
+    }
+
+    /// The next message of this answer: queued messages first, notifications as they
+    /// come, the response last. `close`: a close request by the handler ends the stream
+    /// ([`Next::Close`], again on every later call); otherwise it is ignored. Dropping this
+    /// future loses nothing; dropping the `Streaming` before its end cancels the request.
+    pub(crate) async fn next(&mut self, close: bool) -> Next {
+        loop {
+            if let Some(outbound) = self.first.pop_front() {
+                return Next::Message(outbound);
+            }
+            let running = &mut self.running;
+            if self.done || running.task.handler.is_none() {
+                self.done = true;
+                return Next::End;
+            }
+            let closer = running.closer.clone().filter(|_| close);
+            let closed = async move {
+                match closer {
+                    Some(closer) => closer.cancelled_owned().await,
+                    None => std::future::pending().await,
                 }
-                match phase {
-                    Phase::Draining => return None,
-                    Phase::Running => {
-                        let running = &mut this.running;
-                        if running.task.handler.is_none() {
-                            phase = Phase::Draining;
-                            continue;
-                        }
-                        tokio::select! {
-                            biased;
-                            Some(outbound) = running.receiver.recv() => {
-                                this.first.push_back(outbound);
-                            }
-                            finished = running.task.finish() => {
-                                running.receiver.close();
-                                while let Some(outbound) = running.receiver.recv().await {
-                                    this.first.push_back(outbound);
-                                }
-                                if let Finished::Response(response) = finished {
-                                    this.first.push_back(Outbound::from(response));
-                                }
-                                phase = Phase::Draining;
-                            }
-                        }
+            };
+            tokio::select! {
+                biased;
+                Some(outbound) = running.receiver.recv() => {
+                    self.first.push_back(outbound);
+                }
+                () = closed => return Next::Close,
+                finished = running.task.finish() => {
+                    running.receiver.close();
+                    while let Some(outbound) = running.receiver.recv().await {
+                        self.first.push_back(outbound);
                     }
+                    if let Finished::Response(response) = finished {
+                        self.first.push_back(Outbound::from(response));
+                    }
+                    self.done = true;
                 }
+            }
+        }
+    }
+
+    /// Puts `outbound` back first in line (it was taken but not delivered).
+    pub(crate) fn put_back(&mut self, outbound: Outbound) {
+        self.first.push_front(outbound);
+    }
+
+    /// The events of this answer, without ids (a stream that cannot be resumed). Dropping
+    /// the stream before its end cancels the request.
+    pub(crate) fn into_events(self) -> impl futures_util::Stream<Item = Bytes> + Send {
+        stream::unfold(self, |mut this| async move {
+            match this.next(false).await {
+                Next::Message(outbound) => Some((event(None, &outbound_json(&outbound)), this)),
+                Next::Close | Next::End => None,
             }
         })
     }

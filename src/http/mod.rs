@@ -24,7 +24,11 @@
 //!   keeps each session's record and event log: in the process by default, or in Redis
 //!   (`http.sessionStore: redis`, `RedisSessionStore`, feature `redis`), where every
 //!   instance of a cluster finds them: an instance rebuilds a session it does not have, and
-//!   a GET stream resumes on any instance.
+//!   a GET stream resumes on any instance. A POST answered as an event stream is resumable
+//!   too (its own log, ids `STREAM-N`, a priming event in 2025-11-25): a client cut off
+//!   mid-answer does not cancel the request, and resumes it with GET and `Last-Event-ID`;
+//!   a handler may end its stream early
+//!   ([`ToolContext::close_event_stream`](crate::tools::ToolContext::close_event_stream)).
 //! - **Security by default.** `Host` and `Origin` are checked against allow-lists (by
 //!   default the loopback forms when bound to loopback: DNS rebinding is refused with 403);
 //!   the body is bounded by `request.maxLineBytes` (413, and the connection keeps working)
@@ -65,6 +69,7 @@ mod listen;
 mod modern;
 mod options;
 mod params;
+mod post_stream;
 mod reply;
 mod repoll;
 mod restore;
@@ -88,7 +93,8 @@ pub use service::McpHttpService;
 #[cfg(feature = "redis")]
 pub use session_redis::RedisSessionStore;
 pub use session_store::{
-    MemorySessionStore, Replay, SessionFuture, SessionRecord, SessionStore, SessionStoreError,
+    event_id, parse_event_id, MemorySessionStore, Replay, SessionFuture, SessionRecord,
+    SessionStore, SessionStoreError, StreamId, GET_STREAM,
 };
 #[cfg(feature = "tls")]
 pub use tls::{TlsConfig, TlsError};

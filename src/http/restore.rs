@@ -42,6 +42,7 @@ async fn replay(
         Delivery::JsonOnly,
         None,
         auth,
+        None,
     )
     .await;
     succeeded(&answer)

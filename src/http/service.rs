@@ -32,6 +32,7 @@ use super::headers::{
 use super::modern::{check_headers, is_modern, ParamsProbe};
 use super::options::HttpOptions;
 use super::params::ParamHeaders;
+use super::post_stream;
 use super::reply::{self, body_error, parse_failure};
 use super::restore::{restore, sync};
 use super::session_store::{MemorySessionStore, SessionRecord};
@@ -308,6 +309,7 @@ impl Inner {
                 delivery,
                 None,
                 auth,
+                None,
             )
             .await;
             return respond(answer, true, permit);
@@ -385,6 +387,7 @@ impl Inner {
             delivery.json_only(),
             None,
             auth,
+            None,
         )
         .await;
         let Answer::Json(response) = answer else {
@@ -462,7 +465,12 @@ impl Inner {
                 let probe = ParamsProbe::read(request.params.as_deref());
                 let delivery = delivery.with_progress(probe.wants_progress);
                 let answer = session_request(session, request, delivery, auth).await;
-                respond(answer, false, permit)
+                match answer {
+                    Answer::Stream(streaming) => {
+                        sse::response(post_stream::events(streaming, session, permit))
+                    }
+                    other => respond(other, false, permit),
+                }
             }
             Frame::Single(Ok(Message::Notification(notification))) => {
                 stream::session_notification(session, &notification).await;

@@ -10,11 +10,14 @@
 //! - `session:ID:seq`: the newest event id (`INCR`: ids grow by one whichever instance
 //!   appends);
 //! - `session:ID:log`: a sorted set of the kept events (score: the id; member: `ID:JSON`),
-//!   the last `http.sseReplayEvents` of them.
+//!   the last `http.sseReplayEvents` of them;
+//! - `session:ID:post:STREAM:seq` and `session:ID:post:STREAM:log`: the same for the event
+//!   stream answering one POST (`STREAM`: its [`StreamId`]).
 //!
 //! Each key expires after `http.sessionIdleTimeoutMs` without use; an append or a load (an
 //! instance rebuilding the session, or renewing it while the client uses it) starts that
-//! again for all three. An append is one Lua script, so an event is numbered and stored at
+//! again for the record and the GET stream's keys (a POST stream's keys, written while its
+//! request runs, expire by themselves; removing a session leaves them to expire too). An append is one Lua script, so an event is numbered and stored at
 //! once: a reader never sees a later event without an earlier one.
 
 use std::time::Duration;
@@ -25,9 +28,10 @@ use crate::cache::{RedisStore, StoreError};
 use crate::generated::limits::Limits;
 
 use super::session_store::{
-    replay_after, Replay, SessionFuture, SessionRecord, SessionStore, SessionStoreError,
+    replay_after, Replay, SessionFuture, SessionRecord, SessionStore, SessionStoreError, StreamId,
+    GET_STREAM,
 };
-use super::sse::event;
+use super::sse::stream_event;
 
 /// Numbers and stores one event; trims the log; renews the expiry. KEYS: seq, log;
 /// ARGV: the message's JSON, the number of events kept, the expiry in ms.
@@ -87,6 +91,18 @@ impl RedisSessionStore {
         format!("{}session:{id}{suffix}", self.redis.key_prefix())
     }
 
+    /// The sequence and log keys of session `id`'s stream `stream`.
+    fn log_keys(&self, id: &str, stream: StreamId) -> [String; 2] {
+        if stream == GET_STREAM {
+            [self.key(id, ":seq"), self.key(id, ":log")]
+        } else {
+            [
+                self.key(id, &format!(":post:{stream}:seq")),
+                self.key(id, &format!(":post:{stream}:log")),
+            ]
+        }
+    }
+
     fn ttl_ms(&self) -> u64 {
         u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX)
     }
@@ -107,8 +123,8 @@ fn unavailable(error: StoreError) -> SessionStoreError {
     SessionStoreError::Unavailable { reason }
 }
 
-/// `ID:JSON` -> the id and the encoded event.
-fn decode_event(member: &[u8]) -> Result<(u64, Bytes), SessionStoreError> {
+/// `ID:JSON` -> the id and the encoded event of stream `stream`.
+fn decode_event(stream: StreamId, member: &[u8]) -> Result<(u64, Bytes), SessionStoreError> {
     let colon = member
         .iter()
         .position(|&b| b == b':')
@@ -117,7 +133,7 @@ fn decode_event(member: &[u8]) -> Result<(u64, Bytes), SessionStoreError> {
         .ok()
         .and_then(|id| id.parse::<u64>().ok())
         .ok_or(SessionStoreError::Malformed)?;
-    Ok((id, event(Some(id), &member[colon + 1..])))
+    Ok((id, stream_event(stream, id, &member[colon + 1..])))
 }
 
 fn parse_u64(bytes: &[u8]) -> Result<u64, SessionStoreError> {
@@ -176,16 +192,16 @@ impl SessionStore for RedisSessionStore {
         // Other instances may serve it: it expires on the Redis server by itself.
     }
 
-    fn append(&self, id: &str, json: &[u8]) -> SessionFuture<u64> {
-        let keys = [self.key(id, ":seq"), self.key(id, ":log")];
+    fn append(&self, id: &str, stream: StreamId, json: &[u8]) -> SessionFuture<u64> {
+        let keys = self.log_keys(id, stream);
         let mut command = self.script(APPEND, &keys);
         let _same: &mut redis::Cmd = command.arg(json).arg(self.capacity).arg(self.ttl_ms());
         let query = self.redis.query::<u64>(command);
         Box::pin(async move { query.await.map_err(unavailable) })
     }
 
-    fn after(&self, id: &str, cursor: u64) -> SessionFuture<Replay> {
-        let keys = [self.key(id, ":seq"), self.key(id, ":log")];
+    fn after(&self, id: &str, stream: StreamId, cursor: u64) -> SessionFuture<Replay> {
+        let keys = self.log_keys(id, stream);
         let mut command = self.script(AFTER, &keys);
         let _same: &mut redis::Cmd = command.arg(cursor);
         let query = self.redis.query::<Vec<Vec<u8>>>(command);
@@ -195,15 +211,16 @@ impl SessionStore for RedisSessionStore {
             let latest = parse_u64(latest)?;
             let events = members
                 .iter()
-                .map(|member| decode_event(member))
+                .map(|member| decode_event(stream, member))
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(replay_after(events.into_iter(), cursor, latest))
         })
     }
 
-    fn latest(&self, id: &str) -> SessionFuture<u64> {
+    fn latest(&self, id: &str, stream: StreamId) -> SessionFuture<u64> {
+        let [seq, _log] = self.log_keys(id, stream);
         let mut command = redis::cmd("GET");
-        let _same: &mut redis::Cmd = command.arg(self.key(id, ":seq"));
+        let _same: &mut redis::Cmd = command.arg(seq);
         let query = self.redis.query::<Option<u64>>(command);
         Box::pin(async move { Ok(query.await.map_err(unavailable)?.unwrap_or(0)) })
     }
@@ -215,18 +232,23 @@ mod tests {
 
     #[test]
     fn stored_events_decode_to_their_id_and_event() {
-        let (id, event) = decode_event(b"12:{\"a\":\"x:y\"}").unwrap();
+        let (id, event) = decode_event(GET_STREAM, b"12:{\"a\":\"x:y\"}").unwrap();
         assert_eq!(id, 12);
         assert_eq!(
             &event[..],
             b"id: 12\nevent: message\ndata: {\"a\":\"x:y\"}\n\n"
         );
+        let (id, event) = decode_event(5, b"2:{}").unwrap();
+        assert_eq!(
+            (id, &event[..]),
+            (2, &b"id: 5-2\nevent: message\ndata: {}\n\n"[..])
+        );
         assert!(matches!(
-            decode_event(b"no colon"),
+            decode_event(GET_STREAM, b"no colon"),
             Err(SessionStoreError::Malformed)
         ));
         assert!(matches!(
-            decode_event(b"x:{}"),
+            decode_event(GET_STREAM, b"x:{}"),
             Err(SessionStoreError::Malformed)
         ));
     }

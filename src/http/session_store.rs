@@ -6,7 +6,9 @@
 //!
 //! What a store holds of a session is its [`SessionRecord`] (what another instance needs to
 //! rebuild the session: the `initialize` request and the resource subscriptions) and the
-//! events of its server-to-client stream, numbered from 1 without gaps, the last
+//! event logs of its streams: stream 0, the server-to-client GET stream, and one log per
+//! POST answered as an event stream (a [`StreamId`] drawn at random), so that a client cut
+//! off mid-answer resumes it. Each log's events are numbered from 1 without gaps, the last
 //! `http.sseReplayEvents` of them kept for `Last-Event-ID`. What a store never holds: the
 //! requests in flight (a request runs, and is cancelled, on the instance that received it),
 //! which instance has the session's GET stream open, and the client's `logging/setLevel`.
@@ -20,7 +22,18 @@ use bytes::Bytes;
 
 use crate::fast_map::FastMap;
 
-use super::sse::event;
+use super::sse::stream_event;
+
+/// Which event stream of a session a log belongs to: [`GET_STREAM`] (0) for the
+/// server-to-client GET stream, another value for the event stream answering one POST.
+pub type StreamId = u64;
+
+/// The [`StreamId`] of a session's server-to-client GET stream.
+pub const GET_STREAM: StreamId = 0;
+
+/// How many POST streams' logs a [`MemorySessionStore`] keeps per session (the oldest is
+/// dropped first).
+const POST_LOGS: usize = 64;
 
 /// What a [`SessionStore`] operation returns.
 pub type SessionFuture<T> = Pin<Box<dyn Future<Output = Result<T, SessionStoreError>> + Send>>;
@@ -103,14 +116,16 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     /// shared one keeps it for the other instances (it expires there by itself).
     fn forget(&self, id: &str);
 
-    /// Appends `json` (one JSON-RPC message) to session `id`'s event log; returns its id.
-    fn append(&self, id: &str, json: &[u8]) -> SessionFuture<u64>;
+    /// Appends `json` (one JSON-RPC message) to the event log of session `id`'s stream
+    /// `stream`; returns its number in that log. The event's `text/event-stream` form
+    /// carries the id [`event_id`]`(stream, number)`.
+    fn append(&self, id: &str, stream: StreamId, json: &[u8]) -> SessionFuture<u64>;
 
-    /// The kept events of session `id` after event `cursor`.
-    fn after(&self, id: &str, cursor: u64) -> SessionFuture<Replay>;
+    /// The kept events of session `id`'s stream `stream` after event number `cursor`.
+    fn after(&self, id: &str, stream: StreamId, cursor: u64) -> SessionFuture<Replay>;
 
-    /// The id of session `id`'s newest event (0: none yet).
-    fn latest(&self, id: &str) -> SessionFuture<u64>;
+    /// The number of the newest event of session `id`'s stream `stream` (0: none yet).
+    fn latest(&self, id: &str, stream: StreamId) -> SessionFuture<u64>;
 }
 
 /// Sessions kept in this process (the default): a session lives and dies with its instance.
@@ -123,8 +138,73 @@ pub struct MemorySessionStore {
 #[derive(Debug, Default)]
 struct MemorySession {
     record: Option<SessionRecord>,
+    /// The GET stream's log.
+    events: Log,
+    /// The POST streams' logs, oldest first.
+    posts: VecDeque<(StreamId, Log)>,
+}
+
+#[derive(Debug, Default)]
+struct Log {
     events: VecDeque<(u64, Bytes)>,
     latest: u64,
+}
+
+impl MemorySession {
+    fn log(&self, stream: StreamId) -> Option<&Log> {
+        if stream == GET_STREAM {
+            return Some(&self.events);
+        }
+        self.posts
+            .iter()
+            .find_map(|(id, log)| (*id == stream).then_some(log))
+    }
+
+    fn log_mut(&mut self, stream: StreamId) -> &mut Log {
+        if stream == GET_STREAM {
+            return &mut self.events;
+        }
+        let at = match self.posts.iter().position(|(id, _)| *id == stream) {
+            Some(at) => at,
+            None => {
+                if self.posts.len() >= POST_LOGS {
+                    let _oldest = self.posts.pop_front();
+                }
+                self.posts.push_back((stream, Log::default()));
+                self.posts.len() - 1
+            }
+        };
+        &mut self.posts[at].1
+    }
+}
+
+/// The id an event carries on the wire: its number on the GET stream (`7`), the stream and
+/// the number on a POST stream (`12345-7`). A `Last-Event-ID` names the stream to resume.
+#[must_use]
+pub fn event_id(stream: StreamId, number: u64) -> String {
+    if stream == GET_STREAM {
+        number.to_string()
+    } else {
+        format!("{stream}-{number}")
+    }
+}
+
+/// The stream and event number a `Last-Event-ID` names; `None` if it is not an id
+/// [`event_id`] makes.
+#[must_use]
+pub fn parse_event_id(text: &str) -> Option<(StreamId, u64)> {
+    let number = |digits: &str| {
+        (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| digits.parse::<u64>().ok())
+            .flatten()
+    };
+    match text.split_once('-') {
+        None => Some((GET_STREAM, number(text)?)),
+        Some((stream, event)) => {
+            let stream = number(stream).filter(|stream| *stream != GET_STREAM)?;
+            Some((stream, number(event)?))
+        }
+    }
 }
 
 impl MemorySessionStore {
@@ -200,30 +280,36 @@ impl SessionStore for MemorySessionStore {
             .remove(id);
     }
 
-    fn append(&self, id: &str, json: &[u8]) -> SessionFuture<u64> {
+    fn append(&self, id: &str, stream: StreamId, json: &[u8]) -> SessionFuture<u64> {
         let capacity = self.capacity;
-        let id = self.with(id, |session| {
-            session.latest += 1;
-            let id = session.latest;
-            session.events.push_back((id, event(Some(id), json)));
-            while session.events.len() > capacity {
-                let _dropped = session.events.pop_front();
+        let number = self.with(id, |session| {
+            let log = session.log_mut(stream);
+            log.latest += 1;
+            let number = log.latest;
+            log.events
+                .push_back((number, stream_event(stream, number, json)));
+            while log.events.len() > capacity {
+                let _dropped = log.events.pop_front();
             }
-            id
+            number
         });
-        ready(id)
+        ready(number)
     }
 
-    fn after(&self, id: &str, cursor: u64) -> SessionFuture<Replay> {
-        let replay = self.peek(id, |session| match session {
-            Some(session) => replay_after(session.events.iter().cloned(), cursor, session.latest),
+    fn after(&self, id: &str, stream: StreamId, cursor: u64) -> SessionFuture<Replay> {
+        let replay = self.peek(id, |session| match session.and_then(|s| s.log(stream)) {
+            Some(log) => replay_after(log.events.iter().cloned(), cursor, log.latest),
             None => Replay::default(),
         });
         ready(replay)
     }
 
-    fn latest(&self, id: &str) -> SessionFuture<u64> {
-        ready(self.peek(id, |session| session.map_or(0, |s| s.latest)))
+    fn latest(&self, id: &str, stream: StreamId) -> SessionFuture<u64> {
+        ready(self.peek(id, |session| {
+            session
+                .and_then(|s| s.log(stream))
+                .map_or(0, |log| log.latest)
+        }))
     }
 }
 
@@ -234,22 +320,76 @@ mod tests {
     #[tokio::test]
     async fn events_are_numbered_and_replayed_from_a_cursor() {
         let store = MemorySessionStore::new(3);
-        assert_eq!(store.latest("s").await.unwrap(), 0);
+        assert_eq!(store.latest("s", GET_STREAM).await.unwrap(), 0);
         for n in 1..=5_u64 {
             let json = format!("{{\"n\":{n}}}");
-            assert_eq!(store.append("s", json.as_bytes()).await.unwrap(), n);
+            assert_eq!(
+                store
+                    .append("s", GET_STREAM, json.as_bytes())
+                    .await
+                    .unwrap(),
+                n
+            );
         }
-        let replay = store.after("s", 3).await.unwrap();
+        let replay = store.after("s", GET_STREAM, 3).await.unwrap();
         let ids: Vec<u64> = replay.events.iter().map(|(id, _)| *id).collect();
         assert_eq!((ids, replay.lost), (vec![4, 5], 0));
-        let replay = store.after("s", 0).await.unwrap();
+        let replay = store.after("s", GET_STREAM, 0).await.unwrap();
         let ids: Vec<u64> = replay.events.iter().map(|(id, _)| *id).collect();
         assert_eq!((ids, replay.lost), (vec![3, 4, 5], 2));
         assert_eq!(
             &replay.events[0].1[..],
             b"id: 3\nevent: message\ndata: {\"n\":3}\n\n"
         );
-        assert_eq!(store.after("other", 0).await.unwrap(), Replay::default());
+        assert_eq!(
+            store.after("other", GET_STREAM, 0).await.unwrap(),
+            Replay::default()
+        );
+    }
+
+    #[tokio::test]
+    async fn each_post_stream_has_its_own_log_and_ids_naming_it() {
+        let store = MemorySessionStore::new(8);
+        assert_eq!(store.append("s", GET_STREAM, b"{}").await.unwrap(), 1);
+        assert_eq!(store.append("s", 77, b"{\"a\":1}").await.unwrap(), 1);
+        assert_eq!(store.append("s", 77, b"{\"a\":2}").await.unwrap(), 2);
+        assert_eq!(store.append("s", 78, b"{}").await.unwrap(), 1);
+        assert_eq!(store.latest("s", 77).await.unwrap(), 2);
+        assert_eq!(store.latest("s", GET_STREAM).await.unwrap(), 1);
+        let replay = store.after("s", 77, 0).await.unwrap();
+        assert_eq!(
+            &replay.events[1].1[..],
+            b"id: 77-2\nevent: message\ndata: {\"a\":2}\n\n"
+        );
+        assert_eq!(store.after("s", 79, 0).await.unwrap(), Replay::default());
+        // The oldest POST logs go first.
+        for stream in 100..100 + POST_LOGS as u64 {
+            let _number = store.append("s", stream, b"{}").await.unwrap();
+        }
+        assert_eq!(store.latest("s", 77).await.unwrap(), 0);
+        assert_eq!(store.latest("s", GET_STREAM).await.unwrap(), 1);
+    }
+
+    #[test]
+    fn event_ids_name_their_stream() {
+        assert_eq!(event_id(GET_STREAM, 7), "7");
+        assert_eq!(event_id(12, 0), "12-0");
+        assert_eq!(parse_event_id("7"), Some((GET_STREAM, 7)));
+        assert_eq!(parse_event_id("12-0"), Some((12, 0)));
+        for bad in [
+            "",
+            "-",
+            "x",
+            "0-1",
+            "1-",
+            "-1",
+            "1-2-3",
+            "+1",
+            "1 ",
+            "99999999999999999999",
+        ] {
+            assert_eq!(parse_event_id(bad), None, "{bad:?}");
+        }
     }
 
     #[tokio::test]

@@ -3,7 +3,7 @@
 //! and event log are in the [`SessionStore`].
 
 use std::fmt::Write as _;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -18,7 +18,7 @@ use crate::server::{InFlight, Peer, SharedBatchPolicy, Ticket};
 
 use super::exchange::{self, Answer, Delivery};
 use super::restore::{subscription_change, succeeded, track_subscription};
-use super::session_store::{SessionRecord, SessionStore};
+use super::session_store::{SessionRecord, SessionStore, GET_STREAM};
 use super::sse::outbound_json;
 
 /// Server-to-client messages outside any request that may wait to enter the event log.
@@ -40,6 +40,9 @@ pub(crate) struct HttpSession {
     pub(crate) store: Arc<dyn SessionStore>,
     /// The id of the newest event this process appended (wakes the open GET stream).
     pub(crate) appended: tokio::sync::watch::Sender<u64>,
+    /// Counts the events this process appended to the session's POST streams (wakes the
+    /// GET streams resuming one).
+    pub(crate) posted: tokio::sync::watch::Sender<u64>,
     /// What another instance needs to rebuild it (kept up to date with subscriptions).
     pub(crate) record: Mutex<SessionRecord>,
     /// Sends to the server-to-client stream.
@@ -48,6 +51,8 @@ pub(crate) struct HttpSession {
     pub(crate) closed: CancellationToken,
     /// Whether a GET stream is open (one at a time).
     pub(crate) stream_open: AtomicBool,
+    /// How many GET streams resuming a POST's stream are open in this process.
+    pub(crate) resuming: AtomicUsize,
     last_seen: Mutex<Instant>,
     /// The idle timeout.
     idle: Duration,
@@ -79,6 +84,11 @@ impl HttpSession {
             .last_seen
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Instant::now();
+    }
+
+    /// How long the session may stay unused before it expires.
+    pub(crate) fn idle_timeout(&self) -> Duration {
+        self.idle
     }
 
     fn idle_for(&self, now: Instant) -> Duration {
@@ -248,7 +258,8 @@ impl SessionTable {
         let pump_appended = appended.clone();
         let pump = tokio::spawn(async move {
             while let Some(outbound) = receiver.recv().await {
-                match pump_store.append(&pump_id, &outbound_json(&outbound)).await {
+                let json = outbound_json(&outbound);
+                match pump_store.append(&pump_id, GET_STREAM, &json).await {
                     Ok(event) => {
                         let _previous = pump_appended.send_replace(event);
                     }
@@ -270,10 +281,12 @@ impl SessionTable {
             in_flight: InFlight::default(),
             store: Arc::clone(&self.store),
             appended,
+            posted: tokio::sync::watch::channel(0).0,
             record: Mutex::new(new.record),
             standalone: Peer::new(writer),
             closed: CancellationToken::new(),
             stream_open: AtomicBool::new(false),
+            resuming: AtomicUsize::new(0),
             last_seen: Mutex::new(now),
             idle: self.idle,
             refreshed: Mutex::new(now),
@@ -364,6 +377,9 @@ pub(crate) async fn session_request(
     let token = ticket.token.clone();
     let ticket = SessionTicket::new(Arc::clone(session), ticket);
     let change = subscription_change(&request);
+    // An answer that may be an event stream is a resumable one, which the handler may end
+    // early (`close_event_stream`).
+    let closer = (delivery != Delivery::JsonOnly).then(CancellationToken::new);
     let answer = exchange::run(
         Arc::clone(&session.connection),
         request,
@@ -371,6 +387,7 @@ pub(crate) async fn session_request(
         delivery,
         Some(ticket),
         auth,
+        closer,
     )
     .await;
     if change.is_some() {

@@ -17,8 +17,9 @@ use crate::jsonrpc::{ErrorCode, Id, Notification};
 use crate::server::{NotificationContext, CANCELLED_NOTIFICATION};
 
 use super::headers::{single, LAST_EVENT_ID};
+use super::post_stream;
 use super::reply;
-use super::session_store::Replay;
+use super::session_store::{parse_event_id, Replay, GET_STREAM};
 use super::sessions::HttpSession;
 use super::sse::{self, KEEP_ALIVE};
 
@@ -70,7 +71,8 @@ impl Drop for OpenStream {
 const SHARED_POLL: Duration = Duration::from_millis(200);
 
 /// Opens the session's GET stream, replaying what a resuming client (`Last-Event-ID`)
-/// missed. One stream at a time in a process: a message is never sent on two streams.
+/// missed. One stream at a time in a process: a message is never sent on two streams. A
+/// `Last-Event-ID` of a POST's stream resumes that stream instead (only its events).
 pub(crate) async fn open(
     session: Arc<HttpSession>,
     headers: &HeaderMap,
@@ -79,7 +81,15 @@ pub(crate) async fn open(
     let cursor = match single(headers, &LAST_EVENT_ID) {
         Err(()) => None,
         Ok(None) => Some(None),
-        Ok(Some(text)) => text.parse::<u64>().ok().map(Some),
+        Ok(Some(text)) => parse_event_id(text).map(Some),
+    };
+    let cursor = match cursor {
+        // A POST's stream, cut off: its events are replayed and followed to its answer.
+        Some(Some((stream, cursor))) if stream != GET_STREAM => {
+            return post_stream::resume(session, stream, cursor, keep_alive).await;
+        }
+        Some(cursor) => Some(cursor.map(|(_, cursor)| cursor)),
+        None => None,
     };
     let Some(cursor) = cursor else {
         return reply::error(
@@ -108,13 +118,13 @@ pub(crate) async fn open(
     let replay = match cursor {
         None => session
             .store
-            .latest(&session.id)
+            .latest(&session.id, GET_STREAM)
             .await
             .map(|latest| Replay {
                 events: Vec::new(),
                 lost: latest,
             }),
-        Some(cursor) => session.store.after(&session.id, cursor).await,
+        Some(cursor) => session.store.after(&session.id, GET_STREAM, cursor).await,
     };
     let (cursor, pending) = match (cursor, replay) {
         (None, Ok(replay)) => (replay.lost, VecDeque::new()),
@@ -198,7 +208,11 @@ impl GetStream {
                 }
             }
             let session = &self.open.session;
-            match session.store.after(&session.id, self.cursor).await {
+            match session
+                .store
+                .after(&session.id, GET_STREAM, self.cursor)
+                .await
+            {
                 Ok(replay) => {
                     if replay.lost > 0 {
                         tracing::warn!(lost = replay.lost, "a slow event stream missed events");

@@ -18,8 +18,10 @@ fn returned4<A, B, C, D, R>(_: fn(A, B, C, D) -> R) -> usize {
     std::mem::size_of::<R>()
 }
 
-/// The whole task of one request to the MCP server: measured 1,592 bytes with rustc 1.95
-/// (1,568 before a task-augmented `tools/call` and the `tasks/*` methods awaited the task
+/// The whole task of one request to the MCP server: measured 1,624 bytes with rustc 1.95
+/// (1,592 before the handler could end its resumable HTTP event stream early, an
+/// `Option<CancellationToken>` in the request's context, the call's options and the tool's
+/// context, 32 bytes; 1,568 before a task-augmented `tools/call` and the `tasks/*` methods awaited the task
 /// store, which became asynchronous for Redis: their futures are boxed, the await points
 /// still hold the box and what is live around it, 24 bytes; 1,552 before a 2026-07-28 `tools/call` read from its params' text kept a pointer to it,
 /// 16 bytes; 1,536 before such a call kept the params' text, 16 bytes, to compute its
@@ -30,7 +32,7 @@ fn returned4<A, B, C, D, R>(_: fn(A, B, C, D) -> R) -> usize {
 /// `Option<Arc<AuthInfo>>` in the request's context, the call's options and the tool's
 /// context, 56 bytes), plus 16 bytes of headroom for other compilers' layouts. Any path of
 /// the earlier 3,784 put back inline exceeds it by far.
-const REQUEST_TASK_BOUND: usize = 1608;
+const REQUEST_TASK_BOUND: usize = 1640;
 
 #[test]
 fn the_request_task_stays_small() {

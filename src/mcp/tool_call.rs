@@ -127,7 +127,8 @@ impl ToolSet {
                     .legacy_result(matches!(request.era, Era::Legacy(_)))
                     .max_answer_bytes(entry.max_answer_bytes)
                     .auth(request.ctx.shared_auth())
-                    .extensions(request.extensions.clone());
+                    .extensions(request.extensions.clone())
+                    .stream_closer(request.ctx.stream_closer());
                 if let Some(client) = request.client.clone() {
                     options = options.client_requester(client);
                 }

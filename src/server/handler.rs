@@ -178,6 +178,8 @@ pub struct RequestContext {
     cancellation: CancellationToken,
     peer: Peer,
     auth: super::SharedAuth,
+    /// Fired to end the request's event stream early (a resumable HTTP stream only).
+    stream_closer: Option<CancellationToken>,
 }
 
 impl RequestContext {
@@ -190,7 +192,32 @@ impl RequestContext {
             cancellation,
             peer,
             auth: None,
+            stream_closer: None,
         }
+    }
+
+    /// The same context, whose request's event stream the handler may end early
+    /// ([`close_event_stream`](Self::close_event_stream)): set by the HTTP transport on a
+    /// resumable stream.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn with_stream_closer(mut self, closer: Option<CancellationToken>) -> Self {
+        self.stream_closer = closer;
+        self
+    }
+
+    /// The token that ends the request's event stream early, if it has a resumable one.
+    pub(crate) fn stream_closer(&self) -> Option<CancellationToken> {
+        self.stream_closer.clone()
+    }
+
+    /// Asks the transport to end this request's event stream now, without ending the
+    /// request: on a 2025 HTTP session whose answer is a resumable event stream, the server
+    /// closes the connection, the handler runs on, and what it sends (its result too) waits
+    /// in the session's event log for the client to resume with GET and `Last-Event-ID`
+    /// (SSE polling). Returns whether the transport can do that (`false`: stdio, JSON
+    /// answers, 2026-07-28; the request is answered as usual).
+    pub fn close_event_stream(&self) -> bool {
+        close(self.stream_closer.as_ref())
     }
 
     /// The same context, carrying the caller's verified identity (set by the HTTP transport).
@@ -235,6 +262,11 @@ impl RequestContext {
     pub fn peer(&self) -> &Peer {
         &self.peer
     }
+}
+
+/// Fires `closer` (see [`RequestContext::close_event_stream`]); whether there was one.
+pub(crate) fn close(closer: Option<&CancellationToken>) -> bool {
+    closer.map(CancellationToken::cancel).is_some()
 }
 
 /// Everything a notification handler gets besides the method and params.

@@ -64,6 +64,7 @@ use crate::framing::FramingError;
 
 pub use auth_info::AuthInfo;
 pub(crate) use auth_info::SharedAuth;
+pub(crate) use handler::close as close_event_stream;
 pub use handler::{Handler, HandlerResult, NotificationContext, Peer, RequestContext};
 #[cfg(feature = "http")]
 pub(crate) use in_flight::{InFlight, Ticket};

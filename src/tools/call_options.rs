@@ -44,6 +44,9 @@ pub struct CallOptions {
     /// The extensions both the server and the client declared, with the client's settings
     /// ([`ToolContext::extension`](super::ToolContext::extension)); `None`: none.
     pub extensions: Option<std::sync::Arc<serde_json::Map<String, serde_json::Value>>>,
+    /// Fired by [`ToolContext::close_event_stream`](super::ToolContext::close_event_stream):
+    /// ends the call's resumable HTTP event stream early; `None`: the call has none.
+    pub stream_closer: Option<CancellationToken>,
 }
 
 impl CallOptions {
@@ -70,6 +73,7 @@ impl CallOptions {
             max_answer_bytes: None,
             auth: None,
             extensions: None,
+            stream_closer: None,
         }
     }
 
@@ -137,6 +141,14 @@ impl CallOptions {
     #[must_use]
     pub fn client_requester(mut self, client: super::client::ClientRequester) -> Self {
         self.client = Some(client);
+        self
+    }
+
+    /// Lets the handler end the call's resumable event stream early with `closer` (see
+    /// `CallOptions::stream_closer`).
+    #[must_use]
+    pub fn stream_closer(mut self, closer: Option<CancellationToken>) -> Self {
+        self.stream_closer = closer;
         self
     }
 

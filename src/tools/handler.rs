@@ -165,6 +165,7 @@ pub struct ToolContext {
     client: Option<super::client::ClientRequester>,
     auth: Option<Arc<crate::server::AuthInfo>>,
     extensions: Option<Arc<serde_json::Map<String, serde_json::Value>>>,
+    stream_closer: Option<CancellationToken>,
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -196,7 +197,23 @@ impl ToolContext {
             client,
             auth: None,
             extensions: None,
+            stream_closer: None,
         }
+    }
+
+    pub(crate) fn with_stream_closer(mut self, closer: Option<CancellationToken>) -> Self {
+        self.stream_closer = closer;
+        self
+    }
+
+    /// Asks the transport to end this call's event stream now, without ending the call: on
+    /// a 2025 HTTP session whose answer is a resumable event stream, the connection closes,
+    /// the handler runs on, and what it sends next (its result too) waits in the session's
+    /// event log until the client resumes with GET and `Last-Event-ID` (SSE polling, for
+    /// long calls behind proxies that cut idle connections). Returns whether it could
+    /// (`false` on stdio, for a JSON answer, and in 2026-07-28: the call goes on as usual).
+    pub fn close_event_stream(&self) -> bool {
+        crate::server::close_event_stream(self.stream_closer.as_ref())
     }
 
     pub(crate) fn with_auth(mut self, auth: Option<Arc<crate::server::AuthInfo>>) -> Self {

@@ -308,7 +308,8 @@ impl ToolRunner {
                 options.client.clone(),
             )
             .with_auth(options.auth.clone())
-            .with_extensions(options.extensions.clone());
+            .with_extensions(options.extensions.clone())
+            .with_stream_closer(options.stream_closer.clone());
             let ended = match &entry.handler {
                 ToolHandler::Async(handler) => {
                     // The handler's synchronous part (before its future) may panic too.

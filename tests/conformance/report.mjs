@@ -1,25 +1,27 @@
 // Reads what run.sh collected (a manifest of scenario runs and their checks.json files), prints one
 // table row per run and the details that matter, and decides the exit code:
 //   0  every FAILURE check is listed in the expected-failures file (CONFORMANCE_EXPECTED) and every listed entry still fails;
-//   1  an unexpected FAILURE, a stale expected-failures entry (it passes now, or never fails), or a
+//   1  an unexpected FAILURE, a stale expected-failures entry (it passes now, or never fails), a
+//      required check (CONFORMANCE_REQUIRED) that is not SUCCESS in a run of its scenario, or a
 //      run that produced no checks.json / no checks / crashed / timed out.
-// Usage: node report.mjs MANIFEST EXPECTED_FAILURES_FILE
+// Usage: node report.mjs MANIFEST EXPECTED_FAILURES_FILE [REQUIRED_SUCCESSES_FILE]
 // MANIFEST: tab-separated lines  LABEL  SCENARIO  EXIT_CODE  CHECKS_JSON_PATH(or empty)  LOG_PATH
 import { readFileSync, existsSync } from 'node:fs';
 
-const [manifestPath, expectedPath] = process.argv.slice(2);
+const [manifestPath, expectedPath, requiredPath] = process.argv.slice(2);
 if (!manifestPath || !expectedPath) {
-  console.error('usage: node report.mjs MANIFEST EXPECTED_FAILURES_FILE');
+  console.error('usage: node report.mjs MANIFEST EXPECTED_FAILURES_FILE [REQUIRED_SUCCESSES_FILE]');
   process.exit(2);
 }
 
-// ---- the expected-failures file: "scenario check-id  # reason"
+// ---- the expected-failures and required-successes files: "scenario check-id  # reason"
 // scenario: a run label (e.g. server-stateless@0.2.0/2026-07-28) or a bare scenario name (every run of
 // it); check-id: a check's id, or its name (ids repeat inside some scenarios, names tell them apart).
-const entries = [];
 const entryErrors = [];
-if (existsSync(expectedPath)) {
-  readFileSync(expectedPath, 'utf8').split('\n').forEach((raw, i) => {
+function readEntries(path) {
+  const read = [];
+  if (!path || !existsSync(path)) return read;
+  readFileSync(path, 'utf8').split('\n').forEach((raw, i) => {
     const line = raw.trim();
     if (!line || line.startsWith('#')) return;
     const hash = line.indexOf('#');
@@ -27,12 +29,17 @@ if (existsSync(expectedPath)) {
     const reason = hash === -1 ? '' : line.slice(hash + 1).trim();
     const fields = body.split(/\s+/);
     if (fields.length !== 2 || !reason) {
-      entryErrors.push(`${expectedPath}:${i + 1}: expected "scenario check-id  # reason", got: ${raw}`);
+      entryErrors.push(`${path}:${i + 1}: expected "scenario check-id  # reason", got: ${raw}`);
       return;
     }
-    entries.push({ scenario: fields[0], check: fields[1], reason, line: i + 1, matched: 0, inScope: false });
+    read.push({ scenario: fields[0], check: fields[1], reason, line: i + 1, matched: 0, inScope: false });
   });
+  return read;
 }
+const entries = readEntries(expectedPath);
+// Checks that must be SUCCESS in every run of their scenario: a scenario whose SHOULDs the
+// server meets would otherwise pass with WARNINGs alone if that ever regressed.
+const required = readEntries(requiredPath);
 
 const runs = readFileSync(manifestPath, 'utf8').split('\n').filter(Boolean).map((l) => {
   const [label, scenario, rc, checksPath, logPath] = l.split('\t');
@@ -42,6 +49,7 @@ const runs = readFileSync(manifestPath, 'utf8').split('\n').filter(Boolean).map(
 const STATUSES = ['SUCCESS', 'FAILURE', 'WARNING'];
 const rows = [];
 const unexpected = [];
+const missing = [];
 const expected = [];
 const warnings = [];
 const errors = [...entryErrors];
@@ -66,6 +74,16 @@ for (const run of runs) {
   }
   let unexpectedHere = 0;
   let expectedHere = 0;
+  let missingHere = 0;
+  for (const r of required.filter(entryMatches)) {
+    if (!checks) continue;
+    const mine = checks.filter((c) => c.id === r.check || c.name === r.check);
+    if (!mine.some((c) => c.status === 'SUCCESS')) {
+      missingHere++;
+      const got = mine.map((c) => `${c.status}: ${oneLine(c.errorMessage ?? c.description)}`).join('; ') || 'no such check';
+      missing.push(`${run.label} ${r.check} is required to be SUCCESS (${requiredPath}:${r.line}), got ${got}`);
+    }
+  }
   for (const c of checks ?? []) {
     const status = STATUSES.includes(c.status) ? c.status : 'OTHER';
     counts[status]++;
@@ -83,7 +101,7 @@ for (const run of runs) {
   // The CLI exits 1 exactly when a check FAILed; any other non-zero exit is a crash.
   if (!error && run.rc !== 0 && counts.FAILURE === 0) error = `the CLI exited ${run.rc} without a FAILURE check, see ${run.logPath}`;
   if (error) errors.push(`${run.label}: ${error}`);
-  const result = error ? 'ERROR' : unexpectedHere > 0 ? 'FAIL' : expectedHere > 0 ? 'ok (expected failures)' : 'ok';
+  const result = error ? 'ERROR' : unexpectedHere > 0 || missingHere > 0 ? 'FAIL' : expectedHere > 0 ? 'ok (expected failures)' : 'ok';
   rows.push([run.label, counts.SUCCESS, counts.FAILURE, counts.WARNING, counts.OTHER, result]);
 }
 
@@ -109,9 +127,10 @@ section('warnings (do not fail the run)', warnings);
 section('expected failures (listed in the expected-failures file)', expected);
 section('UNEXPECTED FAILURES', unexpected);
 section('STALE expected-failures entries', stale);
+section('REQUIRED SUCCESSES MISSING', missing);
 section('ERRORS', errors);
 
-const failed = unexpected.length > 0 || stale.length > 0 || errors.length > 0;
+const failed = unexpected.length > 0 || stale.length > 0 || missing.length > 0 || errors.length > 0;
 console.log(failed ? '\nconformance: FAILED' : '\nconformance: PASSED');
 process.exit(failed ? 1 : 0);
 

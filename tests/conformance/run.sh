@@ -2,7 +2,8 @@
 # Runs the official MCP conformance scenarios listed in scenarios.txt against the Streamable HTTP
 # server at URL, then prints a table of the results and exits non-zero on any FAILURE check not
 # listed in the expected-failures file (none by default), on any listed entry that no longer
-# fails, and on any scenario that crashed, timed out or wrote no checks.json (report.mjs decides).
+# fails, on any check of CONFORMANCE_REQUIRED that is not SUCCESS, and on any scenario that
+# crashed, timed out or wrote no checks.json (report.mjs decides).
 #
 # Usage: tests/conformance/run.sh URL [LABEL-REGEX]
 #   URL          e.g. http://127.0.0.1:8080/mcp (must be a localhost URL: dns-rebinding-protection
@@ -17,6 +18,8 @@
 #                        (tests/conformance.rs uses scenarios-fixture.txt for the fixture server)
 #   CONFORMANCE_EXPECTED  a file of checks allowed to FAIL (`SCENARIO CHECK  # reason`, see
 #                        README.md); default none: every FAILURE fails the run
+#   CONFORMANCE_REQUIRED  a file of checks that must be SUCCESS in every run of their scenario
+#                        (same format); default none
 # Needs tests/conformance/setup.sh to have run (it installs the suite and Node 22).
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -37,6 +40,7 @@ fi
 limit="${CONFORMANCE_TIMEOUT:-180}"
 scenarios="${CONFORMANCE_SCENARIOS:-$here/scenarios.txt}"
 expected="${CONFORMANCE_EXPECTED:-/dev/null}"
+required="${CONFORMANCE_REQUIRED:-/dev/null}"
 if [ -n "${CONFORMANCE_RESULTS:-}" ]; then
   results="$CONFORMANCE_RESULTS"
   rm -rf "$results"
@@ -80,4 +84,4 @@ if [ "$ran" -eq 0 ]; then
   exit 2
 fi
 echo >&2
-"$node" "$here/report.mjs" "$manifest" "$expected"
+"$node" "$here/report.mjs" "$manifest" "$expected" "$required"

@@ -41,11 +41,13 @@ impl Answer {
             .unwrap_or_else(|error| panic!("not JSON ({error}): {}", self.body))
     }
 
-    /// The `data:` payloads of an event-stream body, as JSON.
+    /// The `data:` payloads of an event-stream body, as JSON (a priming event's empty data
+    /// skipped).
     pub fn events(&self) -> Vec<Value> {
         self.body
             .lines()
             .filter_map(|line| line.strip_prefix("data: "))
+            .filter(|data| !data.trim().is_empty())
             .map(|data| serde_json::from_str(data).expect("event data is JSON"))
             .collect()
     }

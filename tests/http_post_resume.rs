@@ -1,0 +1,288 @@
+//! A POST answered as an event stream in a 2025 session is resumable (2025-11-25 Streamable
+//! HTTP, "Resumability and Redelivery"): a priming event (`STREAM-0`, `retry`, empty data)
+//! first in 2025-11-25, every message with the id `STREAM-N`; a client cut off mid-answer
+//! does not cancel the request, and a GET with `Last-Event-ID: STREAM-N` replays that
+//! stream's later events, its response last, then ends. With the sessions in Redis the GET
+//! resumes on another instance. The demo server's `sleep` tool (progress before and after
+//! its sleep) on 127.0.0.1; Redis tests skip without redis-server (and fail when `CI` is
+//! set).
+
+mod http_support;
+mod redis_support;
+
+use std::time::Duration;
+
+use futures_util::StreamExt as _;
+use http_support::{limits, start, Harness};
+use redis_support::RedisServer;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use typed_mcp::generated::limits::Limits;
+
+/// How long an expected event may take (a hang guard, not a measurement).
+const EVENT_WAIT: Duration = Duration::from_secs(10);
+
+/// One event of a stream: its id, its `retry` field, its data.
+#[derive(Debug)]
+struct Event {
+    id: Option<String>,
+    retry: Option<u64>,
+    data: String,
+}
+
+impl Event {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.data)
+            .unwrap_or_else(|error| panic!("not JSON ({error}): {self:?}"))
+    }
+}
+
+/// Reads events from an event-stream body.
+struct Events {
+    body: futures_util::stream::BoxStream<'static, reqwest::Result<bytes::Bytes>>,
+    buffer: String,
+}
+
+impl Events {
+    fn new(response: reqwest::Response) -> Self {
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(response.headers()["content-type"], "text/event-stream");
+        Self {
+            body: response.bytes_stream().boxed(),
+            buffer: String::new(),
+        }
+    }
+
+    /// The next event (comments skipped); `None` when the stream ended.
+    async fn next(&mut self) -> Option<Event> {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                let field = |name: &str| {
+                    block
+                        .lines()
+                        .find_map(|line| line.strip_prefix(name))
+                        .map(str::to_owned)
+                };
+                let Some(data) = field("data:") else {
+                    continue;
+                };
+                return Some(Event {
+                    id: field("id: "),
+                    retry: field("retry: ").map(|ms| ms.parse().expect("a numeric retry")),
+                    data: data.trim_start().to_owned(),
+                });
+            }
+            let chunk = tokio::time::timeout(EVENT_WAIT, self.body.next())
+                .await
+                .expect("an event or the end arrives in time")?;
+            self.buffer
+                .push_str(&String::from_utf8_lossy(&chunk.expect("the stream reads")));
+        }
+    }
+
+    /// Every event until the stream ends.
+    async fn rest(&mut self) -> Vec<Event> {
+        let mut events = Vec::new();
+        while let Some(event) = self.next().await {
+            events.push(event);
+        }
+        events
+    }
+}
+
+/// Calls `sleep` for `ms` with a progress token in `session`, POSTed to `url`, as request
+/// `id`.
+async fn call_sleep(
+    h: &Harness,
+    url: &str,
+    session: &str,
+    (version, id): (&str, u64),
+    ms: u64,
+) -> Events {
+    let body = json!({
+        "jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "sleep", "arguments": {"ms": ms}, "_meta": {"progressToken": "p"}}
+    });
+    let response = h
+        .client
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", version)
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("the POST is answered");
+    Events::new(response)
+}
+
+/// A GET on `url` resuming after `last`.
+async fn resume(h: &Harness, url: &str, session: &str, last: &str) -> reqwest::Response {
+    h.client
+        .get(url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", session)
+        .header("last-event-id", last)
+        .send()
+        .await
+        .expect("the GET is answered")
+}
+
+/// The stream part of an id `STREAM-N`, and N.
+fn split(id: &str) -> (&str, u64) {
+    let (stream, number) = id.split_once('-').expect("a POST stream's id");
+    (stream, number.parse().expect("a numeric event number"))
+}
+
+/// The progress reported before the sleep, on a stream cut right after it.
+async fn primed_and_cut(h: &Harness, url: &str, session: &str, id: u64) -> (String, String) {
+    let mut events = call_sleep(h, url, session, ("2025-11-25", id), 600).await;
+    let priming = events.next().await.expect("a priming event");
+    assert_eq!(priming.data, "", "{priming:?}");
+    assert_eq!(priming.retry, Some(1000), "{priming:?}");
+    let priming_id = priming.id.expect("the priming event has an id");
+    let (stream, number) = split(&priming_id);
+    assert_eq!(number, 0);
+    let progress = events.next().await.expect("the first progress report");
+    assert_eq!(progress.json()["params"]["progress"], 0.0, "{progress:?}");
+    let progress_id = progress.id.expect("the event has an id");
+    assert_eq!(split(&progress_id), (stream, 1));
+    // The client goes away mid-answer.
+    drop(events);
+    (priming_id, progress_id)
+}
+
+#[tokio::test]
+async fn a_client_cut_off_mid_answer_resumes_its_post_stream_with_last_event_id() {
+    let h = start(Limits::default()).await;
+    let session = h.initialize("2025-11-25").await;
+    let (priming_id, progress_id) = primed_and_cut(&h, &h.url, &session, 7).await;
+    let (stream, _) = split(&progress_id);
+
+    // The request was not cancelled: the rest of the answer is replayed, and the stream ends
+    // with the response.
+    let rest = Events::new(resume(&h, &h.url, &session, &progress_id).await)
+        .rest()
+        .await;
+    let ids: Vec<String> = rest.iter().filter_map(|e| e.id.clone()).collect();
+    assert_eq!(
+        ids,
+        [format!("{stream}-2"), format!("{stream}-3")],
+        "{rest:?}"
+    );
+    assert_eq!(rest[0].json()["params"]["progress"], 600.0);
+    assert_eq!(rest[1].json()["id"], 7);
+    assert_eq!(
+        rest[1].json()["result"]["structuredContent"]["data"]["sleptMs"],
+        600,
+        "{rest:?}"
+    );
+
+    // From the priming event: every message of that stream, once, in order.
+    let all = Events::new(resume(&h, &h.url, &session, &priming_id).await)
+        .rest()
+        .await;
+    let numbers: Vec<u64> = all
+        .iter()
+        .map(|e| split(e.id.as_deref().unwrap()).1)
+        .collect();
+    assert_eq!(numbers, [1, 2, 3], "{all:?}");
+
+    // The GET stream of the session carried none of it.
+    let response = h
+        .client
+        .get(&h.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("last-event-id", "0")
+        .send()
+        .await
+        .unwrap();
+    let mut get_stream = Events::new(response);
+    let nothing = tokio::time::timeout(Duration::from_millis(300), get_stream.next()).await;
+    assert!(nothing.is_err(), "the GET stream replayed {nothing:?}");
+}
+
+#[tokio::test]
+async fn a_resumed_stream_replays_only_its_own_events_and_bad_ids_are_refused() {
+    let h = start(Limits::default()).await;
+    let session = h.initialize("2025-11-25").await;
+    // Two calls at once, each on its own stream with its own ids.
+    let (first, _) = primed_and_cut(&h, &h.url, &session, 1).await;
+    let (second, _) = primed_and_cut(&h, &h.url, &session, 2).await;
+    assert_ne!(split(&first).0, split(&second).0);
+    for priming in [&first, &second] {
+        let (stream, _) = split(priming);
+        let events = Events::new(resume(&h, &h.url, &session, priming).await)
+            .rest()
+            .await;
+        assert_eq!(events.len(), 3, "{events:?}");
+        assert!(
+            events
+                .iter()
+                .all(|e| split(e.id.as_deref().unwrap()).0 == stream),
+            "{events:?}"
+        );
+    }
+    for bad in ["1-", "-1", "0-1", "x-1", "1-2-3"] {
+        let refused = resume(&h, &h.url, &session, bad).await;
+        assert_eq!(refused.status(), StatusCode::BAD_REQUEST, "{bad}");
+        let body = refused.text().await.unwrap();
+        assert!(!body.contains(bad), "the error quotes the id: {body}");
+    }
+}
+
+#[tokio::test]
+async fn older_sessions_get_event_ids_without_a_priming_event() {
+    let h = start(Limits::default()).await;
+    let session = h.initialize("2025-06-18").await;
+    let events = call_sleep(&h, &h.url, &session, ("2025-06-18", 7), 10)
+        .await
+        .rest()
+        .await;
+    assert_eq!(events.len(), 3, "{events:?}");
+    let numbers: Vec<u64> = events
+        .iter()
+        .map(|e| split(e.id.as_deref().expect("an id")).1)
+        .collect();
+    assert_eq!(numbers, [1, 2, 3]);
+    assert!(events
+        .iter()
+        .all(|e| e.retry.is_none() && !e.data.is_empty()));
+}
+
+/// The demo server with its sessions in the Redis at `url`.
+async fn redis_instance(url: &str) -> Harness {
+    let limits =
+        limits(&json!({"http": {"sessionStore": "redis"}, "cache": {"redisUrl": url}}).to_string());
+    start(limits).await
+}
+
+#[tokio::test]
+async fn with_sessions_in_redis_a_post_stream_resumes_on_another_instance() {
+    let Some(redis) = RedisServer::start(64 << 20) else {
+        return;
+    };
+    let a = redis_instance(&redis.url()).await;
+    let b = redis_instance(&redis.url()).await;
+    let session = a.initialize("2025-11-25").await;
+    let (_, progress_id) = primed_and_cut(&a, &a.url, &session, 7).await;
+    let (stream, _) = split(&progress_id);
+    // Instance b rebuilds the session and follows the stream a writes to.
+    let rest = Events::new(resume(&b, &b.url, &session, &progress_id).await)
+        .rest()
+        .await;
+    let ids: Vec<String> = rest.iter().filter_map(|e| e.id.clone()).collect();
+    assert_eq!(
+        ids,
+        [format!("{stream}-2"), format!("{stream}-3")],
+        "{rest:?}"
+    );
+    assert_eq!(
+        rest[1].json()["result"]["structuredContent"]["data"]["sleptMs"],
+        600,
+        "{rest:?}"
+    );
+}
