@@ -72,6 +72,20 @@ pub(crate) fn for_each_member<'a>(
 pub(crate) fn walk_object(
     text: &str,
     at: usize,
+    each: impl FnMut(&str, usize) -> Option<usize>,
+) -> Option<usize> {
+    walk_object_expecting(text, at, &[], each)
+}
+
+/// [`walk_object`], told the names its members usually have: a name written exactly as one
+/// of `expected` (its bytes, then the closing quote) is taken without looking for the
+/// string's end, which costs a comparison instead of a scan of the name (a 42-byte `_meta`
+/// key). Every name in `expected` must be free of `"` and `\`, so a match is the whole
+/// string, unescaped. Other names are read as [`walk_object`] reads them.
+pub(crate) fn walk_object_expecting(
+    text: &str,
+    at: usize,
+    expected: &[&str],
     mut each: impl FnMut(&str, usize) -> Option<usize>,
 ) -> Option<usize> {
     let bytes = text.as_bytes();
@@ -87,7 +101,10 @@ pub(crate) fn walk_object(
         if bytes.get(at) != Some(&b'"') {
             return None;
         }
-        let (name, name_end) = member_name(text, at + 1)?;
+        let (name, name_end) = match expected_name(text, at + 1, expected) {
+            Some(found) => found,
+            None => member_name(text, at + 1)?,
+        };
         at = skip_whitespace(bytes, name_end);
         if bytes.get(at) != Some(&b':') {
             return None;
@@ -100,6 +117,23 @@ pub(crate) fn walk_object(
             _ => return None,
         }
     }
+}
+
+/// The name of `expected` written at `from` (past its opening quote) and followed by the
+/// closing quote, and the index past that quote.
+fn expected_name<'a>(
+    text: &'a str,
+    from: usize,
+    expected: &[&str],
+) -> Option<(Cow<'a, str>, usize)> {
+    let rest = text.as_bytes().get(from..)?;
+    expected.iter().find_map(|name| {
+        let len = name.len();
+        if rest.get(len) != Some(&b'"') || rest.get(..len) != Some(name.as_bytes()) {
+            return None;
+        }
+        Some((Cow::Borrowed(text.get(from..from + len)?), from + len + 1))
+    })
 }
 
 /// The name whose text starts at `from` (past its opening quote), decoded (borrowed when it
@@ -319,6 +353,22 @@ mod tests {
                     })
                     .collect();
                 prop_assert_eq!(values, written);
+                // Told the usual names, the walk reads the same names, values and end.
+                let mut told = Vec::new();
+                let end_told =
+                    walk_object_expecting(&object, 0, &["_meta", "a", "ab", "n"], |name, start| {
+                        let end = value_end(bytes, start)?;
+                        told.push((name.to_owned(), object.get(start..end)?.to_owned()));
+                        Some(end)
+                    });
+                let mut plain = Vec::new();
+                let _end = walk_object(&object, 0, |name, start| {
+                    let end = value_end(bytes, start)?;
+                    plain.push((name.to_owned(), object.get(start..end)?.to_owned()));
+                    Some(end)
+                });
+                prop_assert_eq!(end_told, end, "{}", object);
+                prop_assert_eq!(told, plain, "{}", object);
             }
         }
     }

@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 
 use super::{ModernCall, CAPABILITIES_KEY, LOG_LEVEL_KEY};
 use crate::generated::protocol::{validate, LoggingLevel, ProgressToken};
-use crate::jsonrpc::members::{unescaped_string_at, value_end, walk_object};
+use crate::jsonrpc::members::{unescaped_string_at, value_end, walk_object_expecting};
 use crate::jsonrpc::text_to_value;
 use crate::mcp::era::PROTOCOL_VERSION_KEY;
 
@@ -40,7 +40,7 @@ pub(crate) fn scan(params: &str) -> Option<Scanned<'_>> {
     let bytes = params.as_bytes();
     let (mut name, mut arguments, mut meta) = (None, None, None);
     let mut extra = Vec::new();
-    walk_object(params, 0, |key, start| {
+    walk_object_expecting(params, 0, &["_meta", "arguments", "name"], |key, start| {
         if key == "_meta" {
             let (read, end) = read_meta(params, start)?;
             once(&mut meta, read)?;
@@ -80,6 +80,17 @@ pub(crate) fn scan(params: &str) -> Option<Scanned<'_>> {
     })
 }
 
+const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
+
+/// The members of `_meta` [`read_meta`] reads, in the order clients usually write them.
+const META_KEYS: [&str; 5] = [
+    CAPABILITIES_KEY,
+    CLIENT_INFO_KEY,
+    PROTOCOL_VERSION_KEY,
+    LOG_LEVEL_KEY,
+    "progressToken",
+];
+
 /// What a call uses of its `_meta`.
 struct Meta<'a> {
     version: &'a str,
@@ -103,7 +114,7 @@ fn read_meta(params: &str, at: usize) -> Option<(Meta<'_>, usize)> {
         let end = value_end(bytes, start)?;
         Some((params.get(start..end)?, end))
     };
-    let end = walk_object(params, at, |key, start| match key {
+    let end = walk_object_expecting(params, at, &META_KEYS, |key, start| match key {
         PROTOCOL_VERSION_KEY => {
             let (text, end) = unescaped_string_at(params, start)?;
             once(&mut version, text)?;
@@ -124,7 +135,7 @@ fn read_meta(params: &str, at: usize) -> Option<(Meta<'_>, usize)> {
             once(&mut capabilities, value)?;
             Some(end)
         }
-        "io.modelcontextprotocol/clientInfo" => {
+        CLIENT_INFO_KEY => {
             once(&mut info, ())?;
             client_info_end(params, start)
         }
@@ -154,7 +165,7 @@ fn read_meta(params: &str, at: usize) -> Option<(Meta<'_>, usize)> {
 /// required ones) included, no string holding an escape (the scan does not decode it).
 fn client_info_end(params: &str, at: usize) -> Option<usize> {
     let (mut name, mut version) = (false, false);
-    let end = walk_object(params, at, |key, start| {
+    let end = walk_object_expecting(params, at, &["name", "version"], |key, start| {
         let (_text, end) = unescaped_string_at(params, start)?;
         match key {
             "name" => name = true,
