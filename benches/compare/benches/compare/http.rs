@@ -7,12 +7,15 @@
 //! requests one after another (a closed loop: one request in flight per connection). Every
 //! request carries `Accept: application/json, text/event-stream`, the session id and
 //! `MCP-Protocol-Version: 2025-11-25`. In the 2026-07-28 era ([`Era::Modern`]) the body
-//! carries that era's `_meta` ([`Era::echo_params`]); a server that speaks it (typed-mcp)
-//! gets no handshake and no session, and each request carries the headers that era requires
-//! (`MCP-Protocol-Version: 2026-07-28`, `Mcp-Method`, `Mcp-Name`), while the others keep
-//! their session and read the same body. Each answer is read whole and checked: status 200,
-//! a JSON body or an event stream whose data events hold the answer, the request's id, no
-//! `error`, not `isError`, and a text content block equal to the text sent.
+//! carries that era's `_meta` ([`Era::echo_params`]) and every server (typed-mcp, rmcp 3.9,
+//! which serves that era statelessly whatever its session setting, and the floor) gets no
+//! handshake and no session; each request carries the headers that era requires: an
+//! `MCP-Protocol-Version` equal to the `_meta`'s version (the schema's `protocolVersion`:
+//! "this value MUST match the `MCP-Protocol-Version` header; otherwise the server MUST
+//! return a `400 Bad Request`"), `Mcp-Method` and `Mcp-Name`. Each answer is read whole
+//! and checked: status 200, a JSON body or an event stream whose data events hold the
+//! answer, the request's id, no `error`, not `isError`, and a text content block equal to
+//! the text sent.
 //!
 //! Each worker warms up first; when all have, the server's CPU time is read and the
 //! measured requests start, drawn from a shared counter until `requests` are answered.
@@ -162,7 +165,7 @@ pub(crate) fn run(server: HttpServer, workload: HttpWorkload) -> Result<Measured
         .build()
         .map_err(|e| format!("client runtime: {e}"))?;
     let outcome = runtime.block_on(async {
-        let modern = workload.era == Era::Modern && server.speaks_modern();
+        let modern = workload.era == Era::Modern;
         tokio::time::timeout(DEADLINE, measure(addr, pid, workload, modern))
             .await
             .unwrap_or_else(|_| Err("the run exceeded its deadline".to_owned()))

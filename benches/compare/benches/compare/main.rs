@@ -174,10 +174,14 @@ fn main() -> ExitCode {
         }
     };
     let wanted = |part: &str| options.only.as_deref().is_none_or(|only| only == part);
+    let validator_rows = options
+        .servers
+        .as_deref()
+        .is_none_or(|names| names.iter().any(|n| n == "validators"));
     let parts = servers::Parts {
         stdio: options.callgrind || wanted("stdio") || wanted("memory"),
         http: !options.callgrind && wanted("http"),
-        probe: options.callgrind,
+        probe: options.callgrind && validator_rows,
     };
     if parts.stdio || parts.http {
         eprintln!("building the servers under test");
@@ -188,7 +192,6 @@ fn main() -> ExitCode {
     }
     if options.callgrind {
         let names = options.servers.as_deref();
-        let validators_too = names.is_none_or(|names| names.iter().any(|n| n == "validators"));
         let servers: Option<Vec<String>> = names.map(|names| {
             names
                 .iter()
@@ -201,7 +204,7 @@ fn main() -> ExitCode {
             servers => callgrind::run(servers),
         }
         .and_then(|()| {
-            validators_too
+            validator_rows
                 .then(validator_instructions::run)
                 .unwrap_or(Ok(()))
         });

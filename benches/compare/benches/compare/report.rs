@@ -460,9 +460,9 @@ pub(crate) fn http(workloads: &[HttpWorkload], runs: &[Repetition]) -> bool {
          the floor is one axum route parsing the body into a `serde_json::Value` and writing \
          a fixed-shape echo (no session, no validation), the least a server on this stack \
          does; typed-mcp (baseline), when present, is the build named by \
-         `TYPED_MCP_BENCH_HTTP_BASELINE`. In 2026-07-28 typed-mcp serves each request \
-         stateless (no session, that era's headers); the others, which do not speak it, \
-         keep their 2025-11-25 session and read the same bodies.\n"
+         `TYPED_MCP_BENCH_HTTP_BASELINE`. In 2026-07-28 every server gets each request \
+         stateless: no handshake, no session, that era's headers (rmcp 3.9 serves that era \
+         without a session whatever its session setting).\n"
     );
     let per_second: fn(&Measured) -> f64 = |m| m.per_second;
     let cpu: fn(&Measured) -> f64 = |m| m.cpu_ns_per_request;

@@ -134,11 +134,6 @@ pub(crate) enum HttpServer {
 }
 
 impl HttpServer {
-    /// Whether the server speaks 2026-07-28 (then it gets that era's stateless requests).
-    pub(crate) fn speaks_modern(self) -> bool {
-        matches!(self, HttpServer::Typed | HttpServer::Baseline)
-    }
-
     /// Every HTTP server, in the order of the tables.
     pub(crate) const ALL: [HttpServer; 4] = [
         HttpServer::Typed,
