@@ -52,6 +52,27 @@ fn server(started: Arc<AtomicU32>, stopped: Arc<AtomicU32>) -> McpServer {
     })
     .unwrap()
     .task_support(TaskSupport::Optional);
+    // Asks a name in plain input_required rounds, then runs as a task (where it asks again).
+    let greet_later =
+        ToolDefinition::new("greet_later", |ctx: ToolContext, _args: Value| async move {
+            GREET_LATER_RUNS.fetch_add(1, Ordering::SeqCst);
+            let params = json!({"message": "name?", "requestedSchema": {"type": "object"}});
+            let failed =
+                |e: typed_mcp::tools::ClientRequestError| ToolCallError::failed(e.to_string());
+            let name = ctx
+                .ask(Some("name"), "elicitation/create", params.clone())
+                .await
+                .map_err(failed)?;
+            let as_task = ctx.run_as_task().await.map_err(failed)?;
+            let go = ctx
+                .ask(Some("go"), "elicitation/create", params)
+                .await
+                .map_err(failed)?;
+            Ok(json!({"name": name["content"]["name"], "task": as_task, "go": go["action"]}))
+        })
+        .unwrap()
+        .task_support(TaskSupport::Optional)
+        .task_after_input();
     let now = ToolDefinition::new("now", |_ctx: ToolContext, _args: Value| async move {
         Ok(json!("now"))
     })
@@ -60,10 +81,14 @@ fn server(started: Arc<AtomicU32>, stopped: Arc<AtomicU32>) -> McpServer {
         .tasks(TaskOptions::new().poll_interval(Duration::from_millis(40)))
         .tool(slow)
         .tool(ask)
+        .tool(greet_later)
         .tool(now)
         .build()
         .unwrap()
 }
+
+/// How many times `greet_later`'s handler started (one test calls it).
+static GREET_LATER_RUNS: AtomicU32 = AtomicU32::new(0);
 
 /// Counts a handler stopped before its end (dropped, or cancelled), unless `.1` is set.
 struct Stopped(Arc<AtomicU32>, bool);
@@ -76,12 +101,12 @@ impl Drop for Stopped {
     }
 }
 
-/// Accepts every elicitation.
+/// Accepts every elicitation, with the name Alice.
 struct Accept;
 
 impl ClientHandler for Accept {
     fn elicit(&self, _params: Value) -> HandlerFuture {
-        Box::pin(async { Ok(json!({"action": "accept", "content": {}})) })
+        Box::pin(async { Ok(json!({"action": "accept", "content": {"name": "Alice"}})) })
     }
 }
 
@@ -194,6 +219,59 @@ async fn a_tasks_question_is_answered_through_the_handler() {
         .lock()
         .unwrap()
         .contains(&TaskStatus::InputRequired));
+}
+
+/// SEP-2663 with multi round-trip requests: the question asked before `run_as_task` is an
+/// `input_required` round of the call itself (answered through the handler), then the call
+/// is answered with a task whose handler has that answer and asks one more question as a
+/// task (`input_required` task, `tasks/update`). A client without the extension gets the
+/// same answers as a plain call.
+#[tokio::test]
+async fn a_task_starts_after_the_calls_input_rounds() {
+    let fixture = connect(tasks_options()).await;
+    let updates: Arc<Mutex<Vec<TaskUpdate>>> = Arc::default();
+    let seen = Arc::clone(&updates);
+    let reply = fixture
+        .client
+        .call_tool_as_task(
+            "greet_later",
+            json!({}),
+            TaskWait::new().on_update(move |update| seen.lock().unwrap().push(update.clone())),
+        )
+        .await
+        .expect("the task completes");
+    assert_eq!(
+        reply.structured_content().unwrap()["data"],
+        json!({"name": "Alice", "task": true, "go": "accept"})
+    );
+    let updates = updates.lock().unwrap().clone();
+    // The call was answered with a task (the first update is its CreateTaskResult), and
+    // the question asked in the task parked it.
+    assert_eq!(updates.first().unwrap().status, TaskStatus::Working);
+    assert!(updates
+        .iter()
+        .any(|u| u.status == TaskStatus::InputRequired));
+    assert_eq!(updates.last().unwrap().status, TaskStatus::Completed);
+    // Round 1 (input_required), round 2 (asks to run as a task), the task: a task started
+    // at once would have run the handler once.
+    assert_eq!(GREET_LATER_RUNS.load(Ordering::SeqCst), 3);
+
+    let plain = connect(
+        ClientOptions::new("plain", "1")
+            .version(VersionChoice::parse("2026-07-28").unwrap())
+            .capabilities(json!({"elicitation": {}}))
+            .handler(Accept),
+    )
+    .await;
+    let reply = plain
+        .client
+        .call_tool("greet_later", json!({}))
+        .await
+        .expect("a plain call");
+    assert_eq!(
+        reply.structured_content().unwrap()["data"],
+        json!({"name": "Alice", "task": false, "go": "accept"})
+    );
 }
 
 #[tokio::test]

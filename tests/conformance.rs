@@ -2,7 +2,7 @@
 //! 0.2.0-alpha.12, installed by `tests/conformance/setup.sh`) against the demo server over
 //! Streamable HTTP: every scenario of `tests/conformance/scenarios.txt`, judged by
 //! `tests/conformance/run.sh` (no FAILURE check at all: no expected-failures file), and every
-//! non-extension server scenario of both suite versions, and 9 of the 10 Tasks extension
+//! non-extension server scenario of both suite versions, and the 10 Tasks extension
 //! scenarios of 0.2.0 (`tasks-*`; 0.1.16 has none), against the fixture server
 //! (`tests/conformance/scenarios-fixture.txt`, also without expected failures, and with the
 //! checks of `tests/conformance/required-fixture.txt` required to be SUCCESS: SHOULDs the

@@ -1,6 +1,7 @@
 //! The fixtures of the suite's Tasks scenarios (`tasks-*`, SEP-2663): a plain tool
 //! (`greet`) and task-capable ones (`slow_compute`, `failing_job`, `protocol_error_job`,
-//! `confirm_delete`, `multi_input`).
+//! `confirm_delete`, `multi_input`, and `test_tool_with_task`, whose task starts after an
+//! `input_required` round).
 
 use std::time::Duration;
 
@@ -104,6 +105,32 @@ pub(crate) fn task_tools() -> Result<Vec<ToolDefinition>, McpError> {
     )?
     .task_support(TaskSupport::Optional)
     .description("Asks two questions at once (two pending inputs).");
+    let with_task = ToolDefinition::new(
+        "test_tool_with_task",
+        |ctx: ToolContext, _args: NoArguments| async move {
+            let question = json!({
+                "message": "What is your name?",
+                "requestedSchema": {
+                    "type": "object",
+                    "properties": {"name": {"type": "string"}},
+                    "required": ["name"]
+                }
+            });
+            let answer = elicit(&ctx, "user_name", question).await?;
+            let name = answer["content"]["name"]
+                .as_str()
+                .unwrap_or("stranger")
+                .to_owned();
+            ctx.run_as_task()
+                .await
+                .map_err(|error| ToolCallError::failed(error.to_string()))?;
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            Ok(Value::String(format!("Hello, {name}! (from a task)")))
+        },
+    )?
+    .task_support(TaskSupport::Required)
+    .task_after_input()
+    .description("Asks for a name (input_required), then runs as a task that greets it.");
     Ok(vec![
         greet,
         slow_compute,
@@ -111,5 +138,6 @@ pub(crate) fn task_tools() -> Result<Vec<ToolDefinition>, McpError> {
         protocol_error_job,
         confirm_delete,
         multi_input,
+        with_task,
     ])
 }

@@ -12,7 +12,7 @@ use tokio::sync::oneshot;
 use crate::jsonrpc::{Id, Response, ResponsePayload};
 use crate::server::Peer;
 use crate::tools::elicitation::{is_url_mode, COMPLETE_METHOD, ELICIT_METHOD};
-use crate::tools::{ClientRequest, ClientRequestError, ClientRequester};
+use crate::tools::{ClientRequest, ClientRequestError, ClientRequester, RUN_AS_TASK};
 
 /// The server's requests awaiting the client's answer, by id.
 #[derive(Debug, Default)]
@@ -108,6 +108,10 @@ pub(crate) fn requester(
     capabilities: Value,
 ) -> ClientRequester {
     Arc::new(move |request: ClientRequest| {
+        if request.method == RUN_AS_TASK {
+            // No task in the 2025 versions: the call goes on as it is.
+            return Box::pin(async { Ok(Value::Bool(false)) });
+        }
         let missing = missing_capability(&request, &capabilities);
         let ClientRequest { method, params, .. } = request;
         let pending = Arc::clone(&pending);

@@ -263,9 +263,10 @@ impl Connection {
                         sets.capabilities.extensions.as_ref(),
                         &call.capabilities,
                     );
-                    let support = sets.tools.task_support(&call.name);
-                    let task = super::tasks::methods::as_task(support, &extensions)?
-                        .then(|| call.capabilities.clone());
+                    let (support, after_input) = sets.tools.task_support(&call.name);
+                    let as_task = super::tasks::methods::as_task(support, &extensions)?;
+                    // A task that starts in the handler runs as a plain call until then.
+                    let task = (as_task && !after_input).then(|| call.capabilities.clone());
                     // Questions to the client become an input_required result; a retry brings
                     // the answers (and the sealed answers of earlier rounds), for this tool
                     // with these arguments only. The scope (a canonical copy of the
@@ -281,6 +282,9 @@ impl Connection {
                         &call.extra,
                         call.capabilities,
                     )?;
+                    if as_task && after_input {
+                        inputs.allow_task();
+                    }
                     (
                         call.name,
                         call.arguments,
@@ -297,6 +301,7 @@ impl Connection {
                         arguments,
                         declared,
                         extensions,
+                        answered: None,
                     };
                     // Boxed: only calls that become tasks pay for its size.
                     return Box::pin(super::tasks::methods::start(
@@ -322,12 +327,26 @@ impl Connection {
                     .await;
                 // The arguments went to the handler: a scope not computed above is computed
                 // from the params as received, only when the handler asked a question.
-                match inputs.result(&state.state_key, || {
+                if let Some(input_required) = inputs.result(&state.state_key, || {
                     super::input_required::tool_scope(&name, request_params.raw)
                 }) {
-                    Some(input_required) => input_required,
-                    None => answer,
+                    return input_required;
                 }
+                if !inputs.task_requested() {
+                    return answer;
+                }
+                // Every question answered, the handler asked to run as a task: it runs again
+                // as one (boxed, as above; the first run's answer is not kept across it).
+                drop(answer);
+                Box::pin(super::tasks::methods::start_after_input(
+                    state,
+                    Arc::clone(&sets),
+                    &ctx,
+                    &name,
+                    request_params.raw,
+                    &inputs,
+                ))
+                .await
             }
             ("resources/read", Era::Legacy(_)) => {
                 let p: LegacyReadResourceRequestParams = decode(

@@ -22,7 +22,7 @@
 //! [`ToolContext::ask`]: crate::tools::ToolContext::ask
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{json, Map, Value};
@@ -34,7 +34,7 @@ use crate::generated::protocol::InputRequiredResult;
 use crate::secrets::KeySet;
 use crate::server::HandlerResult;
 use crate::tools::elicitation::{is_url_mode, COMPLETE_METHOD, ELICIT_METHOD};
-use crate::tools::{ClientRequest, ClientRequestError, ClientRequester};
+use crate::tools::{ClientRequest, ClientRequestError, ClientRequester, RUN_AS_TASK};
 
 /// The answers a `requestState` carries, sealed for `scope`.
 pub(crate) fn seal_answers(
@@ -67,6 +67,10 @@ pub(crate) struct Inputs {
     /// The keys of the answers the handler used: only these go into the next state.
     used: Mutex<std::collections::BTreeSet<String>>,
     counter: AtomicU64,
+    /// The call may become a task in its handler ([`Inputs::allow_task`]).
+    task_allowed: AtomicBool,
+    /// The handler asked to run as a task ([`Inputs::task_requested`]).
+    task_requested: AtomicBool,
 }
 
 impl Inputs {
@@ -92,7 +96,33 @@ impl Inputs {
             asked: Mutex::new(BTreeMap::new()),
             used: Mutex::new(std::collections::BTreeSet::new()),
             counter: AtomicU64::new(0),
+            task_allowed: AtomicBool::new(false),
+            task_requested: AtomicBool::new(false),
         }
+    }
+
+    /// Lets the handler turn the call into a task
+    /// ([`ToolContext::run_as_task`](crate::tools::ToolContext::run_as_task)): a tool whose
+    /// task starts in its handler, called by a client that declared the Tasks extension.
+    pub(crate) fn allow_task(&self) {
+        self.task_allowed.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the handler asked to run as a task (then, unless it asked a question
+    /// without an answer too, the call becomes a task: see [`Inputs::result`]).
+    pub(crate) fn task_requested(&self) -> bool {
+        self.task_requested.load(Ordering::Relaxed)
+    }
+
+    /// The answers the request brought (its `requestState`'s and its `inputResponses`),
+    /// for the handler's run as a task.
+    pub(crate) fn answers(&self) -> &BTreeMap<String, Value> {
+        &self.answers
+    }
+
+    /// The client's declared capabilities.
+    pub(crate) fn declared(&self) -> &Value {
+        &self.declared
     }
 
     /// The requester a handler asks through.
@@ -105,6 +135,13 @@ impl Inputs {
     }
 
     fn answer(&self, mut request: ClientRequest) -> Result<Value, ClientRequestError> {
+        if request.method == RUN_AS_TASK {
+            if !self.task_allowed.load(Ordering::Relaxed) {
+                return Ok(Value::Bool(false));
+            }
+            self.task_requested.store(true, Ordering::Relaxed);
+            return Err(ClientRequestError::BecomesTask);
+        }
         if request.method == COMPLETE_METHOD {
             return Err(ClientRequestError::Unavailable(
                 "2026-07-28 has no elicitation completion notification",
@@ -174,6 +211,36 @@ impl Inputs {
             &value,
         ))
     }
+}
+
+/// The requester of a handler run again as a task after its `input_required` rounds: a
+/// question answered in those rounds gets its answer (keyless ones numbered as
+/// [`Inputs`] numbers them, so the same question finds the same answer), any other goes
+/// to `task`'s requester (it parks the task), and
+/// [`ToolContext::run_as_task`](crate::tools::ToolContext::run_as_task) answers `true`.
+pub(crate) fn answered_then(
+    answers: BTreeMap<String, Value>,
+    task: ClientRequester,
+) -> ClientRequester {
+    let counter = Arc::new(AtomicU64::new(0));
+    Arc::new(move |mut request: ClientRequest| {
+        if request.method == RUN_AS_TASK {
+            return Box::pin(async { Ok(Value::Bool(true)) });
+        }
+        if request.method != COMPLETE_METHOD {
+            let number = counter.fetch_add(1, Ordering::Relaxed) + 1;
+            let key = request.key.take().unwrap_or_else(|| {
+                let kind = request.method.split('/').next().unwrap_or("input");
+                format!("{kind}-{number}")
+            });
+            if let Some(answer) = answers.get(&key) {
+                let answer = answer.clone();
+                return Box::pin(async move { Ok(answer) });
+            }
+            request.key = Some(key);
+        }
+        task(request)
+    })
 }
 
 /// The scope a `requestState` is sealed for: what the request is (`tool` or `prompt`), its

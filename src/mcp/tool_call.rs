@@ -86,13 +86,13 @@ impl ToolSet {
     }
 
     /// How `tool` may run as a task (`Forbidden` for an unknown tool: the call then fails
-    /// as usual).
-    pub(crate) fn task_support(&self, tool: &str) -> super::tasks::TaskSupport {
-        self.by_name
-            .get(tool)
-            .map_or(super::tasks::TaskSupport::Forbidden, |definition| {
-                definition.task_support
-            })
+    /// as usual), and whether its task starts in its handler
+    /// ([`ToolDefinition::task_after_input`]).
+    pub(crate) fn task_support(&self, tool: &str) -> (super::tasks::TaskSupport, bool) {
+        self.by_name.get(tool).map_or(
+            (super::tasks::TaskSupport::Forbidden, false),
+            |definition| (definition.task_support, definition.task_after_input),
+        )
     }
 
     /// Whether a tool may run as a task (the server then declares the Tasks extension).

@@ -193,6 +193,8 @@ pub struct ToolDefinition<S = ()> {
     pub(crate) required_capabilities: Vec<String>,
     /// Whether calls may become tasks (the Tasks extension).
     pub(crate) task_support: super::tasks::TaskSupport,
+    /// The task starts in the handler, after its `input_required` rounds.
+    pub(crate) task_after_input: bool,
     pub(crate) content_blocks: bool,
     /// A published `outputSchema` describes the output: it is never cut.
     pub(crate) structured_output: bool,
@@ -210,6 +212,7 @@ impl<S> Clone for ToolDefinition<S> {
             entry: self.entry.clone(),
             required_capabilities: self.required_capabilities.clone(),
             task_support: self.task_support,
+            task_after_input: self.task_after_input,
             content_blocks: self.content_blocks,
             structured_output: self.structured_output,
             verbatim_arguments: self.verbatim_arguments,
@@ -253,6 +256,7 @@ impl<S> ToolDefinition<S> {
             entry,
             required_capabilities: Vec::new(),
             task_support: super::tasks::TaskSupport::Forbidden,
+            task_after_input: false,
             content_blocks: false,
             structured_output: false,
             verbatim_arguments: false,
@@ -303,6 +307,20 @@ impl<S> ToolDefinition<S> {
     #[must_use]
     pub fn task_support(mut self, support: super::tasks::TaskSupport) -> Self {
         self.task_support = support;
+        self
+    }
+
+    /// Makes the task of a task-capable tool ([`ToolDefinition::task_support`]) start in
+    /// its handler rather than at once (SEP-2663's composition with multi round-trip
+    /// requests): a call from a client that declared the Tasks extension first runs as a
+    /// plain 2026-07-28 call, whose questions are `input_required` rounds, until the handler
+    /// calls [`ToolContext::run_as_task`](crate::tools::ToolContext::run_as_task); once
+    /// every question has its answer, the call is answered with a task whose work is the
+    /// handler, run again with those answers. A handler that never calls it answers as a
+    /// plain call. Other calls are as [`ToolDefinition::task_support`] says.
+    #[must_use]
+    pub fn task_after_input(mut self) -> Self {
+        self.task_after_input = true;
         self
     }
 
@@ -419,6 +437,7 @@ impl<S> ToolDefinition<S> {
             entry,
             required_capabilities: self.required_capabilities,
             task_support: self.task_support,
+            task_after_input: self.task_after_input,
             content_blocks: self.content_blocks,
             structured_output: self.structured_output,
             verbatim_arguments: self.verbatim_arguments,

@@ -42,7 +42,20 @@ pub enum ClientRequestError {
     /// retries with the answers and the handler runs again, this time getting them.
     #[error("the client's answer comes with the retried request (input_required)")]
     InputRequired,
+    /// 2026-07-28, Tasks extension: the handler asked to run as a task
+    /// ([`ToolContext::run_as_task`](super::ToolContext::run_as_task)) and every question
+    /// it asked has its answer. The server answers the call with a task and runs the
+    /// handler again as the task's work, with the same answers; pass it on with `?`.
+    #[error("the call continues as a task")]
+    BecomesTask,
 }
+
+/// The method of the [`ClientRequest`] by which
+/// [`ToolContext::run_as_task`](super::ToolContext::run_as_task) asks the requester to
+/// run the call as a task; never sent to the client. Each requester answers it: `true`
+/// (already a task), `false` (the call cannot become one), or
+/// [`ClientRequestError::BecomesTask`].
+pub(crate) const RUN_AS_TASK: &str = "io.modelcontextprotocol/tasks#run-as-task";
 
 /// One request to the client, as a handler asks it.
 #[derive(Debug, Clone, PartialEq)]

@@ -291,6 +291,35 @@ impl ToolContext {
         }
     }
 
+    /// Runs the rest of the call as a task (2026-07-28, the Tasks extension), for a tool
+    /// whose task starts in its handler
+    /// ([`ToolDefinition::task_after_input`](crate::mcp::ToolDefinition::task_after_input)):
+    /// the questions asked before it are answered in plain `input_required` rounds, and
+    /// once they all have their answers the server answers the call with a task
+    /// (`CreateTaskResult`) and runs the handler again as the task's work, from the start,
+    /// with the same answers, where this returns `Ok(true)`. Questions asked after it park
+    /// the task (`tasks/get`, `tasks/update`). So the code before it runs once per round,
+    /// plus once in the task.
+    ///
+    /// `Ok(true)`: the call runs as a task. `Ok(false)`: it cannot become one and goes on
+    /// as a plain call (the client did not declare the extension, a 2025 version, a tool
+    /// without `task_after_input`).
+    ///
+    /// # Errors
+    ///
+    /// [`ClientRequestError::BecomesTask`](super::ClientRequestError::BecomesTask) when the
+    /// call is to become a task now (pass it on with `?`; what the handler returns then is
+    /// not sent).
+    pub async fn run_as_task(&self) -> Result<bool, super::client::ClientRequestError> {
+        if self.client.is_none() {
+            return Ok(false);
+        }
+        let answer = self
+            .ask(None, super::client::RUN_AS_TASK, serde_json::Value::Null)
+            .await?;
+        Ok(answer == serde_json::Value::Bool(true))
+    }
+
     /// Asks the client's model for a message (`sampling/createMessage`, needs the client's
     /// `sampling` capability).
     ///

@@ -61,6 +61,7 @@ mod progress;
 mod runner;
 mod stats;
 
+pub(crate) use client::RUN_AS_TASK;
 pub use client::{ClientRequest, ClientRequestError, ClientRequester, ClientResponse};
 pub use elicitation::UrlElicitation;
 pub use envelope::{ToolCallResult, META_KEY, TRUNCATION_MARKER};

@@ -1,8 +1,10 @@
 //! The Tasks extension's entry points in the request dispatch: a `tools/call` that becomes a
 //! task, and `tasks/get`, `tasks/update`, `tasks/cancel`.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::runtime::not_negotiated;
@@ -13,6 +15,7 @@ use crate::mcp::builder::ServerState;
 use crate::mcp::catalog::Sets;
 use crate::mcp::era::Era;
 use crate::mcp::extensions::{negotiate, Negotiated};
+use crate::mcp::input_required::{answered_then, Inputs};
 use crate::mcp::params::decode;
 use crate::mcp::tool_call::CallRequest;
 use crate::server::{HandlerResult, RequestContext};
@@ -62,6 +65,9 @@ pub(crate) struct TaskCall {
     pub(crate) declared: Value,
     /// The extensions the call negotiated.
     pub(crate) extensions: Negotiated,
+    /// For a task that starts in the handler, after `input_required` rounds: the answers
+    /// of those rounds, which the handler gets again.
+    pub(crate) answered: Option<BTreeMap<String, Value>>,
 }
 
 /// Starts `call` as a task and answers with its `CreateTaskResult`.
@@ -79,10 +85,15 @@ pub(crate) async fn start(
         arguments,
         declared,
         extensions,
+        answered,
     } = call;
     state
         .tasks
         .start(owner(ctx), declared, move |cancel, requester| async move {
+            let requester = match answered {
+                Some(answers) => answered_then(answers, requester),
+                None => requester,
+            };
             let task_ctx = RequestContext::new(request_id, cancel, peer).with_auth(auth);
             sets.tools
                 .call(CallRequest {
@@ -98,6 +109,41 @@ pub(crate) async fn start(
                 .await
         })
         .await
+}
+
+/// Starts the call of `name` (whose params were `raw`) as a task once its handler asked to
+/// run as one ([`ToolContext::run_as_task`](crate::tools::ToolContext::run_as_task)) and
+/// every question it asked has its answer in `inputs`: the handler runs again as the task's
+/// work, with those answers. Answers with the `CreateTaskResult`.
+pub(crate) async fn start_after_input(
+    state: &ServerState,
+    sets: Arc<Sets>,
+    ctx: &RequestContext,
+    name: &str,
+    raw: Option<&RawValue>,
+    inputs: &Inputs,
+) -> HandlerResult {
+    // The arguments went to the handler's first run: read again from the params as
+    // received (the same object the call decoded).
+    let arguments = raw
+        .and_then(|raw| crate::jsonrpc::to_value(raw).ok())
+        .and_then(|params| match params {
+            Value::Object(mut members) => members.remove("arguments"),
+            _ => None,
+        })
+        .and_then(|arguments| match arguments {
+            Value::Object(arguments) => Some(arguments),
+            _ => None,
+        });
+    let extensions = negotiate(sets.capabilities.extensions.as_ref(), inputs.declared());
+    let call = TaskCall {
+        name: name.to_owned(),
+        arguments,
+        declared: inputs.declared().clone(),
+        extensions,
+        answered: Some(inputs.answers().clone()),
+    };
+    start(state, sets, ctx, call).await
 }
 
 /// Answers `tasks/get`, `tasks/update` or `tasks/cancel` (2026-07-28).

@@ -24,6 +24,14 @@
 //! - **Questions.** A question the handler asks the client (`ctx.elicit`, `ctx.sample`, ...)
 //!   parks the task as `input_required` with the question under `inputRequests`; `tasks/update`
 //!   delivers answers by key (one at a time or all at once), and the handler continues.
+//! - **Questions before the task** (SEP-2663 with multi round-trip requests). A tool marked
+//!   [`ToolDefinition::task_after_input`] is not a task at once: the call runs as a plain
+//!   2026-07-28 call, its questions are `input_required` rounds of the call itself (with
+//!   `requestState`, no `taskId`), until the handler calls
+//!   [`ToolContext::run_as_task`](crate::tools::ToolContext::run_as_task); on the round
+//!   where every question has its answer, the call is answered with a `CreateTaskResult`
+//!   (no `requestState`, no `inputRequests`) and the handler runs again, from the start, as
+//!   the task's work, with those answers; a question asked after that parks the task.
 //! - **Cancellation.** `tasks/cancel` stops the handler (its future is dropped) and settles
 //!   the task as `cancelled`;
 //!   it is acknowledged with `{resultType: "complete"}`, on a terminal task too.
@@ -42,10 +50,10 @@
 //!   server is protected), are the same `-32602` "unknown task", quoting nothing. A store
 //!   that fails answers `-32603` "the task store is unavailable" (the cause is logged).
 //!   `tasks/result` and `tasks/list` (removed by SEP-2663) are `-32601`.
-//! - **Not yet.** The 2025 era, and a task started by the retry of an `input_required`
-//!   round (the suite's `tasks-mrtr-composition`).
+//! - **Not yet.** The 2025 era.
 //!
 //! [`ToolDefinition::task_support`]: crate::mcp::ToolDefinition::task_support
+//! [`ToolDefinition::task_after_input`]: crate::mcp::ToolDefinition::task_after_input
 
 pub(crate) mod methods;
 #[cfg(feature = "redis")]

@@ -18,7 +18,7 @@ use crate::mcp::client_requests::missing_capability;
 use crate::mcp::outbound::{parse_rendered, respond_value, ResultKind};
 use crate::mcp::params::{error_with_data, internal_error, invalid_params, violation};
 use crate::server::HandlerResult;
-use crate::tools::{ClientRequest, ClientRequestError, ClientRequester};
+use crate::tools::{ClientRequest, ClientRequestError, ClientRequester, RUN_AS_TASK};
 
 /// The tasks of a server: the store, and the tasks this instance runs.
 #[derive(Debug)]
@@ -397,6 +397,9 @@ impl Tasks {
     fn requester(self: &Arc<Self>, live: Arc<Live>, declared: Value) -> ClientRequester {
         let tasks = Arc::clone(self);
         Arc::new(move |request: ClientRequest| {
+            if request.method == RUN_AS_TASK {
+                return Box::pin(async { Ok(Value::Bool(true)) });
+            }
             let tasks = Arc::clone(&tasks);
             let live = Arc::clone(&live);
             let missing = missing_capability(&request, &declared);
