@@ -5,6 +5,8 @@
 //! its cancellation, an update of a finished task — each a clear JSON-RPC error quoting
 //! nothing.
 
+mod tasks_support;
+
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -20,38 +22,11 @@ use typed_mcp::mcp::tasks::{TaskOptions, TaskSupport, TASKS_EXTENSION};
 use typed_mcp::mcp::{McpServer, ToolDefinition};
 use typed_mcp::tools::{ToolCallError, ToolContext};
 
-/// Tools: `slow` (a task: answers its `ms` argument after that many milliseconds, or never
-/// when 0, until cancelled), `ask` (a task that asks the client first), `now` (no task).
+/// Tools: `slow` and `ask` (tasks, see `tasks_support`), `greet_later` (its task starts after
+/// an input round), `now` (no task).
 fn server(started: Arc<AtomicU32>, stopped: Arc<AtomicU32>) -> McpServer {
-    let slow = ToolDefinition::new("slow", move |ctx: ToolContext, args: Value| {
-        let (started, stopped) = (Arc::clone(&started), Arc::clone(&stopped));
-        async move {
-            started.fetch_add(1, Ordering::SeqCst);
-            // Counts the handler's end before its result: the runner drops it when cancelled.
-            let mut stop = Stopped(stopped, false);
-            let ms = args["ms"].as_u64().unwrap_or(0);
-            let wait = if ms == 0 { 3_600_000 } else { ms };
-            tokio::select! {
-                () = tokio::time::sleep(Duration::from_millis(wait)) => {
-                    stop.1 = true;
-                    Ok(json!({"slept": ms}))
-                }
-                () = ctx.cancelled() => Err(ToolCallError::failed("cancelled")),
-            }
-        }
-    })
-    .unwrap()
-    .task_support(TaskSupport::Optional);
-    let ask = ToolDefinition::new("ask", |ctx: ToolContext, _args: Value| async move {
-        let params = json!({"message": "go on?", "requestedSchema": {"type": "object"}});
-        let answer = ctx
-            .ask(Some("ok"), "elicitation/create", params)
-            .await
-            .map_err(|e| ToolCallError::failed(e.to_string()))?;
-        Ok(json!({"answered": answer["action"]}))
-    })
-    .unwrap()
-    .task_support(TaskSupport::Optional);
+    let slow = tasks_support::slow(started, stopped);
+    let ask = tasks_support::ask();
     // Asks a name in plain input_required rounds, then runs as a task (where it asks again).
     let greet_later =
         ToolDefinition::new("greet_later", |ctx: ToolContext, _args: Value| async move {
@@ -89,17 +64,6 @@ fn server(started: Arc<AtomicU32>, stopped: Arc<AtomicU32>) -> McpServer {
 
 /// How many times `greet_later`'s handler started (one test calls it).
 static GREET_LATER_RUNS: AtomicU32 = AtomicU32::new(0);
-
-/// Counts a handler stopped before its end (dropped, or cancelled), unless `.1` is set.
-struct Stopped(Arc<AtomicU32>, bool);
-
-impl Drop for Stopped {
-    fn drop(&mut self) {
-        if !self.1 {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
-}
 
 /// Accepts every elicitation, with the name Alice.
 struct Accept;

@@ -7,6 +7,7 @@
 //! (and fail when `CI` is set).
 
 mod redis_support;
+mod tasks_support;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -16,10 +17,9 @@ use redis_support::RedisServer;
 use serde_json::{json, Map, Value};
 use typed_mcp::http::auth::{BoxFuture, ResourceServer, TokenError, TokenValidator};
 use typed_mcp::http::{HttpOptions, RunningHttpServer};
-use typed_mcp::mcp::tasks::{TaskSupport, TASKS_EXTENSION};
-use typed_mcp::mcp::{McpServer, ToolDefinition};
+use typed_mcp::mcp::tasks::TASKS_EXTENSION;
+use typed_mcp::mcp::McpServer;
 use typed_mcp::server::AuthInfo;
-use typed_mcp::tools::{ToolCallError, ToolContext};
 
 /// Bearer tokens `alice` and `bob`, each its own subject.
 struct TwoUsers;
@@ -39,37 +39,11 @@ impl TokenValidator for TwoUsers {
     }
 }
 
-/// One instance: `slow` (answers `{"slept": ms}` after `ms` milliseconds, never when 0;
-/// counts its handlers dropped before their end in `stopped`) and `ask` (asks the client
-/// first), tasks on the Redis at `redis_url`, polled every 40 ms.
+/// One instance: `slow` (counts its handlers stopped before their end in `stopped`) and
+/// `ask` (see `tasks_support`), tasks on the Redis at `redis_url`, polled every 40 ms.
 async fn instance(redis_url: &str, stopped: Arc<AtomicU32>) -> (RunningHttpServer, String) {
-    let slow = ToolDefinition::new("slow", move |ctx: ToolContext, args: Value| {
-        let stopped = Arc::clone(&stopped);
-        async move {
-            let mut stop = Stopped(stopped, false);
-            let ms = args["ms"].as_u64().unwrap_or(0);
-            let wait = if ms == 0 { 3_600_000 } else { ms };
-            tokio::select! {
-                () = tokio::time::sleep(Duration::from_millis(wait)) => {
-                    stop.1 = true;
-                    Ok(json!({"slept": ms}))
-                }
-                () = ctx.cancelled() => Err(ToolCallError::failed("cancelled")),
-            }
-        }
-    })
-    .unwrap()
-    .task_support(TaskSupport::Optional);
-    let ask = ToolDefinition::new("ask", |ctx: ToolContext, _args: Value| async move {
-        let params = json!({"message": "go on?", "requestedSchema": {"type": "object"}});
-        let answer = ctx
-            .ask(Some("ok"), "elicitation/create", params)
-            .await
-            .map_err(|e| ToolCallError::failed(e.to_string()))?;
-        Ok(json!({"answered": answer["action"]}))
-    })
-    .unwrap()
-    .task_support(TaskSupport::Optional);
+    let slow = tasks_support::slow(Arc::default(), stopped);
+    let ask = tasks_support::ask();
     let limits = typed_mcp::config::parse_limits(
         &json!({"tasks": {"store": "redis", "redisUrl": redis_url, "pollIntervalMs": 40}})
             .to_string(),
@@ -91,17 +65,6 @@ async fn instance(redis_url: &str, stopped: Arc<AtomicU32>) -> (RunningHttpServe
         .unwrap();
     let url = running.url();
     (running, url)
-}
-
-/// Counts a handler stopped before its end (dropped, or cancelled), unless `.1` is set.
-struct Stopped(Arc<AtomicU32>, bool);
-
-impl Drop for Stopped {
-    fn drop(&mut self) {
-        if !self.1 {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
 }
 
 /// Sends one 2026-07-28 request declaring the Tasks extension, as `token`; the JSON-RPC
