@@ -66,6 +66,7 @@ mod exchange;
 mod guard;
 mod headers;
 mod listen;
+mod log_follower;
 mod modern;
 mod options;
 mod params;

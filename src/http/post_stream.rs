@@ -12,7 +12,6 @@
 //! that stream's events after NUMBER, follows it until its response, then ends. Only that
 //! stream's events: never another POST's, nor the GET stream's.
 
-use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,6 +27,7 @@ use crate::framing::Outbound;
 use crate::jsonrpc::ErrorCode;
 
 use super::exchange::{Next, Streaming};
+use super::log_follower::{Followed, LogFollower};
 use super::reply;
 use super::session_store::StreamId;
 use super::sessions::HttpSession;
@@ -42,9 +42,6 @@ const PRIMING_SINCE: &str = "2025-11-25";
 
 /// How many GET streams resuming POST streams a session may have open in a process.
 const MAX_RESUMING: usize = 16;
-
-/// How often a resuming stream looks for events other instances appended to a shared store.
-const SHARED_POLL: Duration = Duration::from_millis(200);
 
 /// Where the messages of one POST stream are logged.
 #[derive(Clone)]
@@ -225,24 +222,18 @@ pub(crate) async fn resume(
             "a resuming client missed events no longer kept"
         );
     }
-    let now = Instant::now();
-    let mut ticker = tokio::time::interval_at(now + keep_alive, keep_alive);
-    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let poll = session.store.is_shared().then(|| {
-        let mut poll = tokio::time::interval_at(now + SHARED_POLL, SHARED_POLL);
-        poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        poll
-    });
-    let state = Resumed {
-        closed: session.closed.clone(),
-        resuming,
+    let follower = LogFollower::new(
+        Arc::clone(session),
         stream,
         cursor,
-        pending: replay.events.into_iter().collect(),
+        replay.events.into_iter().collect(),
         updates,
-        ticker,
-        poll,
-        last_event: now,
+        keep_alive,
+    );
+    let state = Resumed {
+        _resuming: resuming,
+        follower,
+        last_event: Instant::now(),
         ended: false,
     };
     sse::response(stream::unfold(state, |mut state| async move {
@@ -252,68 +243,34 @@ pub(crate) async fn resume(
 }
 
 struct Resumed {
-    resuming: Resuming,
-    stream: StreamId,
-    cursor: u64,
-    pending: VecDeque<(u64, Bytes)>,
-    updates: tokio::sync::watch::Receiver<u64>,
-    closed: tokio_util::sync::CancellationToken,
-    ticker: tokio::time::Interval,
-    poll: Option<tokio::time::Interval>,
+    /// Held for the stream's life (it counts the session's resuming streams).
+    _resuming: Resuming,
+    follower: LogFollower,
     last_event: Instant,
     ended: bool,
 }
 
 impl Resumed {
     async fn next(&mut self) -> Option<Bytes> {
-        loop {
-            if self.ended {
-                return None;
-            }
-            if let Some((number, event)) = self.pending.pop_front() {
-                self.cursor = number;
+        if self.ended {
+            return None;
+        }
+        match self.follower.next().await {
+            Followed::Event(event) => {
                 self.last_event = Instant::now();
                 self.ended = is_response(&event);
-                return Some(event);
+                Some(event)
             }
-            let poll = async {
-                match self.poll.as_mut() {
-                    Some(poll) => {
-                        let _instant = poll.tick().await;
-                    }
-                    None => std::future::pending().await,
+            Followed::KeepAlive => {
+                let session = self.follower.session();
+                if self.last_event.elapsed() >= session.idle_timeout() {
+                    return None;
                 }
-            };
-            tokio::select! {
-                biased;
-                () = self.closed.cancelled() => return None,
-                changed = self.updates.changed() => {
-                    if changed.is_err() {
-                        return None;
-                    }
-                }
-                () = poll => {}
-                _ = self.ticker.tick() => {
-                    let session = &self.resuming.session;
-                    if self.last_event.elapsed() >= session.idle_timeout() {
-                        return None;
-                    }
-                    session.touch();
-                    session.refresh_shared();
-                    return Some(Bytes::from_static(KEEP_ALIVE));
-                }
+                session.touch();
+                session.refresh_shared();
+                Some(Bytes::from_static(KEEP_ALIVE))
             }
-            let session = &self.resuming.session;
-            match session
-                .store
-                .after(&session.id, self.stream, self.cursor)
-                .await
-            {
-                Ok(replay) => self.pending.extend(replay.events),
-                Err(error) => {
-                    tracing::warn!(%error, "a POST stream's event log could not be read: trying again");
-                }
-            }
+            Followed::Closed => None,
         }
     }
 }

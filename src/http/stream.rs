@@ -17,6 +17,7 @@ use crate::jsonrpc::{ErrorCode, Id, Notification};
 use crate::server::{NotificationContext, CANCELLED_NOTIFICATION};
 
 use super::headers::{single, LAST_EVENT_ID};
+use super::log_follower::{Followed, LogFollower};
 use super::post_stream;
 use super::reply;
 use super::session_store::{parse_event_id, Replay, GET_STREAM};
@@ -65,10 +66,6 @@ impl Drop for OpenStream {
         self.session.stream_open.store(false, Ordering::Release);
     }
 }
-
-/// How often an open GET stream looks for events other instances appended to a shared
-/// session store.
-const SHARED_POLL: Duration = Duration::from_millis(200);
 
 /// Opens the session's GET stream, replaying what a resuming client (`Last-Event-ID`)
 /// missed. One stream at a time in a process: a message is never sent on two streams. A
@@ -142,21 +139,17 @@ pub(crate) async fn open(
             return reply::busy(1, "the session store is unavailable: retry later");
         }
     };
-    let closed = session.closed.clone();
-    let shared = session.store.is_shared();
-    // The first keep-alive one interval from now, not at once.
-    let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive);
-    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut poll = tokio::time::interval_at(tokio::time::Instant::now() + SHARED_POLL, SHARED_POLL);
-    poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let state = GetStream {
-        open,
+    let follower = LogFollower::new(
+        Arc::clone(session),
+        GET_STREAM,
         cursor,
         pending,
         updates,
-        closed,
-        ticker,
-        poll: shared.then_some(poll),
+        keep_alive,
+    );
+    let state = GetStream {
+        _open: open,
+        follower,
     };
     let events = stream::unfold(state, |mut state| async move {
         let next = state.next().await?;
@@ -166,63 +159,22 @@ pub(crate) async fn open(
 }
 
 struct GetStream {
-    open: OpenStream,
-    cursor: u64,
-    pending: VecDeque<(u64, Bytes)>,
-    updates: tokio::sync::watch::Receiver<u64>,
-    closed: tokio_util::sync::CancellationToken,
-    ticker: tokio::time::Interval,
-    /// Looks for events other instances appended (a shared store only).
-    poll: Option<tokio::time::Interval>,
+    /// Held for the stream's life (it marks the session's GET stream open).
+    _open: OpenStream,
+    follower: LogFollower,
 }
 
 impl GetStream {
     async fn next(&mut self) -> Option<Bytes> {
-        loop {
-            if let Some((id, event)) = self.pending.pop_front() {
-                self.cursor = id;
-                return Some(event);
+        match self.follower.next().await {
+            Followed::Event(event) => Some(event),
+            Followed::KeepAlive => {
+                let session = self.follower.session();
+                session.touch();
+                session.refresh_shared();
+                Some(Bytes::from_static(KEEP_ALIVE))
             }
-            let poll = async {
-                match self.poll.as_mut() {
-                    Some(poll) => {
-                        let _instant = poll.tick().await;
-                    }
-                    None => std::future::pending().await,
-                }
-            };
-            tokio::select! {
-                biased;
-                () = self.closed.cancelled() => return None,
-                changed = self.updates.changed() => {
-                    if changed.is_err() {
-                        return None;
-                    }
-                }
-                () = poll => {}
-                _ = self.ticker.tick() => {
-                    let session = &self.open.session;
-                    session.touch();
-                    session.refresh_shared();
-                    return Some(Bytes::from_static(KEEP_ALIVE));
-                }
-            }
-            let session = &self.open.session;
-            match session
-                .store
-                .after(&session.id, GET_STREAM, self.cursor)
-                .await
-            {
-                Ok(replay) => {
-                    if replay.lost > 0 {
-                        tracing::warn!(lost = replay.lost, "a slow event stream missed events");
-                    }
-                    self.pending.extend(replay.events);
-                }
-                Err(error) => {
-                    tracing::warn!(%error, "the session's event log could not be read: trying again");
-                }
-            }
+            Followed::Closed => None,
         }
     }
 }
