@@ -119,18 +119,21 @@ async fn reaches(counter: &AtomicU32, value: u32) -> bool {
     false
 }
 
+/// A wait that records every status update it reports, and the record.
+fn recording() -> (TaskWait, Arc<Mutex<Vec<TaskUpdate>>>) {
+    let updates: Arc<Mutex<Vec<TaskUpdate>>> = Arc::default();
+    let seen = Arc::clone(&updates);
+    let wait = TaskWait::new().on_update(move |update| seen.lock().unwrap().push(update.clone()));
+    (wait, updates)
+}
+
 #[tokio::test]
 async fn a_task_is_polled_at_the_servers_interval_to_its_result() {
     let fixture = connect(tasks_options()).await;
-    let updates: Arc<Mutex<Vec<TaskUpdate>>> = Arc::default();
-    let seen = Arc::clone(&updates);
+    let (wait, updates) = recording();
     let reply = fixture
         .client
-        .call_tool_as_task(
-            "slow",
-            json!({"ms": 150}),
-            TaskWait::new().on_update(move |update| seen.lock().unwrap().push(update.clone())),
-        )
+        .call_tool_as_task("slow", json!({"ms": 150}), wait)
         .await
         .expect("the task completes");
     assert!(!reply.is_error());
@@ -164,25 +167,21 @@ async fn a_tool_that_is_not_task_capable_answers_at_once() {
 #[tokio::test]
 async fn a_tasks_question_is_answered_through_the_handler() {
     let fixture = connect(tasks_options()).await;
-    let statuses: Arc<Mutex<Vec<TaskStatus>>> = Arc::default();
-    let seen = Arc::clone(&statuses);
+    let (wait, updates) = recording();
     let reply = fixture
         .client
-        .call_tool_as_task(
-            "ask",
-            json!({}),
-            TaskWait::new().on_update(move |update| seen.lock().unwrap().push(update.status)),
-        )
+        .call_tool_as_task("ask", json!({}), wait)
         .await
         .unwrap();
     assert_eq!(
         reply.structured_content().unwrap()["data"],
         json!({"answered": "accept"})
     );
-    assert!(statuses
+    assert!(updates
         .lock()
         .unwrap()
-        .contains(&TaskStatus::InputRequired));
+        .iter()
+        .any(|update| update.status == TaskStatus::InputRequired));
 }
 
 /// SEP-2663 with multi round-trip requests: the question asked before `run_as_task` is an
@@ -193,15 +192,10 @@ async fn a_tasks_question_is_answered_through_the_handler() {
 #[tokio::test]
 async fn a_task_starts_after_the_calls_input_rounds() {
     let fixture = connect(tasks_options()).await;
-    let updates: Arc<Mutex<Vec<TaskUpdate>>> = Arc::default();
-    let seen = Arc::clone(&updates);
+    let (wait, updates) = recording();
     let reply = fixture
         .client
-        .call_tool_as_task(
-            "greet_later",
-            json!({}),
-            TaskWait::new().on_update(move |update| seen.lock().unwrap().push(update.clone())),
-        )
+        .call_tool_as_task("greet_later", json!({}), wait)
         .await
         .expect("the task completes");
     assert_eq!(
@@ -243,21 +237,14 @@ async fn cancelling_the_wait_cancels_the_task_on_the_server() {
     let fixture = connect(tasks_options()).await;
     let token = CancellationToken::new();
     let canceller = token.clone();
-    let updates: Arc<Mutex<Vec<TaskUpdate>>> = Arc::default();
-    let seen = Arc::clone(&updates);
+    let (wait, updates) = recording();
     drop(tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(100)).await;
         canceller.cancel();
     }));
     let error = fixture
         .client
-        .call_tool_as_task(
-            "slow",
-            json!({"ms": 0}),
-            TaskWait::new()
-                .cancel_on(token)
-                .on_update(move |update| seen.lock().unwrap().push(update.clone())),
-        )
+        .call_tool_as_task("slow", json!({"ms": 0}), wait.cancel_on(token))
         .await
         .unwrap_err();
     assert!(
@@ -422,14 +409,9 @@ async fn another_identitys_task_is_unknown_quoting_nothing() {
     };
     let alice = Client::connect_http(&url, user("alice")).await.unwrap();
     let bob = Client::connect_http(&url, user("bob")).await.unwrap();
-    let updates: Arc<Mutex<Vec<TaskUpdate>>> = Arc::default();
-    let seen = Arc::clone(&updates);
+    let (wait, updates) = recording();
     let reply = alice
-        .call_tool_as_task(
-            "slow",
-            json!({"ms": 20}),
-            TaskWait::new().on_update(move |update| seen.lock().unwrap().push(update.clone())),
-        )
+        .call_tool_as_task("slow", json!({"ms": 20}), wait)
         .await
         .unwrap();
     assert!(!reply.is_error());
