@@ -154,16 +154,17 @@ async fn primed_and_cut(h: &Harness, url: &str, session: &str, id: u64) -> (Stri
     (priming_id, progress_id)
 }
 
-#[tokio::test]
-async fn a_client_cut_off_mid_answer_resumes_its_post_stream_with_last_event_id() {
-    let h = start(Limits::default()).await;
-    let session = h.initialize("2025-11-25").await;
-    let (priming_id, progress_id) = primed_and_cut(&h, &h.url, &session, 7).await;
+/// A 2025-11-25 session opened on `first`, the call `sleep` (600 ms, request id 7) cut after
+/// its first progress report, resumed on `second` after it: checks that the resumed stream
+/// carries the rest of the answer (the last progress report, then the response, with the
+/// ids `STREAM-2` and `STREAM-3`) and ends. The session and the priming event's id.
+async fn cut_then_resumed(first: &Harness, second: &Harness) -> (String, String) {
+    let session = first.initialize("2025-11-25").await;
+    let (priming_id, progress_id) = primed_and_cut(first, &first.url, &session, 7).await;
     let (stream, _) = split(&progress_id);
-
     // The request was not cancelled: the rest of the answer is replayed, and the stream ends
     // with the response.
-    let rest = Events::new(resume(&h, &h.url, &session, &progress_id).await)
+    let rest = Events::new(resume(second, &second.url, &session, &progress_id).await)
         .rest()
         .await;
     let ids: Vec<String> = rest.iter().filter_map(|e| e.id.clone()).collect();
@@ -172,13 +173,20 @@ async fn a_client_cut_off_mid_answer_resumes_its_post_stream_with_last_event_id(
         [format!("{stream}-2"), format!("{stream}-3")],
         "{rest:?}"
     );
-    assert_eq!(rest[0].json()["params"]["progress"], 600.0);
-    assert_eq!(rest[1].json()["id"], 7);
+    assert_eq!(rest[0].json()["params"]["progress"], 600.0, "{rest:?}");
+    assert_eq!(rest[1].json()["id"], 7, "{rest:?}");
     assert_eq!(
         rest[1].json()["result"]["structuredContent"]["data"]["sleptMs"],
         600,
         "{rest:?}"
     );
+    (session, priming_id)
+}
+
+#[tokio::test]
+async fn a_client_cut_off_mid_answer_resumes_its_post_stream_with_last_event_id() {
+    let h = start(Limits::default()).await;
+    let (session, priming_id) = cut_then_resumed(&h, &h).await;
 
     // From the priming event: every message of that stream, once, in order.
     let all = Events::new(resume(&h, &h.url, &session, &priming_id).await)
@@ -267,22 +275,6 @@ async fn with_sessions_in_redis_a_post_stream_resumes_on_another_instance() {
     };
     let a = redis_instance(&redis.url()).await;
     let b = redis_instance(&redis.url()).await;
-    let session = a.initialize("2025-11-25").await;
-    let (_, progress_id) = primed_and_cut(&a, &a.url, &session, 7).await;
-    let (stream, _) = split(&progress_id);
     // Instance b rebuilds the session and follows the stream a writes to.
-    let rest = Events::new(resume(&b, &b.url, &session, &progress_id).await)
-        .rest()
-        .await;
-    let ids: Vec<String> = rest.iter().filter_map(|e| e.id.clone()).collect();
-    assert_eq!(
-        ids,
-        [format!("{stream}-2"), format!("{stream}-3")],
-        "{rest:?}"
-    );
-    assert_eq!(
-        rest[1].json()["result"]["structuredContent"]["data"]["sleptMs"],
-        600,
-        "{rest:?}"
-    );
+    let _resumed = cut_then_resumed(&a, &b).await;
 }
