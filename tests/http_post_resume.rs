@@ -278,3 +278,47 @@ async fn with_sessions_in_redis_a_post_stream_resumes_on_another_instance() {
     // Instance b rebuilds the session and follows the stream a writes to.
     let _resumed = cut_then_resumed(&a, &b).await;
 }
+
+/// How many keys of `session` the Redis server on `port` holds (`KEYS` over the session's
+/// key pattern).
+fn session_keys(port: u16, session: &str, suffix: &str) -> usize {
+    let answer = redis_support::command(port, &format!("KEYS *session:{session}{suffix}"))
+        .expect("redis-server answers KEYS");
+    answer
+        .strip_prefix('*')
+        .and_then(|count| count.parse().ok())
+        .unwrap_or_else(|| panic!("not an array header: {answer:?}"))
+}
+
+async fn delete(h: &Harness, session: &str) {
+    let deleted = h
+        .client
+        .delete(&h.url)
+        .header("mcp-session-id", session)
+        .send()
+        .await
+        .expect("the DELETE is answered");
+    assert_eq!(deleted.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn deleting_a_session_in_redis_removes_its_post_streams_logs() {
+    let Some(redis) = RedisServer::start(64 << 20) else {
+        return;
+    };
+    let h = redis_instance(&redis.url()).await;
+    // A POST stream answered to its end: its sequence and its log are stored.
+    let (session, _) = cut_then_resumed(&h, &h).await;
+    assert_eq!(session_keys(redis.port, &session, ":post:*"), 2);
+    delete(&h, &session).await;
+    assert_eq!(session_keys(redis.port, &session, "*"), 0);
+
+    // Deleted while its request runs: what the request would still log is not kept either.
+    let session = h.initialize("2025-11-25").await;
+    let _cut = primed_and_cut(&h, &h.url, &session, 8).await;
+    assert_eq!(session_keys(redis.port, &session, ":post:*"), 2);
+    delete(&h, &session).await;
+    // Past the end of the 600 ms the tool would have slept.
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    assert_eq!(session_keys(redis.port, &session, "*"), 0);
+}

@@ -56,8 +56,19 @@ impl PostLog {
     async fn record(&self, outbound: &Outbound) -> Bytes {
         let json = outbound_json(outbound);
         let session = &self.session;
+        if session.closed.is_cancelled() {
+            // The session ended (DELETE, expiry): nothing resumes this stream any more, and
+            // its logs are gone from the store; logging it would bring them back.
+            return event(None, &json);
+        }
         match session.store.append(&session.id, self.stream, &json).await {
             Ok(number) => {
+                if session.closed.is_cancelled() {
+                    // It ended while the event was being logged, perhaps after its removal
+                    // from the store: a store of this process drops what the append brought
+                    // back (a shared one lets those keys expire).
+                    session.store.forget(&session.id);
+                }
                 session
                     .posted
                     .send_modify(|count| *count = count.wrapping_add(1));

@@ -12,13 +12,17 @@
 //! - `session:ID:log`: a sorted set of the kept events (score: the id; member: `ID:JSON`),
 //!   the last `http.sseReplayEvents` of them;
 //! - `session:ID:post:STREAM:seq` and `session:ID:post:STREAM:log`: the same for the event
-//!   stream answering one POST (`STREAM`: its [`StreamId`]).
+//!   stream answering one POST (`STREAM`: its [`StreamId`]);
+//! - `session:ID:posts`: a sorted set of the session's POST streams (score: the time of
+//!   their last append, in ms), so that removing the session removes their logs too.
 //!
 //! Each key expires after `http.sessionIdleTimeoutMs` without use; an append or a load (an
 //! instance rebuilding the session, or renewing it while the client uses it) starts that
 //! again for the record and the GET stream's keys (a POST stream's keys, written while its
-//! request runs, expire by themselves; removing a session leaves them to expire too). An append is one Lua script, so an event is numbered and stored at
-//! once: a reader never sees a later event without an earlier one.
+//! request runs, expire by themselves; the POST streams not appended to for that long leave
+//! `session:ID:posts` at the next append). Removing a session (DELETE) removes all its keys
+//! at once, the POST streams' logs included. An append is one Lua script, so an event is
+//! numbered and stored at once: a reader never sees a later event without an earlier one.
 
 use std::time::Duration;
 
@@ -33,15 +37,32 @@ use super::session_store::{
 };
 use super::sse::stream_event;
 
-/// Numbers and stores one event; trims the log; renews the expiry. KEYS: seq, log;
-/// ARGV: the message's JSON, the number of events kept, the expiry in ms.
+/// Numbers and stores one event; trims the log; renews the expiry. KEYS: seq, log, and
+/// for a POST stream the session's set of POST streams; ARGV: the message's JSON, the number
+/// of events kept, the expiry in ms, and for a POST stream its id and the time in ms.
 const APPEND: &str = r"
 local id = redis.call('INCR', KEYS[1])
 redis.call('ZADD', KEYS[2], id, id .. ':' .. ARGV[1])
 redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -(tonumber(ARGV[2]) + 1))
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
+if KEYS[3] then
+  redis.call('ZADD', KEYS[3], ARGV[5], ARGV[4])
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. (tonumber(ARGV[5]) - tonumber(ARGV[3])))
+  redis.call('PEXPIRE', KEYS[3], ARGV[3])
+end
 return id
+";
+
+/// Removes a session: its record, its GET stream's log and the logs of the POST streams
+/// its set names; how many of the first four keys existed. KEYS: record, seq, log, the set
+/// of POST streams; ARGV: the prefix of a POST stream's keys (`...session:ID:post:`).
+const REMOVE: &str = r"
+local streams = redis.call('ZRANGE', KEYS[4], 0, -1)
+for _, stream in ipairs(streams) do
+  redis.call('DEL', ARGV[1] .. stream .. ':seq', ARGV[1] .. stream .. ':log')
+end
+return redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
 ";
 
 /// The newest id, then the kept events after a cursor. KEYS: seq, log; ARGV: the cursor.
@@ -136,6 +157,16 @@ fn decode_event(stream: StreamId, member: &[u8]) -> Result<(u64, Bytes), Session
     Ok((id, stream_event(stream, id, &member[colon + 1..])))
 }
 
+/// Milliseconds since the Unix epoch (0 if the clock is before it): when a POST stream was
+/// last appended to. Instances' clocks need only agree to well within the idle timeout.
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| {
+            u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)
+        })
+}
+
 fn parse_u64(bytes: &[u8]) -> Result<u64, SessionStoreError> {
     std::str::from_utf8(bytes)
         .ok()
@@ -179,11 +210,14 @@ impl SessionStore for RedisSessionStore {
     }
 
     fn remove(&self, id: &str) -> SessionFuture<bool> {
-        let mut command = redis::cmd("DEL");
-        let _same: &mut redis::Cmd = command
-            .arg(self.key(id, ""))
-            .arg(self.key(id, ":seq"))
-            .arg(self.key(id, ":log"));
+        let keys = [
+            self.key(id, ""),
+            self.key(id, ":seq"),
+            self.key(id, ":log"),
+            self.key(id, ":posts"),
+        ];
+        let mut command = self.script(REMOVE, &keys);
+        let _same: &mut redis::Cmd = command.arg(self.key(id, ":post:"));
         let query = self.redis.query::<u64>(command);
         Box::pin(async move { Ok(query.await.map_err(unavailable)? > 0) })
     }
@@ -193,9 +227,21 @@ impl SessionStore for RedisSessionStore {
     }
 
     fn append(&self, id: &str, stream: StreamId, json: &[u8]) -> SessionFuture<u64> {
-        let keys = self.log_keys(id, stream);
-        let mut command = self.script(APPEND, &keys);
-        let _same: &mut redis::Cmd = command.arg(json).arg(self.capacity).arg(self.ttl_ms());
+        let [seq, log] = self.log_keys(id, stream);
+        let command = if stream == GET_STREAM {
+            let mut command = self.script(APPEND, &[seq, log]);
+            let _same: &mut redis::Cmd = command.arg(json).arg(self.capacity).arg(self.ttl_ms());
+            command
+        } else {
+            let mut command = self.script(APPEND, &[seq, log, self.key(id, ":posts")]);
+            let _same: &mut redis::Cmd = command
+                .arg(json)
+                .arg(self.capacity)
+                .arg(self.ttl_ms())
+                .arg(stream)
+                .arg(now_ms());
+            command
+        };
         let query = self.redis.query::<u64>(command);
         Box::pin(async move { query.await.map_err(unavailable) })
     }

@@ -109,7 +109,8 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     /// starts again).
     fn load(&self, id: &str) -> SessionFuture<Option<SessionRecord>>;
 
-    /// Removes session `id` (record and events); `true` if there was one.
+    /// Removes session `id`: its record and the event logs of all its streams (the GET
+    /// stream's and every POST stream's); `true` if there was one.
     fn remove(&self, id: &str) -> SessionFuture<bool>;
 
     /// Session `id` expired in this process: a store of this process alone drops it, a
