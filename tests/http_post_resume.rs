@@ -322,3 +322,16 @@ async fn deleting_a_session_in_redis_removes_its_post_streams_logs() {
     tokio::time::sleep(Duration::from_millis(900)).await;
     assert_eq!(session_keys(redis.port, &session, "*"), 0);
 }
+
+#[tokio::test]
+async fn the_priming_events_retry_delay_is_the_limits_sse_retry_ms() {
+    let h = start(limits(r#"{"http": {"sseRetryMs": 2500}}"#)).await;
+    let session = h.initialize("2025-11-25").await;
+    let mut events = call_sleep(&h, &h.url, &session, ("2025-11-25", 7), 10).await;
+    let priming = events.next().await.expect("a priming event");
+    assert_eq!((priming.data.as_str(), priming.retry), ("", Some(2500)));
+    // Only the priming event carries it.
+    let rest = events.rest().await;
+    assert_eq!(rest.len(), 3, "{rest:?}");
+    assert!(rest.iter().all(|e| e.retry.is_none()), "{rest:?}");
+}

@@ -141,6 +141,11 @@ impl HttpOptions {
         to_usize(self.limits.sse_replay_events)
     }
 
+    /// The `retry` field of a POST stream's priming event, in milliseconds.
+    pub(crate) fn sse_retry_ms(&self) -> u64 {
+        u64::from(self.limits.sse_retry_ms)
+    }
+
     pub(crate) fn sse_keep_alive(&self) -> Duration {
         Duration::from_millis(non_negative(self.limits.sse_keep_alive_ms))
     }

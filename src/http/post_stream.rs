@@ -2,8 +2,8 @@
 //! HTTP, "Resumability and Redelivery"): every message it carries is first appended to the
 //! session's store under the stream's own [`StreamId`], and goes out with the id
 //! `STREAM-NUMBER`. In 2025-11-25 sessions the stream opens with a priming event (event 0:
-//! an id, an empty `data` field and a `retry` delay) so that a client cut off before any
-//! message can resume too.
+//! an id, an empty `data` field and a `retry` delay, `http.sseRetryMs`) so that a client cut
+//! off before any message can resume too.
 //!
 //! When the client goes away, or the handler ends the stream early
 //! ([`ToolContext::close_event_stream`](crate::tools::ToolContext::close_event_stream)), the
@@ -32,10 +32,6 @@ use super::reply;
 use super::session_store::StreamId;
 use super::sessions::HttpSession;
 use super::sse::{self, event, is_response, outbound_json, priming, stream_event, KEEP_ALIVE};
-
-/// The `retry` delay of the priming event, in milliseconds: how long a client cut off waits
-/// before it resumes.
-pub(crate) const RETRY_MS: u64 = 1000;
 
 /// The first protocol version whose clients expect a priming event.
 const PRIMING_SINCE: &str = "2025-11-25";
@@ -83,11 +79,14 @@ impl PostLog {
 }
 
 /// The events of `streaming`, the answer to a POST in `session`, logged for resumption;
-/// `permit` (the bound on requests in progress) is held until the request ends.
+/// `permit` (the bound on requests in progress) is held until the request ends. `retry_ms`:
+/// the `retry` delay of the priming event, how long a client cut off waits before it
+/// resumes.
 pub(crate) fn events(
     streaming: Streaming,
     session: &Arc<HttpSession>,
     permit: OwnedSemaphorePermit,
+    retry_ms: u64,
 ) -> impl futures_util::Stream<Item = Bytes> + Send {
     let stream = new_stream_id();
     let state = PostStream {
@@ -97,7 +96,7 @@ pub(crate) fn events(
             stream,
         },
         permit: Some(permit),
-        priming: (session.version >= PRIMING_SINCE).then(|| priming(stream, RETRY_MS)),
+        priming: (session.version >= PRIMING_SINCE).then(|| priming(stream, retry_ms)),
         taken: None,
     };
     stream::unfold(state, |mut state| async move {

@@ -466,9 +466,12 @@ impl Inner {
                 let delivery = delivery.with_progress(probe.wants_progress);
                 let answer = session_request(session, request, delivery, auth).await;
                 match answer {
-                    Answer::Stream(streaming) => {
-                        sse::response(post_stream::events(streaming, session, permit))
-                    }
+                    Answer::Stream(streaming) => sse::response(post_stream::events(
+                        streaming,
+                        session,
+                        permit,
+                        self.options.sse_retry_ms(),
+                    )),
                     other => respond(other, false, permit),
                 }
             }

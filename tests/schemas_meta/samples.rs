@@ -441,13 +441,15 @@ fn limits_samples() -> Vec<Samples> {
             "HttpLimits",
             vec![
                 json!({}),
-                json!({"maxSessions": 1, "sessionIdleTimeoutMs": 1000, "sseReplayEvents": 0,
+                json!({"maxSessions": 1, "sessionIdleTimeoutMs": 1000, "sseReplayEvents": 0, "sseRetryMs": 1,
                        "allowedHosts": ["mcp.example:443"], "allowedOrigins": ["https://app.example"]}),
             ],
             vec![
                 json!({"maxConcurrentRequests": 0}),
                 json!({"sessionIdleTimeoutMs": 999}),
                 json!({"sseKeepAliveMs": 99}),
+                json!({"sseRetryMs": 0}),
+                json!({"sseRetryMs": 600_001}),
                 json!({"allowedHosts": [""]}),
                 json!({"retryAfterSeconds": 3601}),
                 json!({"unknown": 1}),
