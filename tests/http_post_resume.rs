@@ -10,14 +10,18 @@
 mod http_support;
 mod redis_support;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
-use http_support::{limits, start, Harness};
+use http_support::{limits, start, start_with, Harness};
 use redis_support::RedisServer;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use typed_mcp::generated::limits::Limits;
+use typed_mcp::http::{
+    MemorySessionStore, Replay, SessionFuture, SessionRecord, SessionStore, StreamId,
+};
 
 /// How long an expected event may take (a hang guard, not a measurement).
 const EVENT_WAIT: Duration = Duration::from_secs(10);
@@ -334,4 +338,83 @@ async fn the_priming_events_retry_delay_is_the_limits_sse_retry_ms() {
     let rest = events.rest().await;
     assert_eq!(rest.len(), 3, "{rest:?}");
     assert!(rest.iter().all(|e| e.retry.is_none()), "{rest:?}");
+}
+
+/// Sessions in this process, whose appends are stored at once but answered `delay` later:
+/// an append to Redis whose reply is still on its way.
+#[derive(Debug)]
+struct LateReplies {
+    inner: MemorySessionStore,
+    delay: Duration,
+}
+
+impl SessionStore for LateReplies {
+    fn is_shared(&self) -> bool {
+        false
+    }
+
+    fn save(&self, id: &str, record: &SessionRecord) -> SessionFuture<()> {
+        self.inner.save(id, record)
+    }
+
+    fn load(&self, id: &str) -> SessionFuture<Option<SessionRecord>> {
+        self.inner.load(id)
+    }
+
+    fn remove(&self, id: &str) -> SessionFuture<bool> {
+        self.inner.remove(id)
+    }
+
+    fn forget(&self, id: &str) {
+        self.inner.forget(id);
+    }
+
+    fn append(&self, id: &str, stream: StreamId, json: &[u8]) -> SessionFuture<u64> {
+        let stored = self.inner.append(id, stream, json);
+        let delay = self.delay;
+        Box::pin(async move {
+            tokio::time::sleep(delay).await;
+            stored.await
+        })
+    }
+
+    fn after(&self, id: &str, stream: StreamId, cursor: u64) -> SessionFuture<Replay> {
+        self.inner.after(id, stream, cursor)
+    }
+
+    fn latest(&self, id: &str, stream: StreamId) -> SessionFuture<u64> {
+        self.inner.latest(id, stream)
+    }
+}
+
+#[tokio::test]
+async fn a_client_gone_while_an_append_is_answered_gets_no_event_logged_twice() {
+    let store = LateReplies {
+        inner: MemorySessionStore::new(64),
+        delay: Duration::from_millis(300),
+    };
+    let h = start_with(Limits::default(), |options| {
+        options.session_store(Arc::new(store))
+    })
+    .await;
+    let session = h.initialize("2025-11-25").await;
+    // The tool's second progress report is being logged (300 ms) when the client, having
+    // read the first, goes away.
+    let mut events = call_sleep(&h, &h.url, &session, ("2025-11-25", 7), 50).await;
+    let priming = events.next().await.expect("a priming event");
+    let priming_id = priming.id.expect("the priming event has an id");
+    let first = events.next().await.expect("the first progress report");
+    assert_eq!(first.json()["params"]["progress"], 0.0, "{first:?}");
+    drop(events);
+
+    let all = Events::new(resume(&h, &h.url, &session, &priming_id).await)
+        .rest()
+        .await;
+    let numbers: Vec<u64> = all
+        .iter()
+        .map(|e| split(e.id.as_deref().expect("an id")).1)
+        .collect();
+    assert_eq!(numbers, [1, 2, 3], "each message logged once: {all:?}");
+    assert_eq!(all[1].json()["params"]["progress"], 50.0, "{all:?}");
+    assert_eq!(all[2].json()["id"], 7, "{all:?}");
 }

@@ -322,11 +322,6 @@ impl Streaming {
         }
     }
 
-    /// Puts `outbound` back first in line (it was taken but not delivered).
-    pub(crate) fn put_back(&mut self, outbound: Outbound) {
-        self.first.push_front(outbound);
-    }
-
     /// The events of this answer, without ids (a stream that cannot be resumed). Dropping
     /// the stream before its end cancels the request.
     pub(crate) fn into_events(self) -> impl futures_util::Stream<Item = Bytes> + Send {

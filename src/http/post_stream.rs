@@ -12,6 +12,8 @@
 //! that stream's events after NUMBER, follows it until its response, then ends. Only that
 //! stream's events: never another POST's, nor the GET stream's.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -46,11 +48,22 @@ struct PostLog {
     stream: StreamId,
 }
 
+/// One message being logged; resolves to the event to send. It owns what it needs, so that a
+/// stream dropped meanwhile hands it over to its background task to finish: once an append
+/// is sent, the store may hold the message whether or not its answer is awaited, so the
+/// message is never logged a second time.
+type Recording = Pin<Box<dyn Future<Output = Bytes> + Send>>;
+
 impl PostLog {
     /// Logs `outbound`; the event to send (without an id when the store failed: the client
     /// gets it now, but could not get it again).
-    async fn record(&self, outbound: &Outbound) -> Bytes {
+    fn record(&self, outbound: &Outbound) -> Recording {
         let json = outbound_json(outbound);
+        let log = self.clone();
+        Box::pin(async move { log.append(json).await })
+    }
+
+    async fn append(self, json: Vec<u8>) -> Bytes {
         let session = &self.session;
         if session.closed.is_cancelled() {
             // The session ended (DELETE, expiry): nothing resumes this stream any more, and
@@ -97,7 +110,7 @@ pub(crate) fn events(
         },
         permit: Some(permit),
         priming: (session.version >= PRIMING_SINCE).then(|| priming(stream, retry_ms)),
-        taken: None,
+        recording: None,
     };
     stream::unfold(state, |mut state| async move {
         let next = state.next().await?;
@@ -112,9 +125,10 @@ struct PostStream {
     log: PostLog,
     permit: Option<OwnedSemaphorePermit>,
     priming: Option<Bytes>,
-    /// A message taken from the request and being logged: put back if the body is dropped
-    /// meanwhile.
-    taken: Option<Outbound>,
+    /// A message taken from the request and being logged: finished by the background task if
+    /// the body is dropped meanwhile (never logged again: its append may have reached the
+    /// store already).
+    recording: Option<Recording>,
 }
 
 impl PostStream {
@@ -125,9 +139,9 @@ impl PostStream {
         let streaming = self.streaming.as_mut()?;
         match streaming.next(true).await {
             Next::Message(outbound) => {
-                let outbound = self.taken.insert(outbound);
-                let event = self.log.record(outbound).await;
-                self.taken = None;
+                let recording = self.recording.insert(self.log.record(&outbound));
+                let event = recording.await;
+                self.recording = None;
                 Some(event)
             }
             Next::End => {
@@ -147,9 +161,7 @@ impl PostStream {
         let Some(mut streaming) = self.streaming.take() else {
             return;
         };
-        if let Some(outbound) = self.taken.take() {
-            streaming.put_back(outbound);
-        }
+        let recording = self.recording.take();
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             // No runtime to run it on (shutting down): dropping it cancels the request.
             return;
@@ -158,6 +170,9 @@ impl PostStream {
         let permit = self.permit.take();
         drop(runtime.spawn(async move {
             let _permit = permit;
+            if let Some(recording) = recording {
+                let _event = recording.await;
+            }
             while let Next::Message(outbound) = streaming.next(false).await {
                 let _event = log.record(&outbound).await;
             }

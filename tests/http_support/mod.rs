@@ -69,9 +69,19 @@ impl Answer {
 
 /// Starts the demo server on 127.0.0.1:0 with `limits`.
 pub async fn start(limits: Limits) -> Harness {
+    start_with(limits, |options| options).await
+}
+
+/// Starts the demo server on 127.0.0.1:0 with `limits` and the HTTP options `options` makes
+/// of the server's own (e.g. another session store).
+pub async fn start_with(
+    limits: Limits,
+    options: impl FnOnce(typed_mcp::http::HttpOptions) -> typed_mcp::http::HttpOptions,
+) -> Harness {
     let server = demo::build(limits).expect("the demo server builds");
+    let addr = "127.0.0.1:0".parse().unwrap();
     let running = server
-        .serve_http("127.0.0.1:0".parse().unwrap())
+        .serve_http_with(addr, options(server.http_options().bound_to(addr)))
         .await
         .expect("listening");
     let url = running.url();
