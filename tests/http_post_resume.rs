@@ -9,91 +9,20 @@
 
 mod http_support;
 mod redis_support;
+mod sse_support;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::StreamExt as _;
 use http_support::{limits, start, start_with, Harness};
 use redis_support::RedisServer;
 use reqwest::StatusCode;
-use serde_json::{json, Value};
+use serde_json::json;
+use sse_support::{split, Events};
 use typed_mcp::generated::limits::Limits;
 use typed_mcp::http::{
     MemorySessionStore, Replay, SessionFuture, SessionRecord, SessionStore, StreamId,
 };
-
-/// How long an expected event may take (a hang guard, not a measurement).
-const EVENT_WAIT: Duration = Duration::from_secs(10);
-
-/// One event of a stream: its id, its `retry` field, its data.
-#[derive(Debug)]
-struct Event {
-    id: Option<String>,
-    retry: Option<u64>,
-    data: String,
-}
-
-impl Event {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.data)
-            .unwrap_or_else(|error| panic!("not JSON ({error}): {self:?}"))
-    }
-}
-
-/// Reads events from an event-stream body.
-struct Events {
-    body: futures_util::stream::BoxStream<'static, reqwest::Result<bytes::Bytes>>,
-    buffer: String,
-}
-
-impl Events {
-    fn new(response: reqwest::Response) -> Self {
-        assert_eq!(response.status(), StatusCode::OK);
-        assert_eq!(response.headers()["content-type"], "text/event-stream");
-        Self {
-            body: response.bytes_stream().boxed(),
-            buffer: String::new(),
-        }
-    }
-
-    /// The next event (comments skipped); `None` when the stream ended.
-    async fn next(&mut self) -> Option<Event> {
-        loop {
-            if let Some(end) = self.buffer.find("\n\n") {
-                let block: String = self.buffer.drain(..end + 2).collect();
-                let field = |name: &str| {
-                    block
-                        .lines()
-                        .find_map(|line| line.strip_prefix(name))
-                        .map(str::to_owned)
-                };
-                let Some(data) = field("data:") else {
-                    continue;
-                };
-                return Some(Event {
-                    id: field("id: "),
-                    retry: field("retry: ").map(|ms| ms.parse().expect("a numeric retry")),
-                    data: data.trim_start().to_owned(),
-                });
-            }
-            let chunk = tokio::time::timeout(EVENT_WAIT, self.body.next())
-                .await
-                .expect("an event or the end arrives in time")?;
-            self.buffer
-                .push_str(&String::from_utf8_lossy(&chunk.expect("the stream reads")));
-        }
-    }
-
-    /// Every event until the stream ends.
-    async fn rest(&mut self) -> Vec<Event> {
-        let mut events = Vec::new();
-        while let Some(event) = self.next().await {
-            events.push(event);
-        }
-        events
-    }
-}
 
 /// Calls `sleep` for `ms` with a progress token in `session`, POSTed to `url`, as request
 /// `id`.
@@ -132,12 +61,6 @@ async fn resume(h: &Harness, url: &str, session: &str, last: &str) -> reqwest::R
         .send()
         .await
         .expect("the GET is answered")
-}
-
-/// The stream part of an id `STREAM-N`, and N.
-fn split(id: &str) -> (&str, u64) {
-    let (stream, number) = id.split_once('-').expect("a POST stream's id");
-    (stream, number.parse().expect("a numeric event number"))
 }
 
 /// The progress reported before the sleep, on a stream cut right after it.
