@@ -39,6 +39,10 @@ use arguments::{KeyArguments, MessageArguments, NoArguments, PromptArguments};
 #[path = "conformance_server/schema_tools.rs"]
 mod schema_tools;
 
+/// The Skills scenarios' fixtures (`pdf-processing`, `acme/billing/refunds`).
+#[path = "conformance_server/skills.rs"]
+mod skills;
+
 /// The Tasks scenarios' fixtures (`greet`, `slow_compute`, `failing_job`, ...).
 #[path = "conformance_server/tasks.rs"]
 mod tasks;
@@ -727,6 +731,9 @@ fn build() -> Result<McpServer, McpError> {
     }
     for prompt in prompts() {
         builder = builder.prompt(prompt);
+    }
+    for skill in skills::skills() {
+        builder = builder.skill(skill);
     }
     let server = builder.build()?;
     // The hooks hold the server they change (a cycle that lives as long as the process).

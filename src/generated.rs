@@ -27,6 +27,11 @@ pub mod apps {
     include!(concat!(env!("OUT_DIR"), "/mcp/apps.rs"));
 }
 
+/// The Skills extension's messages (`schema/mcp/skills.json`).
+pub mod skills {
+    include!(concat!(env!("OUT_DIR"), "/mcp/skills.rs"));
+}
+
 /// Legacy (2025) and modern (2026-07-28) MCP messages and their shared pieces
 /// (`schema/mcp/protocol.json`).
 pub mod protocol {

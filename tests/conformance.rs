@@ -2,8 +2,9 @@
 //! 0.2.0-alpha.12, installed by `tests/conformance/setup.sh`) against the demo server over
 //! Streamable HTTP: every scenario of `tests/conformance/scenarios.txt`, judged by
 //! `tests/conformance/run.sh` (no FAILURE check at all: no expected-failures file), and every
-//! non-extension server scenario of both suite versions, and the 10 Tasks extension
-//! scenarios of 0.2.0 (`tasks-*`; 0.1.16 has none), against the fixture server
+//! non-extension server scenario of both suite versions, the 10 Tasks extension scenarios
+//! of 0.2.0 (`tasks-*`; 0.1.16 has none) and its 3 Skills server scenarios
+//! (`sep-2640-skills-*`), against the fixture server
 //! (`tests/conformance/scenarios-fixture.txt`, also without expected failures, and with the
 //! checks of `tests/conformance/required-fixture.txt` required to be SUCCESS: SHOULDs the
 //! suite would only report as WARNING, such as `server-sse-polling`'s resumption).

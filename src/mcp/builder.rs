@@ -72,6 +72,9 @@ pub struct McpServerBuilder<S = ()> {
     /// The declared extensions, checked by `build`.
     extensions: Vec<(String, serde_json::Map<String, serde_json::Value>)>,
     tasks: Option<super::tasks::TaskOptions>,
+    /// The skills (the Skills extension).
+    #[cfg(feature = "skills")]
+    skills: Vec<super::skills::SkillDefinition>,
 }
 
 impl<S> std::fmt::Debug for McpServerBuilder<S> {
@@ -112,6 +115,8 @@ impl McpServerBuilder {
             keys: None,
             extensions: Vec::new(),
             tasks: None,
+            #[cfg(feature = "skills")]
+            skills: Vec::new(),
         }
     }
 
@@ -134,6 +139,8 @@ impl McpServerBuilder {
             serve_options: self.serve_options,
             keys: self.keys,
             extensions: self.extensions,
+            #[cfg(feature = "skills")]
+            skills: self.skills,
             tasks: self.tasks,
         }
     }
@@ -244,6 +251,17 @@ impl<S> McpServerBuilder<S> {
         self
     }
 
+    /// Publishes a skill (the Skills extension, [`skills`](super::skills), feature `skills`):
+    /// its files become resources (`skill://<skill-path>/<file-path>`), and the server
+    /// declares the extension (`{"directoryRead": true}`) and answers `skills/list`,
+    /// `skills/get` and `resources/directory/read`. The skill is checked by
+    /// [`build`](Self::build).
+    #[cfg(feature = "skills")]
+    pub fn skill(mut self, skill: super::skills::SkillDefinition) -> Self {
+        self.skills.push(skill);
+        self
+    }
+
     /// Builds the server. Within a tokio runtime the result cache (used when a tool is
     /// cacheable) gets its cleanup task; outside one, expired entries are dropped on lookup.
     ///
@@ -263,14 +281,30 @@ impl<S> McpServerBuilder<S> {
             Some(keys) => keys,
             None => crate::secrets::KeySet::configured(&self.limits).map_err(McpError::Keys)?,
         };
+        #[cfg(feature = "skills")]
+        let (skills, resources, skills_extension) = {
+            let mut resources = self.resources;
+            if self.skills.is_empty() {
+                (None, resources, None)
+            } else {
+                let (set, files) = super::skills::set::compile(&self.skills)?;
+                resources.extend(files);
+                let mut settings = serde_json::Map::new();
+                let _none = settings.insert("directoryRead".to_owned(), true.into());
+                let extension = (super::skills::SKILLS_EXTENSION.to_owned(), settings);
+                (Some(Arc::new(set)), resources, Some(extension))
+            }
+        };
+        #[cfg(not(feature = "skills"))]
+        let (resources, skills_extension) = (self.resources, None);
         let definitions = super::catalog::Definitions {
             tools: self.tools,
-            resources: self.resources,
+            resources,
             templates: self.templates,
             prompts: self.prompts,
         };
         let mut extensions = super::extensions::Declared::new();
-        for (id, settings) in self.extensions {
+        for (id, settings) in self.extensions.into_iter().chain(skills_extension) {
             let id = super::extensions::extension_id(id)?;
             let _replaced = extensions.insert(id, OpenObject(settings));
         }
@@ -299,6 +333,8 @@ impl<S> McpServerBuilder<S> {
                 hints: self.hints,
                 catalog,
                 tasks: Arc::new(super::tasks::Tasks::new(tasks)),
+                #[cfg(feature = "skills")]
+                skills,
             }),
             serve_options: self
                 .serve_options
@@ -324,6 +360,9 @@ pub(crate) struct ServerState {
     pub(crate) catalog: super::catalog::Catalog,
     /// The tasks (the Tasks extension).
     pub(crate) tasks: Arc<super::tasks::Tasks>,
+    /// The skills (the Skills extension), when the server has any.
+    #[cfg(feature = "skills")]
+    pub(crate) skills: Option<Arc<super::skills::set::SkillSet>>,
 }
 
 /// An MCP server speaking both protocol eras. Cheap to clone; clones share tools, limits and

@@ -47,6 +47,9 @@ const METHODS: &[&str] = &[
     "tasks/get",
     "tasks/update",
     "tasks/cancel",
+    "skills/list",
+    "skills/get",
+    "resources/directory/read",
 ];
 
 /// The request loop's handler for one connection.
@@ -474,6 +477,10 @@ impl Connection {
                     state, &sets, self.id, &ctx, params, closing,
                 ))
                 .await
+            }
+            #[cfg(feature = "skills")]
+            ("skills/list" | "skills/get" | "resources/directory/read", _) => {
+                super::skills::methods::answer(state, method, params)
             }
             ("logging/setLevel", Era::Legacy(_)) => {
                 let p: LegacySetLevelRequestParams = decode(

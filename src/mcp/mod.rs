@@ -82,6 +82,8 @@ mod prompts;
 mod resource_templates;
 mod resources;
 mod schema_refs;
+#[cfg(feature = "skills")]
+pub mod skills;
 mod subscriptions;
 pub mod tasks;
 mod tool_call;
@@ -157,6 +159,17 @@ pub enum McpError {
         name: String,
         /// What is wrong.
         reason: &'static str,
+    },
+    /// A skill (the Skills extension, `skills`, feature `skills`) is malformed: no
+    /// `SKILL.md`, frontmatter without a valid `name` and `description`, a name that is not
+    /// the path's last segment, a bad file path, a file given twice with different bytes,
+    /// over the extension's limits, or a directory that cannot be read.
+    #[error("skill {skill:?}: {reason}")]
+    InvalidSkill {
+        /// The skill's path.
+        skill: String,
+        /// What is wrong.
+        reason: String,
     },
     /// The result cache could not be built from the limits.
     #[error("building the result cache failed")]
