@@ -102,7 +102,7 @@ mod tests {
 
     #[test]
     fn fields_pass_through_as_json() {
-        let text = "---\nname: pdf-processing\ndescription: Extract: fill, and assemble\n\
+        let text = "---\nname: pdf-processing\ndescription: \"Extract: fill, and assemble\"\n\
                     license: Apache-2.0\nmetadata:\n  version: \"2.1\"\n  count: 3\n\
                     tags: [a, b]\nratio: 0.5\nflag: true\nnothing: ~\n---\n\n# Body\n";
         assert_eq!(
