@@ -4,13 +4,14 @@
 //! `memchr`), before `serde_json` reads it: a message nesting deeper than the bound is
 //! answered with [`ParseErrorKind::TooDeep`] (`-32600`), whatever its depth, so neither
 //! `serde_json`'s own recursion limit (128) nor any later walk over the message is ever
-//! reached by it. A long frame (16 KiB and more) is first read by the envelope check of
+//! reached by it. A single message is first read by the envelope check of
 //! `parse::long_frame`, which holds it to the same bound as it walks it: when that check
-//! reads it, the scan is not needed; otherwise the scan runs as for any frame.
+//! reads it, the scan is not needed; otherwise (a batch, a member name with an escape,
+//! malformed JSON) the scan runs.
 
 use super::batch::{parse_frame, BatchPolicy, Frame};
 use super::encode::string_end;
-use super::parse::{long_message_within, parse_message};
+use super::parse::{message_within, parse_message};
 use super::{Message, ParseError, ParseErrorKind};
 
 /// The deepest nesting `serde_json` reads (its recursion limit); the largest `maxDepth`.
@@ -41,8 +42,8 @@ pub fn parse_frame_within(frame: &[u8], policy: BatchPolicy, max_depth: usize) -
     let max_depth = max_depth.clamp(1, MAX_SUPPORTED_DEPTH);
     let is_batch = policy == BatchPolicy::Allow && first_significant_byte(frame) == Some(b'[');
     if !is_batch {
-        // A long frame the envelope check reads within the bound: one pass, not two.
-        if let Some(message) = long_message_within(frame, max_depth) {
+        // A frame the envelope check reads within the bound: one pass, not two.
+        if let Some(message) = message_within(frame, max_depth) {
             return Frame::Single(message);
         }
     }

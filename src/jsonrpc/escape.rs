@@ -124,6 +124,28 @@ pub(crate) fn clean_until(bytes: &[u8], from: usize) -> usize {
     at
 }
 
+/// The index of the first byte from `from` on that is `"`, `\` or below 0x20, looked for
+/// eight bytes at a time: a short string (a member name, a version) costs a word test or two,
+/// not [`clean_until`]'s block test. After 64 clean bytes (a long string) the search goes on
+/// through [`clean_until`]; when fewer than eight bytes are left it stops there. So the byte
+/// at the index returned is either the one looked for or a clean one the caller steps over.
+pub(crate) fn next_special(bytes: &[u8], from: usize) -> usize {
+    let mut at = from;
+    for _ in 0..8 {
+        let Some(block) = bytes.get(at..at + 8) else {
+            return at;
+        };
+        let bits = escape_bits(word(block));
+        if bits != 0 {
+            // The lowest byte flagged is one looked for: a false positive needs a borrow
+            // from a lower byte, which only a byte looked for makes.
+            return at + (bits.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    clean_until(bytes, at)
+}
+
 /// Eight bytes as a word (`block` is eight bytes long; a shorter one reads as zeros, which
 /// only makes it look like it needs escaping).
 fn word(block: &[u8]) -> u64 {
@@ -151,6 +173,43 @@ mod tests {
 
     fn serde(text: &str) -> String {
         serde_json::to_string(text).unwrap()
+    }
+
+    #[test]
+    fn next_special_finds_the_first_quote_backslash_or_control_byte() {
+        let alphabet = [b'a', b'"', b'\\', 0x1f, 0x20, 0x7f, 0x80, 0xff, b'!', 0x00];
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        for len in 0..100 {
+            for _ in 0..10 {
+                let bytes: Vec<u8> = (0..len)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        // Mostly clean bytes, so that runs of every length occur.
+                        if seed.is_multiple_of(8) {
+                            alphabet[(seed >> 8) as usize % alphabet.len()]
+                        } else {
+                            b'a' + (seed >> 8) as u8 % 26
+                        }
+                    })
+                    .collect();
+                for from in 0..=len {
+                    let first = (from..len)
+                        .find(|&at| matches!(bytes[at], b'"' | b'\\' | 0x00..=0x1f))
+                        .unwrap_or(len);
+                    let found = next_special(&bytes, from);
+                    assert!(
+                        found <= first,
+                        "{bytes:?} from {from}: {found} past {first}"
+                    );
+                    assert!(
+                        found == first || found + 8 > len || found >= from + 64,
+                        "{bytes:?} from {from}: stopped at clean byte {found}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

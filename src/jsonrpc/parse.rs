@@ -96,18 +96,17 @@ pub(crate) fn malformed(error: &serde_json::Error) -> ParseError {
     ParseError::new(ParseErrorKind::MalformedJson).at_column(error.column())
 }
 
-/// A long frame's message, read by one check that also holds its nesting to `max_depth`
-/// levels ([`long_frame`]): the check walks every value anyway, so the frame needs no separate
-/// scan for its depth. `None` when the frame is short, not UTF-8, not an object, deeper than
-/// the bound, or anything else the check leaves to `serde_json`: the caller then takes the
-/// usual path, the depth scan and [`parse_frame`](super::parse_frame).
-pub(crate) fn long_message_within(
+/// A frame's message, read by one check that also holds its nesting to `max_depth` levels
+/// ([`long_frame`]): the check walks every value anyway, so the frame needs no separate scan
+/// for its depth, and `serde_json` does not walk its `params` again (they are made owned from
+/// the checked text, which the request's task needs anyway). `None` when the frame is not
+/// UTF-8, not an object, deeper than the bound, or anything else the check leaves to
+/// `serde_json`: the caller then takes the usual path, the depth scan and
+/// [`parse_frame`](super::parse_frame).
+pub(crate) fn message_within(
     frame: &[u8],
     max_depth: usize,
 ) -> Option<Result<Message<'_>, ParseError>> {
-    if frame.len() < long_frame::LONG_FRAME {
-        return None;
-    }
     let text = frame_text(frame).ok()?;
     if first_significant_byte(text) != Some(b'{') {
         return None;

@@ -1,12 +1,16 @@
-//! The envelope of a long frame, read without `serde_json` walking its params.
+//! The envelope of a frame, read without `serde_json` walking its params.
 //!
 //! `serde_json` reads a frame's `params` into a borrowed `RawValue` by walking every byte
 //! of it eight at a time: 8.5 µs for a 64 KiB text argument. The request's task must own
 //! its params anyway, so the frame's params are copied once in any case (`into_owned`).
-//! For a long frame this module checks the JSON itself, passing clean 64-byte blocks of a
-//! string in one vectorised test. It then makes the long params (and a long `result`) owned
-//! `RawValue`s from the checked text, so that copy happens here and the walk is gone. Short
-//! members are still read by `serde_json`, borrowed.
+//! This module checks the JSON itself, a string's clean bytes a word at a time and a long
+//! string's in 64-byte blocks with one vectorised test ([`next_special`]). It then makes the
+//! params (and the `result`) owned `RawValue`s from the checked text, so that copy happens
+//! here and the walk is gone. [`parse_frame_within`](crate::jsonrpc::parse_frame_within)
+//! reads every single message here (holding it to its depth bound on the way); the plain
+//! parse (`parse_message`) only frames of [`LONG_FRAME`] bytes and more, and owns only
+//! members of [`OWNED_MEMBER`] bytes and more. The other members are read by `serde_json`,
+//! borrowed.
 //!
 //! The check accepts exactly the JSON that `serde_json`'s envelope parse accepts: the
 //! grammar of RFC 8259, any nesting, and in strings any escape `serde_json` skips
@@ -20,10 +24,10 @@ use std::borrow::Cow;
 use serde_json::value::RawValue;
 
 use super::{Envelope, Member};
-use crate::jsonrpc::escape::clean_until;
+use crate::jsonrpc::escape::next_special;
 
-/// Frames at least this long are read here first; shorter ones go to `serde_json` alone,
-/// whose walk over a short string costs less than this module's copy of the params.
+/// Frames at least this long are read here first by the plain parse; it leaves shorter ones
+/// to `serde_json` alone.
 pub(super) const LONG_FRAME: usize = 16 * 1024;
 
 /// A `params` or `result` member at least this long becomes an owned copy of the checked
@@ -39,13 +43,15 @@ pub(super) fn envelope(text: &str) -> Option<Envelope<'_>> {
     read(text, OWNED_MEMBER, MAX_DEPTH)
 }
 
-/// [`envelope`], also `None` when the frame's arrays and objects nest deeper than
-/// `max_depth` levels (the message object being level 1, as
+/// [`envelope`] of a frame of any length, with `params` and `result` owned whatever their
+/// length (`serde_json` does not walk them again; the request's task owns its params
+/// anyway), also `None` when the frame's arrays and objects nest deeper than `max_depth`
+/// levels (the message object being level 1, as
 /// [`parse_frame_within`](crate::jsonrpc::parse_frame_within) counts them). So an envelope
 /// read here is one of a frame within the bound: the check walks every value anyway, and no
 /// separate scan for the depth is needed.
 pub(super) fn envelope_within(text: &str, max_depth: usize) -> Option<Envelope<'_>> {
-    read(text, OWNED_MEMBER, max_depth.checked_sub(1)?.min(MAX_DEPTH))
+    read(text, 0, max_depth.checked_sub(1)?.min(MAX_DEPTH))
 }
 
 /// [`envelope`], with `params` and `result` owned from `owned_from` bytes on, and the
@@ -196,12 +202,13 @@ impl Checker<'_> {
     }
 
     /// A string, at its opening quote; `Some(true)` when it holds an escape. Clean runs are
-    /// passed a block at a time ([`clean_until`]); a control character is an error.
+    /// passed a word, then a block, at a time ([`next_special`]); a control character is an
+    /// error.
     fn string(&mut self) -> Option<bool> {
         self.eat(b'"')?;
         let mut escaped = false;
         loop {
-            self.at = clean_until(self.bytes, self.at);
+            self.at = next_special(self.bytes, self.at);
             match *self.bytes.get(self.at)? {
                 b'"' => {
                     self.at += 1;
