@@ -74,19 +74,23 @@ pub(crate) fn walk_object(
     at: usize,
     each: impl FnMut(&str, usize) -> Option<usize>,
 ) -> Option<usize> {
-    walk_object_expecting(text, at, &[], each)
+    let mut each = each;
+    walk_object_expecting(text, at, &[], |_known, name, start| each(name, start))
 }
 
 /// [`walk_object`], told the names its members usually have: a name written exactly as one
 /// of `expected` (its bytes, then the closing quote) is taken without looking for the
 /// string's end, which costs a comparison instead of a scan of the name (a 42-byte `_meta`
 /// key). Every name in `expected` must be free of `"` and `\`, so a match is the whole
-/// string, unescaped. Other names are read as [`walk_object`] reads them.
+/// string, unescaped. Other names are read as [`walk_object`] reads them. `each` is also
+/// given the name's index in `expected` (`None` for another name), so it need not compare
+/// the name again; a name written with escapes that decodes to one of `expected` gets its
+/// index too.
 pub(crate) fn walk_object_expecting(
     text: &str,
     at: usize,
     expected: &[&str],
-    mut each: impl FnMut(&str, usize) -> Option<usize>,
+    mut each: impl FnMut(Option<usize>, &str, usize) -> Option<usize>,
 ) -> Option<usize> {
     let bytes = text.as_bytes();
     let mut at = skip_whitespace(bytes, at);
@@ -101,15 +105,19 @@ pub(crate) fn walk_object_expecting(
         if bytes.get(at) != Some(&b'"') {
             return None;
         }
-        let (name, name_end) = match expected_name(text, at + 1, expected) {
+        let (known, name, name_end) = match expected_name(text, at + 1, expected) {
             Some(found) => found,
-            None => member_name(text, at + 1)?,
+            None => {
+                let (name, end) = member_name(text, at + 1)?;
+                let known = expected.iter().position(|wanted| *wanted == name);
+                (known, name, end)
+            }
         };
         at = skip_whitespace(bytes, name_end);
         if bytes.get(at) != Some(&b':') {
             return None;
         }
-        let value_end = each(&name, skip_whitespace(bytes, at + 1))?;
+        let value_end = each(known, &name, skip_whitespace(bytes, at + 1))?;
         at = skip_whitespace(bytes, value_end);
         match bytes.get(at) {
             Some(b',') => at = skip_whitespace(bytes, at + 1),
@@ -119,20 +127,21 @@ pub(crate) fn walk_object_expecting(
     }
 }
 
-/// The name of `expected` written at `from` (past its opening quote) and followed by the
-/// closing quote, and the index past that quote.
+/// The index in `expected` of the name written at `from` (past its opening quote) and
+/// followed by the closing quote, the name, and the index past that quote.
 fn expected_name<'a>(
     text: &'a str,
     from: usize,
     expected: &[&str],
-) -> Option<(Cow<'a, str>, usize)> {
+) -> Option<(Option<usize>, Cow<'a, str>, usize)> {
     let rest = text.as_bytes().get(from..)?;
-    expected.iter().find_map(|name| {
+    expected.iter().enumerate().find_map(|(index, name)| {
         let len = name.len();
         if rest.get(len) != Some(&b'"') || rest.get(..len) != Some(name.as_bytes()) {
             return None;
         }
-        Some((Cow::Borrowed(text.get(from..from + len)?), from + len + 1))
+        let name = Cow::Borrowed(text.get(from..from + len)?);
+        Some((Some(index), name, from + len + 1))
     })
 }
 
@@ -355,12 +364,14 @@ mod tests {
                 prop_assert_eq!(values, written);
                 // Told the usual names, the walk reads the same names, values and end.
                 let mut told = Vec::new();
-                let end_told =
-                    walk_object_expecting(&object, 0, &["_meta", "a", "ab", "n"], |name, start| {
-                        let end = value_end(bytes, start)?;
-                        told.push((name.to_owned(), object.get(start..end)?.to_owned()));
-                        Some(end)
-                    });
+                let usual = ["_meta", "a", "ab", "n"];
+                let end_told = walk_object_expecting(&object, 0, &usual, |known, name, start| {
+                    let end = value_end(bytes, start)?;
+                    // The index given is the name's in the usual names, whatever its spelling.
+                    assert_eq!(known, usual.iter().position(|usual| *usual == name));
+                    told.push((name.to_owned(), object.get(start..end)?.to_owned()));
+                    Some(end)
+                });
                 let mut plain = Vec::new();
                 let _end = walk_object(&object, 0, |name, start| {
                     let end = value_end(bytes, start)?;

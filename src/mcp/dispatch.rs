@@ -260,13 +260,12 @@ impl Connection {
                         )?,
                     };
                     super::apps::check_callable(&sets, &call.name, &call.capabilities)?;
-                    sets.tools
-                        .check_capabilities(&call.name, &call.capabilities)?;
+                    let (support, after_input) =
+                        sets.tools.task_support(&call.name, &call.capabilities)?;
                     let extensions = super::extensions::negotiate(
                         sets.capabilities.extensions.as_ref(),
                         &call.capabilities,
                     );
-                    let (support, after_input) = sets.tools.task_support(&call.name);
                     let as_task = super::tasks::methods::as_task(support, &extensions)?;
                     // A task that starts in the handler runs as a plain call until then.
                     let task = (as_task && !after_input).then(|| call.capabilities.clone());

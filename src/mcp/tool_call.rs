@@ -65,9 +65,34 @@ impl ToolSet {
         tool: &str,
         declared: &Value,
     ) -> Result<(), crate::jsonrpc::ErrorObject<'static>> {
-        let Some(definition) = self.by_name.get(tool) else {
-            return Ok(());
-        };
+        match self.by_name.get(tool) {
+            Some(definition) => Self::missing_capabilities(definition, declared),
+            None => Ok(()),
+        }
+    }
+
+    /// How `tool` may run as a task (`Forbidden` for an unknown tool: the call then fails
+    /// as usual), and whether its task starts in its handler
+    /// ([`ToolDefinition::task_after_input`]), once
+    /// [`check_capabilities`](Self::check_capabilities) passed: a 2026-07-28 call asks both,
+    /// with one look-up of the tool.
+    pub(crate) fn task_support(
+        &self,
+        tool: &str,
+        declared: &Value,
+    ) -> Result<(super::tasks::TaskSupport, bool), crate::jsonrpc::ErrorObject<'static>> {
+        match self.by_name.get(tool) {
+            Some(definition) => Self::missing_capabilities(definition, declared)
+                .map(|()| (definition.task_support, definition.task_after_input)),
+            None => Ok((super::tasks::TaskSupport::Forbidden, false)),
+        }
+    }
+
+    /// [`check_capabilities`](Self::check_capabilities) of a tool's definition.
+    fn missing_capabilities(
+        definition: &ToolDefinition,
+        declared: &Value,
+    ) -> Result<(), crate::jsonrpc::ErrorObject<'static>> {
         let missing: Vec<&str> = definition
             .required_capabilities
             .iter()
@@ -83,16 +108,6 @@ impl ToolSet {
             "the client did not declare a capability this tool needs".to_owned(),
             &serde_json::json!({ "requiredCapabilities": missing }),
         ))
-    }
-
-    /// How `tool` may run as a task (`Forbidden` for an unknown tool: the call then fails
-    /// as usual), and whether its task starts in its handler
-    /// ([`ToolDefinition::task_after_input`]).
-    pub(crate) fn task_support(&self, tool: &str) -> (super::tasks::TaskSupport, bool) {
-        self.by_name.get(tool).map_or(
-            (super::tasks::TaskSupport::Forbidden, false),
-            |definition| (definition.task_support, definition.task_after_input),
-        )
     }
 
     /// Whether a tool may run as a task (the server then declares the Tasks extension).

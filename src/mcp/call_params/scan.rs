@@ -40,18 +40,18 @@ pub(crate) fn scan(params: &str) -> Option<Scanned<'_>> {
     let bytes = params.as_bytes();
     let (mut name, mut arguments, mut meta) = (None, None, None);
     let mut extra = Vec::new();
-    walk_object_expecting(params, 0, &["_meta", "arguments", "name"], |key, start| {
-        if key == "_meta" {
+    walk_object_expecting(params, 0, &PARAMS_KEYS, |known, key, start| {
+        if known == Some(META) {
             let (read, end) = read_meta(params, start)?;
             once(&mut meta, read)?;
             return Some(end);
         }
         let end = value_end(bytes, start)?;
         let raw = params.get(start..end)?;
-        match key {
-            "name" => once(&mut name, raw)?,
-            "arguments" => once(&mut arguments, raw)?,
-            _ => extra.push((key.to_owned(), raw)),
+        match known {
+            Some(NAME) => once(&mut name, raw)?,
+            Some(_arguments) => once(&mut arguments, raw)?,
+            None => extra.push((key.to_owned(), raw)),
         }
         Some(end)
     })?;
@@ -80,9 +80,16 @@ pub(crate) fn scan(params: &str) -> Option<Scanned<'_>> {
     })
 }
 
+/// The members of the params [`scan`] reads, in the order clients usually write them, and
+/// the indexes of `_meta` and `name` in it.
+const PARAMS_KEYS: [&str; 3] = ["_meta", "arguments", "name"];
+const META: usize = 0;
+const NAME: usize = 2;
+
 const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
 
-/// The members of `_meta` [`read_meta`] reads, in the order clients usually write them.
+/// The members of `_meta` [`read_meta`] reads, in the order clients usually write them
+/// (their indexes below).
 const META_KEYS: [&str; 5] = [
     CAPABILITIES_KEY,
     CLIENT_INFO_KEY,
@@ -90,6 +97,11 @@ const META_KEYS: [&str; 5] = [
     LOG_LEVEL_KEY,
     "progressToken",
 ];
+const CAPABILITIES: usize = 0;
+const CLIENT_INFO: usize = 1;
+const VERSION: usize = 2;
+const LOG_LEVEL: usize = 3;
+const PROGRESS_TOKEN: usize = 4;
 
 /// What a call uses of its `_meta`.
 struct Meta<'a> {
@@ -114,13 +126,13 @@ fn read_meta(params: &str, at: usize) -> Option<(Meta<'_>, usize)> {
         let end = value_end(bytes, start)?;
         Some((params.get(start..end)?, end))
     };
-    let end = walk_object_expecting(params, at, &META_KEYS, |key, start| match key {
-        PROTOCOL_VERSION_KEY => {
+    let end = walk_object_expecting(params, at, &META_KEYS, |known, _key, start| match known? {
+        VERSION => {
             let (text, end) = unescaped_string_at(params, start)?;
             once(&mut version, text)?;
             Some(end)
         }
-        CAPABILITIES_KEY => {
+        CAPABILITIES => {
             let (text, end) = raw(start)?;
             // The capabilities clients usually send, `{}`, without a parser.
             let value = if text == "{}" {
@@ -135,16 +147,16 @@ fn read_meta(params: &str, at: usize) -> Option<(Meta<'_>, usize)> {
             once(&mut capabilities, value)?;
             Some(end)
         }
-        CLIENT_INFO_KEY => {
+        CLIENT_INFO => {
             once(&mut info, ())?;
             client_info_end(params, start)
         }
-        LOG_LEVEL_KEY => {
+        LOG_LEVEL => {
             let (text, end) = raw(start)?;
             once(&mut log_level, serde_json::from_str(text).ok()?)?;
             Some(end)
         }
-        "progressToken" => {
+        PROGRESS_TOKEN => {
             let (text, end) = raw(start)?;
             once(&mut progress_token, token(text)?)?;
             Some(end)
@@ -165,13 +177,13 @@ fn read_meta(params: &str, at: usize) -> Option<(Meta<'_>, usize)> {
 /// required ones) included, no string holding an escape (the scan does not decode it).
 fn client_info_end(params: &str, at: usize) -> Option<usize> {
     let (mut name, mut version) = (false, false);
-    let end = walk_object_expecting(params, at, &["name", "version"], |key, start| {
+    let end = walk_object_expecting(params, at, &["name", "version"], |known, key, start| {
         let (_text, end) = unescaped_string_at(params, start)?;
-        match key {
-            "name" => name = true,
-            "version" => version = true,
-            "title" | "description" => {}
-            _ => return None,
+        match (known, key) {
+            (Some(0), _) => name = true,
+            (Some(_version), _) => version = true,
+            (None, "title" | "description") => {}
+            (None, _) => return None,
         }
         Some(end)
     })?;
