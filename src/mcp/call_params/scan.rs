@@ -46,20 +46,32 @@ pub(crate) fn scan(params: &str) -> Option<Scanned<'_>> {
             once(&mut meta, read)?;
             return Some(end);
         }
+        if known == Some(ARGUMENTS) && meta.is_some() && params.len() - start < SHORT {
+            // Short arguments after `_meta`: read into their value as they are delimited
+            // (`serde_json` finds their end), not delimited, then read.
+            let (value, end) = value_with_end(params, start)?;
+            once(&mut arguments, Arguments::Read(value))?;
+            return Some(end);
+        }
         let end = value_end(bytes, start)?;
         let raw = params.get(start..end)?;
         match known {
             Some(NAME) => once(&mut name, raw)?,
-            Some(_arguments) => once(&mut arguments, raw)?,
+            Some(_arguments) => once(&mut arguments, Arguments::Text(raw))?,
             None => extra.push((key.to_owned(), raw)),
         }
         Some(end)
     })?;
     let meta = meta?;
     let name = decoded_string(name?)?;
-    let arguments = match arguments.map(text_to_value) {
+    let arguments = match arguments {
         None => None,
-        Some(Ok(Value::Object(map))) => Some(map),
+        Some(Arguments::Read(value)) => Some(value),
+        Some(Arguments::Text(raw)) => Some(text_to_value(raw).ok()?),
+    };
+    let arguments = match arguments {
+        None => None,
+        Some(Value::Object(map)) => Some(map),
         Some(_) => return None,
     };
     // A repeated member keeps its last value, as in the params' `Value`.
@@ -84,7 +96,29 @@ pub(crate) fn scan(params: &str) -> Option<Scanned<'_>> {
 /// the indexes of `_meta` and `name` in it.
 const PARAMS_KEYS: [&str; 3] = ["_meta", "arguments", "name"];
 const META: usize = 0;
+const ARGUMENTS: usize = 1;
 const NAME: usize = 2;
+
+/// Arguments starting less than this many bytes before the params' end are read by
+/// `serde_json` as they are delimited ([`value_with_end`]); longer ones are delimited, then
+/// read by [`text_to_value`] (which finds long strings' ends with `memchr`).
+const SHORT: usize = 256;
+
+/// The `arguments` member as the walk found it.
+enum Arguments<'a> {
+    /// Delimited, not read yet.
+    Text(&'a str),
+    /// Read.
+    Read(Value),
+}
+
+/// The value starting at `start` in `params` (checked JSON), as `serde_json` reads it, and
+/// the index past it.
+fn value_with_end(params: &str, start: usize) -> Option<(Value, usize)> {
+    let mut values = serde_json::Deserializer::from_str(params.get(start..)?).into_iter::<Value>();
+    let value = values.next()?.ok()?;
+    Some((value, start + values.byte_offset()))
+}
 
 const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
 
