@@ -5,10 +5,10 @@
 //!
 //! In the 2026-07-28 era ([`Era::Modern`]) every request carries the `_meta` that era
 //! requires (version, client capabilities, client identity), written as typed-mcp's own
-//! client writes it (members in key order: `_meta`, `arguments`, `name`). typed-mcp gets no
-//! handshake (the era is stateless); the other servers do not speak 2026-07-28, so they
-//! get the legacy handshake and then the same request bytes (their parsers read the larger
-//! `_meta` and ignore it).
+//! client writes it (members in key order: `_meta`, `arguments`, `name`). typed-mcp and
+//! rmcp get no handshake (the era is stateless; rmcp 3.9 serves a first request carrying
+//! that `_meta` without one); the floors speak no protocol, so they get the legacy
+//! handshake and then the same request bytes (they parse the larger `_meta` and ignore it).
 //!
 //! - **Sequential**: one request, wait for its answer, the next.
 //! - **Pipelined**: one thread writes every request as fast as the pipe takes them while

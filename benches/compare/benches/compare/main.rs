@@ -20,7 +20,8 @@
 //! row under it at two validation counts (instructions per validation, ours against
 //! jsonschema);
 //! `--servers floor,typed-mcp,baseline` limits it to those rows (row labels; `baseline` is
-//! the `TYPED_MCP_BENCH_BASELINE` row, `validators` the validator rows).
+//! the `TYPED_MCP_BENCH_BASELINE` row, `validators` the validator rows), and builds only
+//! their binaries.
 //! `--payload 65536` keeps the stdio and HTTP cells of that text length, `--connections 64`
 //! the HTTP cells of that many connections; only the servers of the parts run are built.
 //! The stdio matrix also has a `baseline` row when that variable is set, and `--servers`
@@ -182,6 +183,7 @@ fn main() -> ExitCode {
         stdio: options.callgrind || wanted("stdio") || wanted("memory"),
         http: !options.callgrind && wanted("http"),
         probe: options.callgrind && validator_rows,
+        stdio_rows: options.servers.clone().filter(|_| options.callgrind),
     };
     if parts.stdio || parts.http {
         eprintln!("building the servers under test");

@@ -42,8 +42,9 @@ pub(crate) fn machine() {
     );
     println!("- toolchain: {}", command_line("rustc", &["--version"]));
     println!(
-        "- profile: the servers `{}` (see servers.rs), this bench `bench`\n",
-        crate::servers::profile()
+        "- profile: the servers `{}` (see servers.rs), this bench `{}`\n",
+        crate::servers::profile(),
+        crate::servers::bench_profile()
     );
 }
 

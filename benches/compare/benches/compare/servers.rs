@@ -90,9 +90,14 @@ impl Server {
         })
     }
 
-    /// Whether the server speaks 2026-07-28 (then it gets no handshake in that era).
+    /// Whether the server speaks 2026-07-28 (then it gets no handshake in that era): the
+    /// SDKs do (rmcp 3.9 serves a first request carrying that era's `_meta` statelessly),
+    /// the floors answer any line and get the 2025-11-25 handshake first.
     pub(crate) fn speaks_modern(self) -> bool {
-        matches!(self, Server::Typed | Server::Baseline)
+        matches!(
+            self,
+            Server::Typed | Server::Baseline | Server::RmcpStdio | Server::RmcpPipes
+        )
     }
 
     /// [`Server::Baseline`] when `TYPED_MCP_BENCH_BASELINE` names a binary.
@@ -197,13 +202,30 @@ pub(crate) fn profile() -> String {
 /// half a megabyte of relocation entries into memory at start.
 const PACKED_RELOCATIONS: &str = "-Clink-arg=-Wl,-z,pack-relative-relocs";
 
-/// `<target>/release`, where this bench binary (`<target>/release/deps/compare-…`) lives.
-pub(crate) fn release_dir() -> Result<PathBuf, String> {
+/// `<target>/<dir>`, where this bench binary (`<target>/<dir>/deps/compare-…`) lives:
+/// `release` under `cargo bench`, the profile's name under `cargo bench --profile NAME`.
+fn bench_dir() -> Result<PathBuf, String> {
     let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
     exe.parent()
         .and_then(|deps| deps.parent())
         .map(PathBuf::from)
-        .ok_or_else(|| format!("{} is not in <target>/release/deps", exe.display()))
+        .ok_or_else(|| format!("{} is not in <target>/<profile>/deps", exe.display()))
+}
+
+/// The cargo profile this bench binary was built in, read from the directory it lives in
+/// (`bench` for `<target>/release`, where `cargo bench` puts it).
+pub(crate) fn bench_profile() -> String {
+    let dir = bench_dir().ok();
+    match dir.as_deref().and_then(std::path::Path::file_name) {
+        Some(name) if name == "release" => "bench".to_owned(),
+        Some(name) => name.to_string_lossy().into_owned(),
+        None => "unknown".to_owned(),
+    }
+}
+
+/// `<target>/release`, where [`build`] puts the `validator_probe` example.
+pub(crate) fn release_dir() -> Result<PathBuf, String> {
+    Ok(target_dir()?.join("release"))
 }
 
 /// `<target>/<profile>`, where the servers are built.
@@ -218,14 +240,14 @@ fn servers_dir() -> Result<PathBuf, String> {
 }
 
 fn target_dir() -> Result<PathBuf, String> {
-    release_dir()?
+    bench_dir()?
         .parent()
         .map(PathBuf::from)
         .ok_or_else(|| "no target directory".to_owned())
 }
 
 /// Which servers [`build`] compiles: those of the parts of the bench that run.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct Parts {
     /// The stdio servers (the stdio, memory and callgrind parts).
     pub(crate) stdio: bool,
@@ -233,6 +255,9 @@ pub(crate) struct Parts {
     pub(crate) http: bool,
     /// The `validator_probe` example (the callgrind part's validator rows).
     pub(crate) probe: bool,
+    /// The stdio rows asked for (`--servers` of the callgrind part): only their binaries
+    /// are built. `None`: every stdio server.
+    pub(crate) stdio_rows: Option<Vec<String>>,
 }
 
 /// Builds the server binaries of `parts` in the profile of [`profile`], and the
@@ -245,8 +270,21 @@ pub(crate) fn build(parts: Parts) -> Result<(), String> {
     let mut builds: Vec<Vec<&str>> = Vec::new();
     let mut examples = Vec::new();
     if parts.stdio {
-        builds.push(vec!["-p", "typed-mcp-examples", "--example", "demo_server"]);
-        examples.extend(["rmcp_echo", "floor_echo"]);
+        let rows = parts.stdio_rows.as_deref();
+        let wanted = |servers: &[Server]| {
+            servers
+                .iter()
+                .any(|&server| crate::callgrind::selected(server, rows))
+        };
+        if wanted(&[Server::Typed]) {
+            builds.push(vec!["-p", "typed-mcp-examples", "--example", "demo_server"]);
+        }
+        if wanted(&[Server::RmcpStdio, Server::RmcpPipes]) {
+            examples.push("rmcp_echo");
+        }
+        if wanted(&[Server::Floor, Server::FloorStructured, Server::FloorTokio]) {
+            examples.push("floor_echo");
+        }
     }
     if parts.http {
         examples.extend(["typed_http_echo", "rmcp_http_echo", "http_floor_echo"]);
