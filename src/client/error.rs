@@ -189,6 +189,21 @@ pub enum ClientError {
         /// The extension's identifier.
         id: &'static str,
     },
+    /// A request needs a protocol extension the server did not declare (the Skills
+    /// extension: [`Client::list_skills`](super::Client::list_skills)); nothing was sent.
+    #[error("the server did not declare the extension {id}")]
+    ServerExtensionMissing {
+        /// The extension's identifier.
+        id: &'static str,
+    },
+    /// A skill file read with [`Client::read_skill_file`](super::Client::read_skill_file)
+    /// does not match the skill's entry (size, digest, `SKILL.md` frontmatter), is not in
+    /// its manifest, or the skill has no manifest (`dynamic`): the content must not be used.
+    #[error("skill verification failed: {reason}")]
+    SkillVerification {
+        /// What did not match (quoting nothing the server sent).
+        reason: &'static str,
+    },
     /// The task of [`Client::call_tool_as_task`](super::Client::call_tool_as_task) was
     /// cancelled (by [`TaskWait::cancel_on`](super::TaskWait::cancel_on), or by anyone else
     /// with `tasks/cancel`).

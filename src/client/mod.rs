@@ -62,6 +62,8 @@ mod param_headers;
 mod prune;
 mod results;
 mod router;
+#[cfg(feature = "skills")]
+mod skills;
 #[cfg(feature = "http")]
 mod sse;
 mod stream;

@@ -15,10 +15,10 @@ use crate::generated::skills::{
     ReadResourceDirectoryResultResultType,
 };
 use crate::jsonrpc::ErrorObject;
+use crate::mcp::builder::ServerState;
 use crate::mcp::outbound::respond;
 use crate::mcp::pagination::Pager;
 use crate::mcp::params::{decode, invalid_params, method_not_found, violation};
-use crate::mcp::ServerState;
 use crate::server::HandlerResult;
 
 /// Answers `skills/list`, `skills/get` or `resources/directory/read`; `-32601` when the

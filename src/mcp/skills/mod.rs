@@ -66,7 +66,7 @@ pub use crate::generated::skills::{
 
 use super::McpError;
 
-mod frontmatter;
+pub(crate) mod frontmatter;
 pub(crate) mod methods;
 pub(crate) mod set;
 
