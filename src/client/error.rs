@@ -190,15 +190,15 @@ pub enum ClientError {
         id: &'static str,
     },
     /// A request needs a protocol extension the server did not declare (the Skills
-    /// extension: [`Client::list_skills`](super::Client::list_skills)); nothing was sent.
+    /// extension: `Client::list_skills`, feature `skills`); nothing was sent.
     #[error("the server did not declare the extension {id}")]
     ServerExtensionMissing {
         /// The extension's identifier.
         id: &'static str,
     },
-    /// A skill file read with [`Client::read_skill_file`](super::Client::read_skill_file)
-    /// does not match the skill's entry (size, digest, `SKILL.md` frontmatter), is not in
-    /// its manifest, or the skill has no manifest (`dynamic`): the content must not be used.
+    /// A skill file read with `Client::read_skill_file` (feature `skills`) does not match the
+    /// skill's entry (size, digest, `SKILL.md` frontmatter), is not in its manifest, or the
+    /// skill has no manifest (`dynamic`): the content must not be used.
     #[error("skill verification failed: {reason}")]
     SkillVerification {
         /// What did not match (quoting nothing the server sent).
