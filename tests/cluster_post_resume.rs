@@ -16,9 +16,9 @@ mod sse_support;
 use std::process::Command;
 use std::time::Duration;
 
-use cluster_support::{tools_present, Cluster};
+use cluster_support::{last_upstream, tools_present, Cluster};
 use serde_json::json;
-use sse_support::{split, Events};
+use sse_support::{numbers, split, Events};
 
 const VERSION: &str = "2025-11-25";
 
@@ -35,11 +35,7 @@ fn upstream(response: &reqwest::Response) -> String {
         .get("x-mcp-upstream")
         .and_then(|value| value.to_str().ok())
         .expect("nginx names the instance that answered");
-    tried
-        .rsplit([',', ' '])
-        .next()
-        .expect("one address at least")
-        .to_owned()
+    last_upstream(tried)
 }
 
 /// How many events the Redis on `port` has logged for `session`'s POST stream `stream`.
@@ -156,11 +152,7 @@ async fn a_post_stream_cut_mid_answer_resumes_on_another_instance_after_its_inst
     let all = Events::new(resume(&cluster, &session, &priming_id).await)
         .rest()
         .await;
-    let numbers: Vec<u64> = all
-        .iter()
-        .map(|e| split(e.id.as_deref().expect("an id")).1)
-        .collect();
-    assert_eq!(numbers, [1, 2, 3], "{all:?}");
+    assert_eq!(numbers(&all), [1, 2, 3], "{all:?}");
     eprintln!(
         "POST stream {stream}: cut after event 1 on instance {answering}, killed, resumed on \
          instance {resumed_on}: events 2..=3 once; {:?} in all",

@@ -18,7 +18,7 @@ use http_support::{limits, start, start_with, Harness};
 use redis_support::RedisServer;
 use reqwest::StatusCode;
 use serde_json::json;
-use sse_support::{split, Events};
+use sse_support::{numbers, split, Events};
 use typed_mcp::generated::limits::Limits;
 use typed_mcp::http::{
     MemorySessionStore, Replay, SessionFuture, SessionRecord, SessionStore, StreamId,
@@ -119,11 +119,7 @@ async fn a_client_cut_off_mid_answer_resumes_its_post_stream_with_last_event_id(
     let all = Events::new(resume(&h, &h.url, &session, &priming_id).await)
         .rest()
         .await;
-    let numbers: Vec<u64> = all
-        .iter()
-        .map(|e| split(e.id.as_deref().unwrap()).1)
-        .collect();
-    assert_eq!(numbers, [1, 2, 3], "{all:?}");
+    assert_eq!(numbers(&all), [1, 2, 3], "{all:?}");
 
     // The GET stream of the session carried none of it.
     let response = h
@@ -178,11 +174,7 @@ async fn older_sessions_get_event_ids_without_a_priming_event() {
         .rest()
         .await;
     assert_eq!(events.len(), 3, "{events:?}");
-    let numbers: Vec<u64> = events
-        .iter()
-        .map(|e| split(e.id.as_deref().expect("an id")).1)
-        .collect();
-    assert_eq!(numbers, [1, 2, 3]);
+    assert_eq!(numbers(&events), [1, 2, 3]);
     assert!(events
         .iter()
         .all(|e| e.retry.is_none() && !e.data.is_empty()));
@@ -333,11 +325,11 @@ async fn a_client_gone_while_an_append_is_answered_gets_no_event_logged_twice() 
     let all = Events::new(resume(&h, &h.url, &session, &priming_id).await)
         .rest()
         .await;
-    let numbers: Vec<u64> = all
-        .iter()
-        .map(|e| split(e.id.as_deref().expect("an id")).1)
-        .collect();
-    assert_eq!(numbers, [1, 2, 3], "each message logged once: {all:?}");
+    assert_eq!(
+        numbers(&all),
+        [1, 2, 3],
+        "each message logged once: {all:?}"
+    );
     assert_eq!(all[1].json()["params"]["progress"], 50.0, "{all:?}");
     assert_eq!(all[2].json()["id"], 7, "{all:?}");
 }

@@ -581,14 +581,11 @@ impl Answer {
 
     /// The instance that answered (the last address nginx tried), `127.0.0.1:PORT`.
     pub fn upstream(&self) -> String {
-        let tried = self
-            .header("x-mcp-upstream")
-            .expect("nginx names the instance that answered");
-        tried
-            .rsplit([',', ' '])
-            .next()
-            .expect("one address at least")
-            .to_owned()
+        last_upstream(
+            &self
+                .header("x-mcp-upstream")
+                .expect("nginx names the instance that answered"),
+        )
     }
 
     /// The `structuredContent` of a successful tool call (panics on any error).
@@ -602,4 +599,14 @@ impl Answer {
         assert_eq!(structured["ok"], true, "{}", self.body);
         structured
     }
+}
+
+/// The last address of nginx's `X-MCP-Upstream` header (the instance that answered, after any
+/// it tried first), `127.0.0.1:PORT`.
+pub fn last_upstream(tried: &str) -> String {
+    tried
+        .rsplit([',', ' '])
+        .next()
+        .expect("one address at least")
+        .to_owned()
 }

@@ -88,3 +88,11 @@ pub fn split(id: &str) -> (&str, u64) {
     let (stream, number) = id.split_once('-').expect("a POST stream's id");
     (stream, number.parse().expect("a numeric event number"))
 }
+
+/// The numbers N of `events`' ids `STREAM-N`, in order (every event must have an id).
+pub fn numbers(events: &[Event]) -> Vec<u64> {
+    events
+        .iter()
+        .map(|event| split(event.id.as_deref().expect("an id")).1)
+        .collect()
+}
