@@ -176,11 +176,9 @@ impl Client {
 fn legacy_result(method: &str, raw: &RawValue) -> Result<Map<String, Value>, ClientError> {
     match serde_json::from_str(raw.get()) {
         Ok(Value::Object(result)) => Ok(result),
-        _ => Err(malformed(if method == "skills/get" {
-            "the skills/get result is not a JSON object"
-        } else {
-            "the skills/list result is not a JSON object"
-        })),
+        _ => Err(malformed(&format!(
+            "the {method} result is not a JSON object"
+        ))),
     }
 }
 
