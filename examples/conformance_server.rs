@@ -25,7 +25,7 @@ use typed_mcp::mcp::{
     content, user_text, McpError, McpServer, PromptDefinition, PromptError, ResourceDefinition,
     ResourceError, ResourceTemplateDefinition, TemplateParams, ToolDefinition,
 };
-use typed_mcp::tools::{ToolCallError, ToolContext, ToolResult};
+use typed_mcp::tools::{ToolCallError, ToolContext};
 
 /// The generated argument types of `examples/conformance_server/tools.json` (see `build.rs`).
 #[allow(missing_docs, unreachable_pub, dead_code)]
@@ -38,6 +38,10 @@ use arguments::{KeyArguments, MessageArguments, NoArguments, PromptArguments};
 /// 2020-12 argument schema and a typed output.
 #[path = "conformance_server/schema_tools.rs"]
 mod schema_tools;
+
+/// The `input_required` scenarios' fixtures (tools and a prompt that ask the client).
+#[path = "conformance_server/input_required.rs"]
+mod input_required;
 
 /// The Skills scenarios' fixtures (`pdf-processing`, `acme/billing/refunds`).
 #[path = "conformance_server/skills.rs"]
@@ -71,61 +75,6 @@ fn message(content: ContentBlock) -> PromptMessage {
         content,
         role: Role::User,
     }
-}
-
-/// The future of a handler that asks the client.
-type AskFuture = std::pin::Pin<Box<dyn std::future::Future<Output = ToolResult> + Send>>;
-
-/// Asks the client under `key` (2025: a request on the connection; 2026-07-28: an
-/// `input_required` result until the retry brings the answer).
-async fn ask(
-    ctx: &ToolContext,
-    key: &str,
-    method: &'static str,
-    params: Value,
-) -> Result<Value, ToolCallError> {
-    ctx.ask(Some(key), method, params)
-        .await
-        .map_err(|error| ToolCallError::failed(error.to_string()))
-}
-
-/// An elicitation of one required field.
-fn elicitation_params(message: &str, field: &str, kind: &str) -> Value {
-    json!({
-        "message": message,
-        "requestedSchema": {"type": "object", "properties": {field: {"type": kind}}, "required": [field]}
-    })
-}
-
-/// A sampling request of one user message.
-fn sampling_params(text: &str, max_tokens: u32) -> Value {
-    json!({"messages": [{"role": "user", "content": {"type": "text", "text": text}}], "maxTokens": max_tokens})
-}
-
-/// The name (elicitation), a greeting (sampling) and the roots, asked at once: in
-/// 2026-07-28 one `input_required` result carries every question the client can answer.
-async fn three_questions(
-    ctx: &ToolContext,
-) -> (
-    Result<Value, ToolCallError>,
-    Result<Value, ToolCallError>,
-    Result<Value, ToolCallError>,
-) {
-    tokio::join!(
-        ask(
-            ctx,
-            "user_name",
-            "elicitation/create",
-            elicitation_params("What is your name?", "name", "string"),
-        ),
-        ask(
-            ctx,
-            "greeting",
-            "sampling/createMessage",
-            sampling_params("Generate a greeting", 50),
-        ),
-        ask(ctx, "client_roots", "roots/list", json!({})),
-    )
 }
 
 fn tools() -> Result<Vec<ToolDefinition>, McpError> {
@@ -365,174 +314,6 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
             })
         },
     )?;
-    let asking = |name: &str, description: &str, handler: fn(ToolContext) -> AskFuture| {
-        ToolDefinition::new(name, move |ctx: ToolContext, _args: NoArguments| {
-            handler(ctx)
-        })
-        .map(|tool| tool.description(description))
-    };
-    let input_elicitation = asking(
-        "test_input_required_result_elicitation",
-        "Asks the user's name (input_required in 2026-07-28, key user_name).",
-        |ctx| {
-            Box::pin(async move {
-                let answer = ask(
-                    &ctx,
-                    "user_name",
-                    "elicitation/create",
-                    elicitation_params("What is your name?", "name", "string"),
-                )
-                .await?;
-                Ok(Value::from(format!(
-                    "Hello, {}!",
-                    answer["content"]["name"].as_str().unwrap_or("stranger")
-                )))
-            })
-        },
-    )?;
-    let input_sampling = asking(
-        "test_input_required_result_sampling",
-        "Asks the client's model a question (input_required).",
-        |ctx| {
-            Box::pin(async move {
-                let answer = ask(
-                    &ctx,
-                    "capital_question",
-                    "sampling/createMessage",
-                    sampling_params("What is the capital of France?", 100),
-                )
-                .await?;
-                Ok(Value::from(
-                    answer["content"]["text"]
-                        .as_str()
-                        .unwrap_or_default()
-                        .to_owned(),
-                ))
-            })
-        },
-    )?;
-    let input_roots = asking(
-        "test_input_required_result_list_roots",
-        "Asks for the client's roots (input_required).",
-        |ctx| {
-            Box::pin(async move {
-                let answer = ask(&ctx, "client_roots", "roots/list", json!({})).await?;
-                let roots: Vec<&str> = answer["roots"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|root| root["uri"].as_str())
-                    .collect();
-                Ok(Value::from(format!(
-                    "Found {} root(s): {}",
-                    roots.len(),
-                    roots.join(", ")
-                )))
-            })
-        },
-    )?;
-    let input_state = asking(
-        "test_input_required_result_request_state",
-        "Asks for a confirmation; the answer round-trips through requestState.",
-        |ctx| {
-            Box::pin(async move {
-                let _answer = ask(
-                    &ctx,
-                    "confirm",
-                    "elicitation/create",
-                    elicitation_params("Please confirm", "ok", "boolean"),
-                )
-                .await?;
-                Ok(Value::from("state-ok: requestState validated"))
-            })
-        },
-    )?;
-    let input_multiple = asking(
-        "test_input_required_result_multiple_inputs",
-        "Asks three questions at once (elicitation, sampling, roots).",
-        |ctx| {
-            Box::pin(async move {
-                let (name, greeting, roots) = three_questions(&ctx).await;
-                let (name, greeting, _roots) = (name?, greeting?, roots?);
-                Ok(Value::from(format!(
-                    "{} {}",
-                    greeting["content"]["text"].as_str().unwrap_or("Hello"),
-                    name["content"]["name"].as_str().unwrap_or("stranger")
-                )))
-            })
-        },
-    )?;
-    let input_rounds = asking(
-        "test_input_required_result_multi_round",
-        "Asks a name, then a colour (two rounds).",
-        |ctx| {
-            Box::pin(async move {
-                let name = ask(
-                    &ctx,
-                    "step1",
-                    "elicitation/create",
-                    elicitation_params("Step 1: What is your name?", "name", "string"),
-                )
-                .await?;
-                let color = ask(
-                    &ctx,
-                    "step2",
-                    "elicitation/create",
-                    elicitation_params("Step 2: What is your favorite color?", "color", "string"),
-                )
-                .await?;
-                Ok(Value::from(format!(
-                    "Multi-round complete for {} who likes {}",
-                    name["content"]["name"].as_str().unwrap_or("someone"),
-                    color["content"]["color"].as_str().unwrap_or("something")
-                )))
-            })
-        },
-    )?;
-    let input_tampered = asking(
-        "test_input_required_result_tampered_state",
-        "Asks for a confirmation; an altered requestState is refused.",
-        |ctx| {
-            Box::pin(async move {
-                let _answer = ask(
-                    &ctx,
-                    "confirm",
-                    "elicitation/create",
-                    elicitation_params("Please confirm", "ok", "boolean"),
-                )
-                .await?;
-                Ok(Value::from("confirmed"))
-            })
-        },
-    )?;
-    let streaming = asking(
-        "test_streaming_elicitation",
-        "Elicits while the call runs: in 2026-07-28 the question is an input_required result, \
-         never a request on the response stream.",
-        |ctx| {
-            Box::pin(async move {
-                let answer = ctx
-                    .elicit(elicitation_params("Anything to add?", "note", "string"))
-                    .await
-                    .map_err(|error| ToolCallError::failed(error.to_string()))?;
-                Ok(Value::from(format!("Noted: {}", answer["content"]["note"])))
-            })
-        },
-    )?;
-    let input_capabilities = asking(
-        "test_input_required_result_capabilities",
-        "Would like elicitation, sampling and roots; asks only what the client can answer.",
-        |ctx| {
-            Box::pin(async move {
-                let (name, greeting, roots) = three_questions(&ctx).await;
-                let answered = [name, greeting, roots]
-                    .into_iter()
-                    .filter(Result::is_ok)
-                    .count();
-                Ok(Value::from(format!("{answered} question(s) answered")))
-            })
-        },
-    )?;
     // SSE polling (SEP-1699, the suite's server-sse-polling): the server ends the call's
     // event stream before the result, which waits in the session's event log until the
     // client resumes with GET and Last-Event-ID.
@@ -570,20 +351,14 @@ fn tools() -> Result<Vec<ToolDefinition>, McpError> {
         elicitation,
         defaults,
         enums,
-        input_elicitation,
-        input_sampling,
-        input_roots,
-        input_state,
-        input_multiple,
-        input_rounds,
-        input_tampered,
-        input_capabilities,
-        streaming,
         reconnection,
         key,
         schema_tools::json_schema_2020_12()?,
         schema_tools::typed_output()?,
-    ])
+    ]
+    .into_iter()
+    .chain(input_required::tools()?)
+    .collect())
 }
 
 fn resources() -> Result<(Vec<ResourceDefinition>, ResourceTemplateDefinition), McpError> {
@@ -691,25 +466,13 @@ fn prompts() -> Vec<PromptDefinition> {
             user_text("Please analyze the image above."),
         ])
     });
-    let asking = PromptDefinition::asking(
-        "test_input_required_result_prompt",
-        "Asks the user for context before rendering (input_required in 2026-07-28).",
-        |ctx, _args| async move {
-            let answer = ctx
-                .ask(
-                    Some("user_context"),
-                    "elicitation/create",
-                    elicitation_params("What context should the prompt use?", "context", "string"),
-                )
-                .await
-                .map_err(|error| PromptError::Failed(error.to_string()))?;
-            Ok(vec![user_text(format!(
-                "Prompt with context: {}",
-                answer["content"]["context"].as_str().unwrap_or_default()
-            ))])
-        },
-    );
-    vec![simple, with_arguments, embedded, image, asking]
+    vec![
+        simple,
+        with_arguments,
+        embedded,
+        image,
+        input_required::prompt(),
+    ]
 }
 
 fn build() -> Result<McpServer, McpError> {
