@@ -75,17 +75,11 @@ impl OutputSchema {
     /// the definition is not a self-contained schema object.
     #[cfg(test)]
     pub(crate) fn from_defs(file_text: &str, name: &str) -> Result<Self, McpError> {
-        let invalid = |reason: &str| McpError::InvalidToolSchema {
-            name: name.to_owned(),
-            reason: reason.to_owned(),
-        };
-        let file: Value =
-            serde_json::from_str(file_text).map_err(|_| invalid("the schema file is not JSON"))?;
-        let definition = file
-            .get("$defs")
-            .and_then(|defs| defs.get(name))
-            .ok_or_else(|| invalid("the schema file's $defs has no such definition"))?;
-        Self::from_parts(name, &definition.to_string(), &[])
+        Self::from_parts(
+            name,
+            &super::schema_refs::definition_text(file_text, name)?,
+            &[],
+        )
     }
 
     /// The output definition generated type `O` carries (see

@@ -17,6 +17,26 @@ use crate::validation::ReferencedDefinition;
 /// The definition containers a published schema may carry.
 const CONTAINERS: [&str; 2] = ["$defs", "definitions"];
 
+/// The JSON text of the definition `name` of a schema file's `$defs`, taken alone (the
+/// tests' way to build a tool schema from a file's text).
+///
+/// # Errors
+///
+/// [`McpError::InvalidToolSchema`] when the text is not JSON or has no such definition.
+#[cfg(test)]
+pub(crate) fn definition_text(file_text: &str, name: &str) -> Result<String, McpError> {
+    let invalid = |reason: &str| McpError::InvalidToolSchema {
+        name: name.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let file: Value =
+        serde_json::from_str(file_text).map_err(|_| invalid("the schema file is not JSON"))?;
+    file.get("$defs")
+        .and_then(|defs| defs.get(name))
+        .map(Value::to_string)
+        .ok_or_else(|| invalid("the schema file's $defs has no such definition"))
+}
+
 /// A generated type's definition `name`: its JSON text `schema` parsed, and the definitions
 /// it refers to (`referenced`, see [`collect`]).
 ///
