@@ -14,10 +14,8 @@ async fn two_rounds_ask_one_question_each_and_the_result_uses_both_answers() {
     let Fixture {
         mut client, two, ..
     } = start();
-    let first_params = params("two_rounds", "2+2?", all_capabilities());
-    let first = client
-        .result(json!(1), "tools/call", Some(first_params.clone()))
-        .await;
+    let asking = Asking::tool("two_rounds", "2+2?");
+    let first = asking.first(&mut client, 1).await;
     assert_eq!(keys(&first), ["sampling-1"]);
     assert_eq!(
         first["inputRequests"]["sampling-1"],
@@ -27,17 +25,8 @@ async fn two_rounds_ask_one_question_each_and_the_result_uses_both_answers() {
 
     // Round two: the first answer is in; the handler goes on to its second question,
     // which it words with that answer.
-    let second = client
-        .result(
-            json!(2),
-            "tools/call",
-            Some(retry(
-                &first_params,
-                json!({"sampling-1": sampled("four")}),
-                &state_of(&first),
-            )),
-        )
-        .await;
+    let answer = json!({"sampling-1": sampled("four")});
+    let second = asking.answer(&mut client, 2, answer, &first).await;
     assert_eq!(keys(&second), ["elicitation-2"]);
     assert_eq!(
         second["inputRequests"]["elicitation-2"],
@@ -50,17 +39,8 @@ async fn two_rounds_ask_one_question_each_and_the_result_uses_both_answers() {
     assert_eq!(two.counts(), (2, 0));
 
     // Round three: only the latest answer; the first comes back from the state.
-    let done = client
-        .result(
-            json!(3),
-            "tools/call",
-            Some(retry(
-                &first_params,
-                json!({"elicitation-2": elicited("Ada")}),
-                &state_of(&second),
-            )),
-        )
-        .await;
+    let answer = json!({"elicitation-2": elicited("Ada")});
+    let done = asking.answer(&mut client, 3, answer.clone(), &second).await;
     assert_eq!(done["resultType"], "complete", "{done}");
     assert_eq!(done["isError"], false, "{done}");
     assert_eq!(done["content"][0]["text"], "2+2?: four / Ada");
@@ -68,17 +48,7 @@ async fn two_rounds_ask_one_question_each_and_the_result_uses_both_answers() {
     assert_eq!(two.counts(), (3, 1));
 
     // The second answer with the first round's state lacks the first: asked again.
-    let again = client
-        .result(
-            json!(4),
-            "tools/call",
-            Some(retry(
-                &first_params,
-                json!({"elicitation-2": elicited("Ada")}),
-                &state_of(&first),
-            )),
-        )
-        .await;
+    let again = asking.answer(&mut client, 4, answer, &first).await;
     assert_eq!(keys(&again), ["sampling-1"]);
     assert_eq!(two.counts(), (4, 1));
 }
@@ -88,10 +58,8 @@ async fn several_questions_in_one_round_are_all_asked_and_one_retry_answers_them
     let Fixture {
         mut client, three, ..
     } = start();
-    let first_params = params("three_at_once", "hi", all_capabilities());
-    let first = client
-        .result(json!(1), "tools/call", Some(first_params.clone()))
-        .await;
+    let asking = Asking::tool("three_at_once", "hi");
+    let first = asking.first(&mut client, 1).await;
     assert_eq!(keys(&first), ["greeting", "name", "roots"]);
     assert_eq!(
         first["inputRequests"],
@@ -103,13 +71,7 @@ async fn several_questions_in_one_round_are_all_asked_and_one_retry_answers_them
     );
     assert_eq!(three.counts(), (1, 0));
 
-    let done = client
-        .result(
-            json!(2),
-            "tools/call",
-            Some(retry(&first_params, three_answers(), &state_of(&first))),
-        )
-        .await;
+    let done = asking.answer(&mut client, 2, three_answers(), &first).await;
     assert_eq!(done["resultType"], "complete", "{done}");
     assert_eq!(done["isError"], false, "{done}");
     assert_eq!(
@@ -124,21 +86,10 @@ async fn an_altered_request_state_is_refused_and_the_handler_does_not_complete()
     let Fixture {
         mut client, two, ..
     } = start();
-    let first_params = params("two_rounds", "q", all_capabilities());
-    let first = client
-        .result(json!(1), "tools/call", Some(first_params.clone()))
-        .await;
-    let second = client
-        .result(
-            json!(2),
-            "tools/call",
-            Some(retry(
-                &first_params,
-                json!({"sampling-1": sampled("s")}),
-                &state_of(&first),
-            )),
-        )
-        .await;
+    let asking = Asking::tool("two_rounds", "q");
+    let first = asking.first(&mut client, 1).await;
+    let answer = json!({"sampling-1": sampled("s")});
+    let second = asking.answer(&mut client, 2, answer, &first).await;
     assert_eq!(keys(&second), ["elicitation-2"]);
     let state = state_of(&second);
     let parts: Vec<&str> = state.split('.').collect();
@@ -152,14 +103,10 @@ async fn an_altered_request_state_is_refused_and_the_handler_does_not_complete()
     assert_eq!(two.counts(), (2, 0));
 
     // A state of another tool; a state that is not a string.
-    let other = client
-        .result(
-            json!(3),
-            "tools/call",
-            Some(params("three_at_once", "q", all_capabilities())),
-        )
+    let other = Asking::tool("three_at_once", "q")
+        .first(&mut client, 3)
         .await;
-    let mut not_a_string = retry(&first_params, json!({}), "");
+    let mut not_a_string = retry(&asking.params, json!({}), "");
     not_a_string["requestState"] = json!(12);
     let error = client
         .error(json!(4), "tools/call", Some(not_a_string))
@@ -175,18 +122,11 @@ async fn an_altered_request_state_is_refused_and_the_handler_does_not_complete()
         flipped(&state, id.len() + 1 + payload.len() + 1 + tag.len() / 2),
         state_of(&other),
     ];
-    for (n, altered) in altered.iter().enumerate() {
+    let answer = json!({"elicitation-2": elicited("n")});
+    for (n, altered) in (10..).zip(&altered) {
         assert_ne!(altered, &state);
-        let error = client
-            .error(
-                json!(10 + n),
-                "tools/call",
-                Some(retry(
-                    &first_params,
-                    json!({"elicitation-2": elicited("n")}),
-                    altered,
-                )),
-            )
+        let error = asking
+            .refused(&mut client, n, answer.clone(), altered)
             .await;
         assert_eq!(error["code"], -32602, "{error}");
         assert_eq!(
@@ -200,17 +140,8 @@ async fn an_altered_request_state_is_refused_and_the_handler_does_not_complete()
 
     // The intact state, replayed on the same tool with other arguments: an answer given to
     // one question must not complete another.
-    let other_arguments = params("two_rounds", "another question", all_capabilities());
-    let error = client
-        .error(
-            json!(19),
-            "tools/call",
-            Some(retry(
-                &other_arguments,
-                json!({"elicitation-2": elicited("n")}),
-                &state,
-            )),
-        )
+    let error = Asking::tool("two_rounds", "another question")
+        .refused(&mut client, 19, answer.clone(), &state)
         .await;
     assert_eq!(error["code"], -32602, "{error}");
     assert_eq!(
@@ -220,17 +151,7 @@ async fn an_altered_request_state_is_refused_and_the_handler_does_not_complete()
     assert_eq!(two.counts(), (2, 0));
 
     // The intact state still completes.
-    let done = client
-        .result(
-            json!(20),
-            "tools/call",
-            Some(retry(
-                &first_params,
-                json!({"elicitation-2": elicited("n")}),
-                &state,
-            )),
-        )
-        .await;
+    let done = asking.answer(&mut client, 20, answer, &second).await;
     assert_eq!(done["content"][0]["text"], "q: s / n");
     assert_eq!(two.counts(), (3, 1));
 }
@@ -240,22 +161,14 @@ async fn a_retry_missing_an_answer_asks_only_that_question_again() {
     let Fixture {
         mut client, three, ..
     } = start();
-    let first_params = params("three_at_once", "hi", all_capabilities());
-    let first = client
-        .result(json!(1), "tools/call", Some(first_params.clone()))
-        .await;
+    let asking = Asking::tool("three_at_once", "hi");
+    let first = asking.first(&mut client, 1).await;
     assert_eq!(keys(&first), ["greeting", "name", "roots"]);
 
     // Two of three answers: not completed; the missing question is asked again, alone.
     let mut partial = three_answers();
     let _removed: Option<Value> = partial.as_object_mut().unwrap().remove("name");
-    let second = client
-        .result(
-            json!(2),
-            "tools/call",
-            Some(retry(&first_params, partial, &state_of(&first))),
-        )
-        .await;
+    let second = asking.answer(&mut client, 2, partial, &first).await;
     assert_eq!(keys(&second), ["name"]);
     assert_eq!(
         second["inputRequests"]["name"],
@@ -264,32 +177,15 @@ async fn a_retry_missing_an_answer_asks_only_that_question_again() {
     assert_eq!(three.counts(), (2, 0));
 
     // An answer that is not an object is no answer either.
-    let third = client
-        .result(
-            json!(3),
-            "tools/call",
-            Some(retry(
-                &first_params,
-                json!({"name": "Ada"}),
-                &state_of(&second),
-            )),
-        )
+    let third = asking
+        .answer(&mut client, 3, json!({"name": "Ada"}), &second)
         .await;
     assert_eq!(keys(&third), ["name"]);
     assert_eq!(three.counts(), (3, 0));
 
     // The new state carries the two answers given: the missing one alone completes.
-    let done = client
-        .result(
-            json!(4),
-            "tools/call",
-            Some(retry(
-                &first_params,
-                json!({"name": elicited("Ada")}),
-                &state_of(&third),
-            )),
-        )
-        .await;
+    let answer = json!({"name": elicited("Ada")});
+    let done = asking.answer(&mut client, 4, answer, &third).await;
     assert_eq!(done["resultType"], "complete", "{done}");
     assert_eq!(
         done["content"][0]["text"],
@@ -306,21 +202,13 @@ async fn unknown_input_responses_are_ignored() {
         two,
         ..
     } = start();
-    let first_params = params("three_at_once", "hi", all_capabilities());
-    let first = client
-        .result(json!(1), "tools/call", Some(first_params.clone()))
-        .await;
+    let asking = Asking::tool("three_at_once", "hi");
+    let first = asking.first(&mut client, 1).await;
     let mut answers = three_answers();
     answers["unknown"] = sampled("nobody asked");
     answers["sampling-1"] = sampled("not this tool's key");
     answers["also-unknown"] = json!(42);
-    let done = client
-        .result(
-            json!(2),
-            "tools/call",
-            Some(retry(&first_params, answers, &state_of(&first))),
-        )
-        .await;
+    let done = asking.answer(&mut client, 2, answers, &first).await;
     assert_eq!(done["resultType"], "complete", "{done}");
     assert_eq!(done["isError"], false, "{done}");
     assert_eq!(
@@ -330,37 +218,17 @@ async fn unknown_input_responses_are_ignored() {
     assert_eq!(three.counts(), (2, 1));
 
     // Only unknown answers: the questions are asked again, as on the first call.
-    let again = client
-        .result(
-            json!(3),
-            "tools/call",
-            Some(retry(
-                &first_params,
-                json!({"unknown": sampled("x"), "greetings": sampled("x")}),
-                &state_of(&first),
-            )),
-        )
-        .await;
+    let unknown = json!({"unknown": sampled("x"), "greetings": sampled("x")});
+    let again = asking.answer(&mut client, 3, unknown, &first).await;
     assert_eq!(keys(&again), ["greeting", "name", "roots"]);
     assert_eq!(again["inputRequests"], first["inputRequests"]);
     assert_eq!(three.counts(), (3, 1));
 
     // In a multi-round exchange, an unknown answer beside the real one changes nothing.
-    let two_params = params("two_rounds", "q", all_capabilities());
-    let round1 = client
-        .result(json!(4), "tools/call", Some(two_params.clone()))
-        .await;
-    let round2 = client
-        .result(
-            json!(5),
-            "tools/call",
-            Some(retry(
-                &two_params,
-                json!({"sampling-1": sampled("s"), "elicitation-9": elicited("x")}),
-                &state_of(&round1),
-            )),
-        )
-        .await;
+    let rounds = Asking::tool("two_rounds", "q");
+    let round1 = rounds.first(&mut client, 4).await;
+    let answers = json!({"sampling-1": sampled("s"), "elicitation-9": elicited("x")});
+    let round2 = rounds.answer(&mut client, 5, answers, &round1).await;
     assert_eq!(keys(&round2), ["elicitation-2"]);
     // The state carries the answer the handler used, not the unknown one.
     let state = state_of(&round2);
@@ -372,7 +240,7 @@ async fn unknown_input_responses_are_ignored() {
     .expect("JSON answers");
     assert_eq!(carried, json!({"sampling-1": sampled("s")}));
     // inputResponses that are not an object are refused, not ignored.
-    let mut not_an_object = retry(&two_params, json!({}), &state);
+    let mut not_an_object = retry(&rounds.params, json!({}), &state);
     not_an_object["inputResponses"] = json!([sampled("s")]);
     let error = client
         .error(json!(7), "tools/call", Some(not_an_object))
@@ -380,17 +248,8 @@ async fn unknown_input_responses_are_ignored() {
     assert_eq!(error["code"], -32602, "{error}");
     assert_eq!(error["message"], "the inputResponses must be an object");
     assert_eq!(violation_paths(&error), ["/inputResponses"]);
-    let done = client
-        .result(
-            json!(6),
-            "tools/call",
-            Some(retry(
-                &two_params,
-                json!({"elicitation-2": elicited("n")}),
-                &state_of(&round2),
-            )),
-        )
-        .await;
+    let answer = json!({"elicitation-2": elicited("n")});
+    let done = rounds.answer(&mut client, 6, answer, &round2).await;
     assert_eq!(done["content"][0]["text"], "q: s / n");
     assert_eq!(two.counts(), (3, 1));
 }
@@ -475,27 +334,17 @@ async fn a_prompt_asks_in_two_rounds_and_its_state_is_not_the_tools() {
     let Fixture {
         mut client, two, ..
     } = start();
-    let mut first_params = modern(json!({"name": "two_rounds", "arguments": {"style": "briefly"}}));
-    first_params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = all_capabilities();
-    let first = client
-        .result(json!(1), "prompts/get", Some(first_params.clone()))
-        .await;
+    let mut params = modern(json!({"name": "two_rounds", "arguments": {"style": "briefly"}}));
+    params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = all_capabilities();
+    let asking = Asking::prompt(params);
+    let first = asking.first(&mut client, 1).await;
     assert_eq!(keys(&first), ["topic"]);
     assert_eq!(
         first["inputRequests"]["topic"],
         json!({"method": "elicitation/create", "params": elicitation_params("Topic?")})
     );
-    let second = client
-        .result(
-            json!(2),
-            "prompts/get",
-            Some(retry(
-                &first_params,
-                json!({"topic": elicited("rust")}),
-                &state_of(&first),
-            )),
-        )
-        .await;
+    let answer = json!({"topic": elicited("rust")});
+    let second = asking.answer(&mut client, 2, answer, &first).await;
     assert_eq!(keys(&second), ["said"]);
     assert_eq!(
         second["inputRequests"]["said"],
@@ -503,42 +352,25 @@ async fn a_prompt_asks_in_two_rounds_and_its_state_is_not_the_tools() {
     );
 
     // The tool of the same name does not take the prompt's state.
-    let tool_params = params("two_rounds", "q", all_capabilities());
-    let error = client
-        .error(
-            json!(3),
-            "tools/call",
-            Some(retry(&tool_params, json!({}), &state_of(&second))),
-        )
+    let error = Asking::tool("two_rounds", "q")
+        .refused(&mut client, 3, json!({}), &state_of(&second))
         .await;
     assert_eq!(error["code"], -32602, "{error}");
     assert_eq!(two.counts(), (0, 0));
     // Nor the prompt a flipped state.
-    let error = client
-        .error(
-            json!(4),
-            "prompts/get",
-            Some(retry(
-                &first_params,
-                json!({"said": sampled("fast")}),
-                &flipped(&state_of(&second), 1),
-            )),
+    let answer = json!({"said": sampled("fast")});
+    let error = asking
+        .refused(
+            &mut client,
+            4,
+            answer.clone(),
+            &flipped(&state_of(&second), 1),
         )
         .await;
     assert_eq!(error["code"], -32602, "{error}");
     assert_eq!(violation_paths(&error), ["/requestState"]);
 
-    let done = client
-        .result(
-            json!(5),
-            "prompts/get",
-            Some(retry(
-                &first_params,
-                json!({"said": sampled("fast")}),
-                &state_of(&second),
-            )),
-        )
-        .await;
+    let done = asking.answer(&mut client, 5, answer, &second).await;
     assert_eq!(done["resultType"], "complete", "{done}");
     assert_eq!(
         done["messages"],

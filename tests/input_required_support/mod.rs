@@ -206,6 +206,62 @@ pub(crate) fn all_capabilities() -> Value {
     json!({"sampling": {}, "elicitation": {}, "roots": {}})
 }
 
+/// A request that asks the client (`tools/call` or `prompts/get`) and its retries, each
+/// with the first request's params, the answers given and a `requestState`.
+pub(crate) struct Asking {
+    method: &'static str,
+    pub(crate) params: Value,
+}
+
+impl Asking {
+    /// `tools/call` of `tool` with `text`, from a client declaring every capability.
+    pub(crate) fn tool(tool: &str, text: &str) -> Self {
+        Self {
+            method: "tools/call",
+            params: params(tool, text, all_capabilities()),
+        }
+    }
+
+    /// `prompts/get` with `params`.
+    pub(crate) fn prompt(params: Value) -> Self {
+        Self {
+            method: "prompts/get",
+            params,
+        }
+    }
+
+    /// The result of the first request.
+    pub(crate) async fn first(&self, client: &mut TestClient, id: u64) -> Value {
+        client
+            .result(json!(id), self.method, Some(self.params.clone()))
+            .await
+    }
+
+    /// The result of a retry with `answers` and the state of the result `previous`.
+    pub(crate) async fn answer(
+        &self,
+        client: &mut TestClient,
+        id: u64,
+        answers: Value,
+        previous: &Value,
+    ) -> Value {
+        let retried = retry(&self.params, answers, &state_of(previous));
+        client.result(json!(id), self.method, Some(retried)).await
+    }
+
+    /// The error a retry with `answers` and `state` gets.
+    pub(crate) async fn refused(
+        &self,
+        client: &mut TestClient,
+        id: u64,
+        answers: Value,
+        state: &str,
+    ) -> Value {
+        let retried = retry(&self.params, answers, state);
+        client.error(json!(id), self.method, Some(retried)).await
+    }
+}
+
 /// `params` retried with `responses` and `state`.
 pub(crate) fn retry(params: &Value, responses: Value, state: &str) -> Value {
     let mut params = params.clone();
