@@ -18,6 +18,11 @@
 //! credentials (`auth/client-credentials-*`, from the context's `client_id` and
 //! `client_secret` or `private_key_pem`); `auth/pre-registration` gets its credentials from
 //! the context too. It then lists the tools and calls each one.
+//!
+//! The Skills extension's `sep-2640-client-*` scenarios list the skills and (except
+//! `no-prefetch`, which checks that listing reads no file) load the first with
+//! `Client::load_skill`, which reads and verifies its `SKILL.md`; only a skill that loaded
+//! has its other files read.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -143,6 +148,11 @@ async fn run(url: &str, scenario: &str, version: &str, context: &Value) -> Resul
         .await
         .map_err(|error| format!("connect: {error}"))?;
     eprintln!("connected, protocol version {}", client.protocol_version());
+    if scenario.starts_with("sep-2640-client-") {
+        let result = skills(&client, scenario).await;
+        client.close().await;
+        return result;
+    }
     let report = |what: &str, result: Result<(), typed_mcp::client::ClientError>| {
         if let Err(error) = result {
             eprintln!("{what}: {error}");
@@ -206,6 +216,44 @@ async fn run(url: &str, scenario: &str, version: &str, context: &Value) -> Resul
         }
     }
     client.close().await;
+    Ok(())
+}
+
+/// The Skills extension scenarios (`sep-2640-client-*`): list the skills and, unless the
+/// scenario only checks that listing reads nothing (`no-prefetch`), load the first one as a
+/// host would when a task calls for it, then read its other files on demand. A skill that
+/// fails verification is not loaded and none of its files is read; that is reported on
+/// stderr and is the expected outcome of the `verify-*` scenarios, not a failure.
+async fn skills(client: &Client, scenario: &str) -> Result<(), String> {
+    let skills = client
+        .list_skills()
+        .await
+        .map_err(|error| format!("skills/list: {error}"))?;
+    eprintln!("skills/list: {} skill(s)", skills.len());
+    if scenario == "sep-2640-client-no-prefetch" {
+        return Ok(());
+    }
+    let Some(skill) = skills.first() else {
+        return Err("skills/list: no skill to load".to_owned());
+    };
+    let loaded = match client.load_skill(skill).await {
+        Ok(loaded) => loaded,
+        Err(error) => {
+            eprintln!("not loaded: {error}");
+            return Ok(());
+        }
+    };
+    let others: Vec<String> = loaded
+        .files()
+        .filter(|uri| *uri != skill.uri)
+        .map(str::to_owned)
+        .collect();
+    for uri in others {
+        match client.read_skill_file(&loaded, &uri).await {
+            Ok(bytes) => eprintln!("{uri}: {} bytes verified", bytes.len()),
+            Err(error) => eprintln!("{uri}: {error}"),
+        }
+    }
     Ok(())
 }
 

@@ -8,8 +8,10 @@
 //! request on the session's GET stream, answered through the handler), `sse-retry` (a closed
 //! stream resumed by GET with `Last-Event-ID` after the `retry` hint), `request-metadata`,
 //! `sep-2322-client-request-state`, `http-standard-headers`, `http-custom-headers`,
-//! `http-invalid-tool-headers`, `json-schema-ref-no-deref` and
-//! `json-schema-2020-12-preservation`. With OAuth: every `auth/*` scenario except the
+//! `http-invalid-tool-headers`, `json-schema-ref-no-deref`,
+//! `json-schema-2020-12-preservation` and the Skills extension's four host scenarios
+//! (`sep-2640-client-no-prefetch`, `-verify-digest`, `-verify-size`, `-verify-frontmatter`:
+//! their check must be SUCCESS, not SKIPPED). With OAuth: every `auth/*` scenario except the
 //! extensions this client does not implement (`auth/dpop`, `auth/dpop-nonce`,
 //! `auth/wif-jwt-bearer`, `auth/enterprise-managed-authorization`, and 0.1's
 //! `auth/cross-app-access-complete-flow`), including the `client-credentials-*` extension.
@@ -74,6 +76,33 @@ const PLAIN: &[Run] = &[
         "conformance-0.2",
         "json-schema-2020-12-preservation",
         Some("2026-07-28"),
+    ),
+    ("conformance-0.2", "sep-2640-client-no-prefetch", None),
+    ("conformance-0.2", "sep-2640-client-verify-digest", None),
+    ("conformance-0.2", "sep-2640-client-verify-size", None),
+    (
+        "conformance-0.2",
+        "sep-2640-client-verify-frontmatter",
+        None,
+    ),
+];
+
+/// Checks that must be SUCCESS in their scenario's run: the Skills extension's host checks
+/// are SKIPPED (not FAILURE) for a client that never lists the skills, which alone would not
+/// fail a run.
+const REQUIRED: &[(&str, &str)] = &[
+    ("sep-2640-client-no-prefetch", "sep-2640-host-no-prefetch"),
+    (
+        "sep-2640-client-verify-digest",
+        "sep-2640-host-verify-digest",
+    ),
+    (
+        "sep-2640-client-verify-size",
+        "sep-2640-host-size-mismatch-failure",
+    ),
+    (
+        "sep-2640-client-verify-frontmatter",
+        "sep-2640-host-frontmatter-comparison",
     ),
 ];
 
@@ -215,12 +244,24 @@ fn run_one(node: &Path, client: &Path, (package, scenario, spec): Run) -> Outcom
         None => format!("{scenario}@{package}"),
     };
     let exit = run.status.code();
-    let problem = (failures > 0 || warnings > 0 || successes == 0 || exit != Some(0)).then(|| {
-        let names: Vec<String> = checks
+    let missing: Vec<&str> = REQUIRED
+        .iter()
+        .filter(|(required_in, id)| {
+            *required_in == scenario
+                && !checks
+                    .iter()
+                    .any(|c| c["id"] == *id && c["status"] == "SUCCESS")
+        })
+        .map(|(_, id)| *id)
+        .collect();
+    let failed = failures > 0 || warnings > 0 || successes == 0 || !missing.is_empty();
+    let problem = (failed || exit != Some(0)).then(|| {
+        let mut names: Vec<String> = checks
             .iter()
             .filter(|c| c["status"] == "FAILURE" || c["status"] == "WARNING")
             .map(|c| format!("{} {} ({})", c["status"], c["id"], c["description"]))
             .collect();
+        names.extend(missing.iter().map(|id| format!("{id} is not SUCCESS")));
         format!(
             "{label}: exit {exit:?}, {names:?}\n{}",
             client_support::interop_support::tail(&String::from_utf8_lossy(&run.stderr), 30)

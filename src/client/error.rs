@@ -196,13 +196,18 @@ pub enum ClientError {
         /// The extension's identifier.
         id: &'static str,
     },
-    /// A skill file read with `Client::read_skill_file` (feature `skills`) does not match the
-    /// skill's entry (size, digest, `SKILL.md` frontmatter), is not in its manifest, or the
-    /// skill has no manifest (`dynamic`): the content must not be used.
-    #[error("skill verification failed: {reason}")]
+    /// A skill could not be loaded, or one of its files read, because what the server gave
+    /// does not match the skill's entry (`Client::load_skill`, `Client::read_skill_file`,
+    /// feature `skills`): the content must not be used, and a skill whose `SKILL.md` failed
+    /// is not loaded (so none of its other files is read). The skill may have changed since
+    /// its entry was fetched: `Client::get_skill` gives the current one.
+    #[error("skill verification failed for {uri}: {mismatch}")]
     SkillVerification {
+        /// The URI of the file (or, for [`SkillMismatch::Dynamic`], of the skill's
+        /// `SKILL.md`), as the host asked for it.
+        uri: String,
         /// What did not match (quoting nothing the server sent).
-        reason: &'static str,
+        mismatch: SkillMismatch,
     },
     /// The task of [`Client::call_tool_as_task`](super::Client::call_tool_as_task) was
     /// cancelled (by [`TaskWait::cancel_on`](super::TaskWait::cancel_on), or by anyone else
@@ -219,6 +224,38 @@ pub enum ClientError {
         /// The JSON-RPC method.
         method: String,
     },
+}
+
+/// How a skill file failed verification against the skill's entry ([`ClientError::SkillVerification`]).
+/// Each is, by the Skills extension, a failure equivalent to a digest mismatch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SkillMismatch {
+    /// The skill's `resources` is `dynamic`: there is no manifest to verify against, so it is
+    /// not loaded (the extension lets a host decline such skills). Nothing was sent.
+    #[error("the skill's content is dynamic: there is no manifest to verify it against")]
+    Dynamic,
+    /// The file is not in the manifest of the entry the host holds. Nothing was sent.
+    #[error("the file is not in the skill's manifest")]
+    Unlisted,
+    /// The read did not return exactly one content, or a blob's base64 does not decode.
+    #[error("the read did not return exactly one decodable content")]
+    Contents,
+    /// The file's byte length differs from the manifest's `size` (checked before the digest).
+    #[error("the file's size differs from the manifest's")]
+    Size,
+    /// The SHA-256 digest of the file's bytes differs from the manifest's `digest`.
+    #[error("the file's digest differs from the manifest's")]
+    Digest,
+    /// The `SKILL.md` is not UTF-8, does not begin with a `---` delimited block, or its
+    /// block is not a YAML mapping with string keys and JSON-representable values.
+    #[error("the SKILL.md frontmatter cannot be read as a YAML mapping")]
+    FrontmatterUnreadable,
+    /// The `SKILL.md` frontmatter, parsed, is not equal field by field to the entry's
+    /// `frontmatter` (a field missing, added or with another value), even though the file's
+    /// size and digest match the manifest.
+    #[error("the SKILL.md frontmatter differs from the entry's frontmatter")]
+    Frontmatter,
 }
 
 impl ClientError {

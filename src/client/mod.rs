@@ -77,12 +77,14 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use crate::generated::protocol::LoggingLevel;
 
 pub use child::ServerCommand;
-pub use error::ClientError;
+pub use error::{ClientError, SkillMismatch};
 pub use handler::{ClientHandler, HandlerError, HandlerFuture};
 pub use listen::{ListenNotification, Subscription};
 pub use more_requests::CompletionTarget;
 pub use options::{ClientOptions, Progress, ProgressCallback, RequestOptions, VersionChoice};
 pub use results::{PromptResult, ResourceResult, ServerDescription, ToolReply, Versioned};
+#[cfg(feature = "skills")]
+pub use skills::LoadedSkill;
 pub use tasks::{TaskCallback, TaskUpdate, TaskWait};
 
 use router::Router;

@@ -1,8 +1,9 @@
 //! The Skills extension (`io.modelcontextprotocol/skills`, SEP-2640) on the client: the
-//! server's skills ([`Client::list_skills`], [`Client::get_skill`]) and their files read and
-//! verified against the entry ([`Client::read_skill_file`]: size, SHA-256 digest, and for a
-//! `SKILL.md` its frontmatter), as a host must before it uses them. Nothing is read ahead of
-//! need, and nothing is sent to a server that did not declare the extension.
+//! server's skills ([`Client::list_skills`], [`Client::get_skill`]), a skill loaded
+//! ([`Client::load_skill`]: its `SKILL.md` read and verified against the entry: size, SHA-256
+//! digest, frontmatter field by field) and its other files read when needed and verified the
+//! same way ([`Client::read_skill_file`]), as a host must before it uses them. Nothing is
+//! read ahead of need, and nothing is sent to a server that did not declare the extension.
 
 use base64::Engine as _;
 use serde_json::value::RawValue;
@@ -16,7 +17,7 @@ use crate::validation::ValidationError;
 
 use super::call::decode;
 use super::more_requests::params_of;
-use super::{Client, ClientError, RequestOptions};
+use super::{Client, ClientError, RequestOptions, SkillMismatch};
 
 fn list_request(message: &Value) -> Result<(), Vec<ValidationError>> {
     params_of(message, validate::list_skills_request_params)
@@ -97,60 +98,87 @@ impl Client {
         skill_of("skills/get", result.get("skill").unwrap_or(&Value::Null))
     }
 
-    /// Reads the file at `uri` of `skill` (`resources/read`) and returns its bytes once they
-    /// match the entry: the size and the SHA-256 digest the manifest lists for it, and, for
-    /// the skill's `SKILL.md`, a frontmatter equal to the entry's field by field.
+    /// Loads `skill` (an entry of [`list_skills`](Self::list_skills) or
+    /// [`get_skill`](Self::get_skill)): reads its `SKILL.md` (`resources/read`) and keeps it
+    /// only if it matches the entry: the size and the SHA-256 digest the manifest lists for
+    /// it, then its YAML frontmatter, parsed and compared field by field with the entry's
+    /// `frontmatter`. This is the skill-loading path of the extension: a plain
+    /// [`read_resource`](Self::read_resource) of a `SKILL.md` loads nothing. Only the
+    /// `SKILL.md` is read; the skill's other files are read when needed, through the
+    /// returned [`LoadedSkill`] ([`read_skill_file`](Self::read_skill_file)), so a skill that
+    /// failed to load has none of its files read.
     ///
     /// # Errors
     ///
-    /// [`ClientError::SkillVerification`] when the file is not in the manifest (nothing is
-    /// sent), the skill's content is `dynamic` (no manifest to verify against; nothing is
-    /// sent), or what was read does not match; any request error. A mismatch may mean the
-    /// skill changed: [`get_skill`](Self::get_skill) gives its current entry.
-    pub async fn read_skill_file(&self, skill: &Skill, uri: &str) -> Result<Vec<u8>, ClientError> {
+    /// [`ClientError::SkillVerification`] when the skill's content is `dynamic` (nothing is
+    /// sent: such a skill is declined, as the extension allows) or the `SKILL.md` does not
+    /// match ([`SkillMismatch`]: `Size`, `Digest`,
+    /// `FrontmatterUnreadable`, `Frontmatter`, ...); any request error.
+    pub async fn load_skill(&self, skill: &Skill) -> Result<LoadedSkill, ClientError> {
+        let bytes = self.read_verified(skill, &skill.uri).await?;
+        let instructions = String::from_utf8(bytes)
+            .map_err(|_| verification(&skill.uri, SkillMismatch::FrontmatterUnreadable))?;
+        check_frontmatter(skill, &instructions)?;
+        Ok(LoadedSkill {
+            entry: skill.clone(),
+            instructions,
+        })
+    }
+
+    /// Reads the file at `uri` of a loaded skill (`resources/read`, when the skill needs it)
+    /// and returns its bytes once they match the entry the skill was loaded from: the size
+    /// and SHA-256 digest its manifest lists (and, for the `SKILL.md` read again, the
+    /// frontmatter). Only files of that manifest are read.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::SkillVerification`] when the file is not in the manifest
+    /// ([`SkillMismatch::Unlisted`]; nothing is sent) or
+    /// what was read does not match; any request error.
+    pub async fn read_skill_file(
+        &self,
+        skill: &LoadedSkill,
+        uri: &str,
+    ) -> Result<Vec<u8>, ClientError> {
+        let bytes = self.read_verified(&skill.entry, uri).await?;
+        if uri == skill.entry.uri {
+            let text = std::str::from_utf8(&bytes)
+                .map_err(|_| verification(uri, SkillMismatch::FrontmatterUnreadable))?;
+            check_frontmatter(&skill.entry, text)?;
+        }
+        Ok(bytes)
+    }
+
+    /// The bytes of the file at `uri`, read and checked against the size and digest that
+    /// `skill`'s manifest lists for it.
+    async fn read_verified(&self, skill: &Skill, uri: &str) -> Result<Vec<u8>, ClientError> {
         let SkillResources::SkillFiles(files) = &skill.resources else {
-            return Err(verification(
-                "the skill's content is dynamic: there is no manifest to verify it against",
-            ));
+            return Err(verification(&skill.uri, SkillMismatch::Dynamic));
         };
         let listed = files
             .0
             .iter()
             .find(|file| file.uri == uri)
-            .ok_or_else(|| verification("the file is not in the skill's manifest"))?;
+            .ok_or_else(|| verification(uri, SkillMismatch::Unlisted))?;
         let read = self.read_resource(uri).await?;
         let bytes = match read.contents() {
             [ResourceContents::TextResourceContents(text)] => text.text.clone().into_bytes(),
             [ResourceContents::BlobResourceContents(blob)] => {
                 base64::engine::general_purpose::STANDARD
                     .decode(&blob.blob)
-                    .map_err(|_| verification("the file's base64 content does not decode"))?
+                    .map_err(|_| verification(uri, SkillMismatch::Contents))?
             }
-            _ => return Err(verification("the read did not return exactly one content")),
+            _ => return Err(verification(uri, SkillMismatch::Contents)),
         };
         if bytes.len() as u64 != listed.size {
-            return Err(verification("the file's size differs from the manifest's"));
+            return Err(verification(uri, SkillMismatch::Size));
         }
         let digest: String = Sha256::digest(&bytes)
             .iter()
             .map(|byte| format!("{byte:02x}"))
             .collect();
         if listed.digest.0.strip_prefix("sha256:") != Some(digest.as_str()) {
-            return Err(verification(
-                "the file's digest differs from the manifest's",
-            ));
-        }
-        if uri == skill.uri {
-            let text = std::str::from_utf8(&bytes)
-                .map_err(|_| verification("the SKILL.md is not UTF-8"))?;
-            let frontmatter = crate::mcp::skills::frontmatter::parse(text)
-                .map_err(|error| verification(error.reason()))?;
-            let expected = serde_json::to_value(&skill.frontmatter).unwrap_or_default();
-            if Value::Object(frontmatter) != expected {
-                return Err(verification(
-                    "the SKILL.md frontmatter differs from the entry's frontmatter",
-                ));
-            }
+            return Err(verification(uri, SkillMismatch::Digest));
         }
         Ok(bytes)
     }
@@ -198,6 +226,54 @@ fn malformed(reason: &str) -> ClientError {
     }
 }
 
-fn verification(reason: &'static str) -> ClientError {
-    ClientError::SkillVerification { reason }
+fn verification(uri: &str, mismatch: SkillMismatch) -> ClientError {
+    ClientError::SkillVerification {
+        uri: uri.to_owned(),
+        mismatch,
+    }
+}
+
+/// `SkillMismatch::Frontmatter` unless the frontmatter of `text` (the skill's `SKILL.md`)
+/// equals the entry's field by field.
+fn check_frontmatter(skill: &Skill, text: &str) -> Result<(), ClientError> {
+    let frontmatter = crate::mcp::skills::frontmatter::parse(text)
+        .map_err(|_| verification(&skill.uri, SkillMismatch::FrontmatterUnreadable))?;
+    let expected = serde_json::to_value(&skill.frontmatter).unwrap_or_default();
+    if Value::Object(frontmatter) == expected {
+        Ok(())
+    } else {
+        Err(verification(&skill.uri, SkillMismatch::Frontmatter))
+    }
+}
+
+/// A skill loaded by [`Client::load_skill`]: the entry it was loaded from, held while the
+/// host acts on the skill (its other files are read against that entry's manifest, and only
+/// files it lists), and the verified text of its `SKILL.md`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedSkill {
+    entry: Skill,
+    instructions: String,
+}
+
+impl LoadedSkill {
+    /// The entry the skill was loaded from.
+    #[must_use]
+    pub fn entry(&self) -> &Skill {
+        &self.entry
+    }
+
+    /// The skill's `SKILL.md`, frontmatter and body, as verified.
+    #[must_use]
+    pub fn instructions(&self) -> &str {
+        &self.instructions
+    }
+
+    /// The URIs of the skill's files, `SKILL.md` included, as its manifest lists them.
+    pub fn files(&self) -> impl Iterator<Item = &str> {
+        let files = match &self.entry.resources {
+            SkillResources::SkillFiles(files) => files.0.as_slice(),
+            SkillResources::String(_) => &[],
+        };
+        files.iter().map(|file| file.uri.as_str())
+    }
 }
