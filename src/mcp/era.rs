@@ -150,11 +150,13 @@ impl Session {
     pub(crate) fn open_modern(&self) -> bool {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         match *state {
-            SessionState::Undecided | SessionState::Modern => {
+            SessionState::Undecided => {
                 *state = SessionState::Modern;
                 self.decided.notify_waiters();
                 true
             }
+            // Decided by an earlier call: nobody waits for it.
+            SessionState::Modern => true,
             SessionState::Legacy { .. } => false,
         }
     }
