@@ -2,12 +2,16 @@
 //! in-memory duplex: the server declares it (with `directoryRead`) only when it has skills;
 //! `skills/list` pages complete manifests whose digests and sizes match the bytes
 //! `resources/read` returns; `skills/get` answers for a skill and `-32602` (quoting nothing)
-//! otherwise; `resources/directory/read` lists direct children; a malformed skill refuses
-//! to build.
+//! otherwise; `resources/directory/read` lists direct children; a skill with a generated
+//! file (and one enclosing it) is `dynamic` and its file is generated at each read; a
+//! malformed skill refuses to build.
 
 mod mcp_server_support;
 
 use mcp_server_support::{legacy_client, limits, modern, TestClient};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
 use serde_json::json;
 use sha2::{Digest as _, Sha256};
 use typed_mcp::generated::skills::validate;
@@ -305,6 +309,85 @@ fn refused(skill: SkillDefinition) -> String {
     }
 }
 
+#[tokio::test]
+async fn a_skill_with_a_generated_file_is_dynamic_and_read_live() {
+    let reads = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&reads);
+    let daily = SkillDefinition::new("reports/daily")
+        .file(
+            "SKILL.md",
+            "---\nname: daily\ndescription: Today's report\n---\nRead data/today.md.\n",
+        )
+        .generated_file("data/today.md", move || {
+            let read = counter.fetch_add(1, Ordering::SeqCst) + 1;
+            Ok(format!("read {read}\n").into_bytes())
+        });
+    // `reports` encloses `daily` as a nested skill: its files hold the generated one too.
+    let reports = SkillDefinition::new("reports").file(
+        "SKILL.md",
+        "---\nname: reports\ndescription: Reports\n---\n",
+    );
+    let server = McpServer::builder("skills", "1")
+        .skill(reports)
+        .skill(daily)
+        .skill(refunds())
+        .build()
+        .unwrap();
+    let mut client = TestClient::start(server);
+    let list = client
+        .result(json!(1), "skills/list", Some(modern(json!({}))))
+        .await;
+    validate::list_skills_result(&list).unwrap();
+    let resources: Vec<_> = list["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|skill| (skill["uri"].as_str().unwrap(), skill["resources"].clone()))
+        .collect();
+    assert_eq!(resources[0], ("skill://reports/SKILL.md", json!("dynamic")));
+    assert_eq!(
+        resources[1],
+        ("skill://reports/daily/SKILL.md", json!("dynamic"))
+    );
+    assert!(resources[2].1.is_array(), "{list}");
+    let got = client
+        .result(
+            json!(2),
+            "skills/get",
+            Some(modern(json!({"uri": "skill://reports/daily/SKILL.md"}))),
+        )
+        .await;
+    assert_eq!(got["skill"]["resources"], "dynamic");
+    assert_eq!(got["skill"]["frontmatter"]["name"], "daily");
+    for expected in ["read 1\n", "read 2\n"] {
+        let read = client
+            .result(
+                json!(3),
+                "resources/read",
+                Some(modern(
+                    json!({"uri": "skill://reports/daily/data/today.md"}),
+                )),
+            )
+            .await;
+        assert_eq!(read["contents"][0]["text"], expected, "{read}");
+        assert_eq!(read["contents"][0]["mimeType"], "text/markdown");
+    }
+    assert_eq!(reads.load(Ordering::SeqCst), 2);
+    let dir = client
+        .result(
+            json!(4),
+            "resources/directory/read",
+            Some(modern(json!({"uri": "skill://reports/daily/data"}))),
+        )
+        .await;
+    validate::read_resource_directory_result(&dir).unwrap();
+    assert_eq!(
+        dir["resources"],
+        json!([{"uri": "skill://reports/daily/data/today.md", "name": "today.md",
+                "mimeType": "text/markdown"}])
+    );
+}
+
 #[test]
 fn malformed_skills_refuse_to_build() {
     let skill_md = |name: &str| format!("---\nname: {name}\ndescription: d\n---\n");
@@ -340,6 +423,10 @@ fn malformed_skills_refuse_to_build() {
                 .file("SKILL.md", skill_md("x"))
                 .file("a file.md", "no"),
             "unescaped",
+        ),
+        (
+            SkillDefinition::new("x").generated_file("SKILL.md", || Ok(b"---".to_vec())),
+            "SKILL.md is generated",
         ),
     ];
     for (skill, expected) in cases {

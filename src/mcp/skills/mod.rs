@@ -30,7 +30,8 @@
 //! Agent Skills naming rule (1 to 64 of `a-z`, `0-9`, `-`; no leading, trailing or doubled
 //! hyphen) or differs from the last segment of its path, a file path with an empty, `.` or
 //! `..` segment or a character a URI path cannot carry unescaped, the same file given
-//! twice with different bytes, and a skill over the extension's limits
+//! twice with different bytes (or generated), a generated `SKILL.md`, and a skill over the
+//! extension's limits
 //! ([`MAX_SKILL_FILES`], [`MAX_SKILL_BYTES`]).
 //!
 //! ```
@@ -49,9 +50,15 @@
 //! # let _ = server;
 //! ```
 //!
-//! Not supported: skills whose content is generated (`"resources": "dynamic"`), schemes
-//! other than `skill://`, and adding or removing skills while serving (a skill's files,
-//! being resources, should not be removed either: its manifest would still list them).
+//! A file may also be generated at each read
+//! ([`SkillDefinition::generated_file`]): a skill with one (itself or in a skill nested in
+//! it) is published with `"resources": "dynamic"` instead of a manifest, as the extension
+//! requires when no stable digest can be published; its `SKILL.md` stays fixed, so its
+//! frontmatter is the entry's, and `resources/directory/read` lists its files.
+//!
+//! Not supported: schemes other than `skill://`, and adding or removing skills or files
+//! while serving (a skill's files, being resources, should not be removed either: its
+//! manifest would still list them).
 //! The types are generated from `schema/mcp/skills.json`.
 
 use std::path::Path;
@@ -64,7 +71,7 @@ pub use crate::generated::skills::{
     SkillsSettings,
 };
 
-use super::McpError;
+use super::{McpError, ResourceError};
 
 pub(crate) mod frontmatter;
 pub(crate) mod methods;
@@ -90,8 +97,21 @@ pub const MAX_SKILL_BYTES: u64 = 16 * 1024 * 1024;
 pub struct SkillDefinition {
     /// `acme/billing/refunds`: an organisational prefix, then the skill's name.
     pub(crate) path: String,
-    /// Each file's path relative to the skill's directory (`/`-separated) and its bytes.
-    pub(crate) files: Vec<(String, Arc<[u8]>)>,
+    /// Each file's path relative to the skill's directory (`/`-separated) and its content.
+    pub(crate) files: Vec<(String, FileContent)>,
+}
+
+/// What a generated file's generator returns: the file's bytes as of this read.
+type Generator = dyn Fn() -> Result<Vec<u8>, ResourceError> + Send + Sync;
+
+/// The content of a skill file: bytes given once, or generated at each read.
+#[derive(Clone)]
+pub(crate) enum FileContent {
+    /// Fixed bytes, listed in the skill's manifest with their digest and size.
+    Fixed(Arc<[u8]>),
+    /// Bytes produced by the generator at each `resources/read`: no stable digest, so the
+    /// skills holding the file are published as `dynamic`.
+    Generated(Arc<Generator>),
 }
 
 impl std::fmt::Debug for SkillDefinition {
@@ -122,9 +142,28 @@ impl SkillDefinition {
     /// `references/FORMS.md`), `content` its raw bytes (served as text when they are UTF-8,
     /// base64 otherwise). Adding a path again replaces its content.
     #[must_use]
-    pub fn file(mut self, path: impl Into<String>, content: impl Into<Vec<u8>>) -> Self {
-        let path = path.into();
-        let content: Arc<[u8]> = Arc::from(content.into());
+    pub fn file(self, path: impl Into<String>, content: impl Into<Vec<u8>>) -> Self {
+        self.with(path.into(), FileContent::Fixed(Arc::from(content.into())))
+    }
+
+    /// Adds a file whose content is generated: `generator` is called at each
+    /// `resources/read` of it and gives its bytes as of that read (text when UTF-8, base64
+    /// otherwise; an error is answered as for any resource). Such content has no stable
+    /// digest, so the skill's entry carries `"resources": "dynamic"` instead of a manifest
+    /// (as does the entry of a skill that encloses it), and a host cannot verify the skill's
+    /// files: some hosts decline to load such skills. The file is still listed by
+    /// `resources/directory/read` (without a size). The `SKILL.md` itself cannot be
+    /// generated (its frontmatter is the entry's): the server refuses to build with one.
+    /// Adding a path again replaces its content.
+    #[must_use]
+    pub fn generated_file<F>(self, path: impl Into<String>, generator: F) -> Self
+    where
+        F: Fn() -> Result<Vec<u8>, ResourceError> + Send + Sync + 'static,
+    {
+        self.with(path.into(), FileContent::Generated(Arc::new(generator)))
+    }
+
+    fn with(mut self, path: String, content: FileContent) -> Self {
         match self.files.iter_mut().find(|(known, _)| *known == path) {
             Some(entry) => entry.1 = content,
             None => self.files.push((path, content)),
@@ -166,7 +205,9 @@ impl SkillDefinition {
                     if total > MAX_SKILL_BYTES {
                         return Err(skill.invalid("the skill's files exceed 16 MiB"));
                     }
-                    skill.files.push((relative, Arc::from(bytes)));
+                    skill
+                        .files
+                        .push((relative, FileContent::Fixed(Arc::from(bytes))));
                 }
             }
         }

@@ -11,11 +11,12 @@ use serde_json::{Map, Value};
 use sha2::{Digest as _, Sha256};
 
 use super::{
-    frontmatter, DirectoryChild, Skill, SkillDefinition, SkillDigest, SkillFiles, SkillFrontmatter,
-    SkillResource, SkillResources, MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILL_SCHEME,
+    frontmatter, DirectoryChild, FileContent, Skill, SkillDefinition, SkillDigest, SkillFiles,
+    SkillFrontmatter, SkillResource, SkillResources, MAX_SKILL_BYTES, MAX_SKILL_FILES,
+    SKILL_SCHEME,
 };
 use crate::generated::protocol::{BlobResourceContents, ResourceContents, TextResourceContents};
-use crate::generated::skills::validate;
+use crate::generated::skills::{validate, SkillResourcesVariant1};
 use crate::mcp::{McpError, ResourceDefinition};
 
 /// The MIME type of a directory resource.
@@ -34,7 +35,7 @@ pub(crate) struct SkillSet {
 
 /// One file of the namespace.
 struct File {
-    bytes: Arc<[u8]>,
+    content: FileContent,
     /// Its path within the skill that registered it.
     relative: String,
 }
@@ -50,19 +51,21 @@ pub(crate) fn compile(
     let mut files: BTreeMap<String, File> = BTreeMap::new();
     for skill in skills {
         check_path(skill, &skill.path, "the skill path")?;
-        for (relative, bytes) in &skill.files {
+        for (relative, content) in &skill.files {
             check_path(skill, relative, "a file path")?;
             let uri = format!("{SKILL_SCHEME}://{}/{relative}", skill.path);
-            match files.get(&uri) {
-                Some(known) if known.bytes != *bytes => {
+            match files.get(&uri).map(|known| &known.content) {
+                Some(FileContent::Fixed(known)) if matches!(content, FileContent::Fixed(bytes) if bytes == known) =>
+                    {}
+                Some(_) => {
                     return Err(skill.invalid(
-                        "a file is given again, by another skill, with different content",
+                        "a file is given again, by another skill, with different or generated \
+                         content",
                     ))
                 }
-                Some(_) => {}
                 None => {
                     let file = File {
-                        bytes: Arc::clone(bytes),
+                        content: content.clone(),
                         relative: relative.clone(),
                     };
                     let _new = files.insert(uri, file);
@@ -78,20 +81,32 @@ pub(crate) fn compile(
         if set.by_uri.contains_key(&uri) {
             return Err(skill.invalid("the skill is registered twice"));
         }
-        let skill_md = files
-            .get(&uri)
-            .ok_or_else(|| skill.invalid("the skill has no SKILL.md"))?;
-        let frontmatter = read_frontmatter(skill, &skill_md.bytes)?;
+        let skill_md = match files.get(&uri).map(|file| &file.content) {
+            Some(FileContent::Fixed(bytes)) => bytes,
+            Some(FileContent::Generated(_)) => {
+                return Err(skill.invalid(
+                    "the SKILL.md is generated: its frontmatter, the entry's, must be fixed",
+                ))
+            }
+            None => return Err(skill.invalid("the skill has no SKILL.md")),
+        };
+        let frontmatter = read_frontmatter(skill, skill_md)?;
         let root = &uri[..uri.len() - "/SKILL.md".len()];
-        let mut manifest = vec![resource_of(&uri, &skill_md.bytes)];
-        let mut total = skill_md.bytes.len() as u64;
+        let mut manifest = vec![resource_of(&uri, skill_md)];
+        let mut total = skill_md.len() as u64;
+        let mut generated = false;
         for (file_uri, file) in files.range(format!("{root}/")..) {
             if !file_uri.starts_with(root) || file_uri.as_bytes().get(root.len()) != Some(&b'/') {
                 break;
             }
             if *file_uri != uri {
-                manifest.push(resource_of(file_uri, &file.bytes));
-                total += file.bytes.len() as u64;
+                match &file.content {
+                    FileContent::Fixed(bytes) => {
+                        manifest.push(resource_of(file_uri, bytes));
+                        total += bytes.len() as u64;
+                    }
+                    FileContent::Generated(_) => generated = true,
+                }
             }
         }
         if manifest.len() > MAX_SKILL_FILES {
@@ -102,9 +117,15 @@ pub(crate) fn compile(
         }
         let _new = skill_docs.insert(uri.clone(), frontmatter.clone());
         let _new = set.by_uri.insert(uri.clone(), set.entries.len());
+        // Generated content has no stable digest: the extension's `dynamic`, no manifest.
+        let resources = if generated {
+            SkillResources::String(SkillResourcesVariant1::Dynamic)
+        } else {
+            SkillResources::SkillFiles(SkillFiles(manifest))
+        };
         set.entries.push(Skill {
             frontmatter,
-            resources: SkillResources::SkillFiles(SkillFiles(manifest)),
+            resources,
             uri,
         });
     }
@@ -112,7 +133,11 @@ pub(crate) fn compile(
     let mut directories: BTreeMap<String, BTreeMap<String, DirectoryChild>> = BTreeMap::new();
     for (uri, file) in &files {
         let doc = skill_docs.get(uri);
-        let mime = mime_type(&file.relative, std::str::from_utf8(&file.bytes).is_ok());
+        let utf8 = match &file.content {
+            FileContent::Fixed(bytes) => std::str::from_utf8(bytes).is_ok(),
+            FileContent::Generated(_) => true,
+        };
+        let mime = mime_type(&file.relative, utf8);
         add_to_directories(&mut directories, uri, file, mime, doc);
         resources.push(file_resource(uri, file, mime, doc));
     }
@@ -220,32 +245,55 @@ fn file_resource(
     mime: &'static str,
     doc: Option<&SkillFrontmatter>,
 ) -> ResourceDefinition {
-    let bytes = Arc::clone(&file.bytes);
-    let text: Option<Arc<str>> = std::str::from_utf8(&bytes).ok().map(Arc::from);
     let name = doc.map_or_else(|| file.relative.clone(), |doc| doc.name.0.clone());
-    let mut definition = ResourceDefinition::new(uri, name, move |uri: &str| {
-        let contents = match &text {
-            Some(text) => ResourceContents::TextResourceContents(TextResourceContents {
-                meta: None,
-                mime_type: Some(mime.to_owned()),
-                text: text.to_string(),
-                uri: uri.to_owned(),
-            }),
-            None => ResourceContents::BlobResourceContents(BlobResourceContents {
-                blob: base64::engine::general_purpose::STANDARD.encode(&bytes),
-                meta: None,
-                mime_type: Some(mime.to_owned()),
-                uri: uri.to_owned(),
-            }),
-        };
-        Ok(vec![contents])
-    })
+    let mut definition = match &file.content {
+        FileContent::Fixed(bytes) => {
+            let size = bytes.len() as u64;
+            let bytes = Arc::clone(bytes);
+            let mut definition = ResourceDefinition::new(uri, name, move |uri: &str| {
+                Ok(vec![contents_of(uri, &bytes, mime)])
+            });
+            definition.resource.size = Some(size);
+            definition
+        }
+        FileContent::Generated(generator) => {
+            let generator = Arc::clone(generator);
+            ResourceDefinition::new(uri, name, move |uri: &str| {
+                Ok(vec![contents_of(uri, &generator()?, mime)])
+            })
+        }
+    }
     .mime_type(mime);
-    definition.resource.size = Some(file.bytes.len() as u64);
     if let Some(doc) = doc {
         definition = definition.description(doc.description.clone());
     }
     definition
+}
+
+/// The contents of a read of `bytes` at `uri`: text when UTF-8, base64 otherwise.
+fn contents_of(uri: &str, bytes: &[u8], mime: &'static str) -> ResourceContents {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => ResourceContents::TextResourceContents(TextResourceContents {
+            meta: None,
+            mime_type: Some(mime.to_owned()),
+            text: text.to_owned(),
+            uri: uri.to_owned(),
+        }),
+        Err(_) => ResourceContents::BlobResourceContents(BlobResourceContents {
+            blob: base64::engine::general_purpose::STANDARD.encode(bytes),
+            meta: None,
+            mime_type: Some(mime.to_owned()),
+            uri: uri.to_owned(),
+        }),
+    }
+}
+
+/// The size of fixed content; none for generated content.
+fn bytes_len(content: &FileContent) -> Option<u64> {
+    match content {
+        FileContent::Fixed(bytes) => Some(bytes.len() as u64),
+        FileContent::Generated(_) => None,
+    }
 }
 
 /// Adds the file at `uri` and every directory above it (up to the scheme's root, which is
@@ -268,7 +316,7 @@ fn add_to_directories(
                 description: doc.map(|doc| doc.description.clone()),
                 mime_type: Some(mime.to_owned()),
                 name: (*segment).to_owned(),
-                size: Some(file.bytes.len() as u64),
+                size: bytes_len(&file.content),
                 uri: child_uri.clone(),
             }
         } else {
