@@ -18,9 +18,6 @@
 //! name that needs decoding is decoded by `serde_json`. On anything else (an error, a name
 //! it cannot decode, nesting past [`MAX_DEPTH`]) this gives up and `serde_json`'s parse
 //! reads the frame. So an invalid frame always gets `serde_json`'s error, with its column.
-//!
-//! A `_meta` object that repeats, byte for byte, the last one accepted on the thread (a
-//! client sends the same one with every call) is passed with one comparison ([`repeated`]).
 
 use std::borrow::Cow;
 
@@ -189,22 +186,12 @@ impl Checker<'_> {
         }
         loop {
             if close == b'}' {
-                let name = self.at;
                 self.string()?;
-                // The length first: most names are not `_meta`, and this costs them one test.
-                let kept = self.at - name == repeated::KEPT_NAME.len()
-                    && self.bytes.get(name..self.at) == Some(repeated::KEPT_NAME);
                 self.skip_whitespace();
                 self.eat(b':')?;
                 self.skip_whitespace();
-                if kept {
-                    self.kept_value(depth)?;
-                } else {
-                    self.value(depth)?;
-                }
-            } else {
-                self.value(depth)?;
             }
+            self.value(depth)?;
             self.skip_whitespace();
             if self.eat(b',').is_some() {
                 self.skip_whitespace();
@@ -212,20 +199,6 @@ impl Checker<'_> {
             }
             return self.eat(close);
         }
-    }
-
-    /// The value of a `_meta` member: passed with one comparison when it repeats the last
-    /// one accepted on this thread ([`repeated`]), else checked and kept.
-    #[inline(never)] // out of `container`, which every object's member goes through
-    fn kept_value(&mut self, depth: usize) -> Option<()> {
-        let start = self.at;
-        if let Some(len) = repeated::repeated_len(self.bytes.get(start..)?, depth) {
-            self.at += len;
-            return Some(());
-        }
-        self.value(depth)?;
-        repeated::keep(self.bytes.get(start..self.at)?);
-        Some(())
     }
 
     /// A string, at its opening quote; `Some(true)` when it holds an escape. Clean runs are
@@ -317,8 +290,6 @@ impl Checker<'_> {
         (self.bytes.get(self.at..end)? == word).then(|| self.at = end)
     }
 }
-
-mod repeated;
 
 #[cfg(test)]
 mod tests;

@@ -1,9 +1,7 @@
 //! A 2026-07-28 `tools/call` read straight from its params' text, in the walk that delimits
 //! their members: no `Value` of the params is built, and of `_meta` only the client
 //! capabilities become a value (the version is borrowed from the text, `clientInfo` is checked
-//! and dropped, the log level and progress token are read into their types). A `_meta` that
-//! repeats the last one read on the thread byte for byte (a client sends the same one with
-//! every call) is taken from what was kept of it, with one comparison ([`KeptMeta`]).
+//! and dropped, the log level and progress token are read into their types).
 //!
 //! Only params of the shape clients write are read here: `name` a string, `arguments` an
 //! object, `_meta` holding nothing but the members [`RequestMeta`] names, `clientInfo`
@@ -15,8 +13,6 @@
 //! the errors of the validator (a property test, `one_pass_tests`, checks both agree).
 //!
 //! [`RequestMeta`]: crate::generated::protocol::RequestMeta
-
-use std::cell::RefCell;
 
 use serde_json::{Map, Value};
 
@@ -142,7 +138,6 @@ const LOG_LEVEL: usize = 3;
 const PROGRESS_TOKEN: usize = 4;
 
 /// What a call uses of its `_meta`.
-#[derive(Debug)]
 struct Meta<'a> {
     version: &'a str,
     capabilities: Value,
@@ -154,16 +149,6 @@ struct Meta<'a> {
 /// the capabilities present, the capabilities valid, and nothing but the members the schema
 /// names, each once), and the index past it.
 fn read_meta(params: &str, at: usize) -> Option<(Meta<'_>, usize)> {
-    if let Some(read) = repeated_meta(params, at) {
-        return Some(read);
-    }
-    let read = read_meta_text(params, at)?;
-    keep_meta(params, at, &read);
-    Some(read)
-}
-
-/// [`read_meta`] of a `_meta` not read on this thread just before.
-fn read_meta_text(params: &str, at: usize) -> Option<(Meta<'_>, usize)> {
     let bytes = params.as_bytes();
     let mut version = None;
     let mut capabilities = None;
@@ -275,76 +260,4 @@ fn once<T>(slot: &mut Option<T>, value: T) -> Option<()> {
             Some(())
         }
     }
-}
-
-/// The last `_meta` [`read_meta`] read on this thread, kept so that the same bytes in the
-/// next call are read with one comparison: a client sends the same `_meta` (its version,
-/// its info, its capabilities) with every call of a connection. An object is delimited by its
-/// own bytes, so params holding the same text at a member's start hold the same `_meta`
-/// there, which reads the same. A `_meta` with a progress token (one per call) is not kept.
-struct KeptMeta {
-    /// The object's text (empty when none is kept).
-    text: String,
-    /// Where its version is, in `text`.
-    version: std::ops::Range<usize>,
-    capabilities: Value,
-    log_level: Option<LoggingLevel>,
-}
-
-/// A kept `_meta` longer than this is not kept.
-const KEEP_MAX: usize = 1024;
-
-thread_local! {
-    static KEPT_META: RefCell<KeptMeta> = const {
-        RefCell::new(KeptMeta {
-            text: String::new(),
-            version: 0..0,
-            capabilities: Value::Null,
-            log_level: None,
-        })
-    };
-}
-
-/// [`read_meta`] of the kept `_meta`, when the text at `at` starts with it.
-fn repeated_meta(params: &str, at: usize) -> Option<(Meta<'_>, usize)> {
-    let rest = params.get(at..)?;
-    KEPT_META.with(|kept| {
-        let kept = kept.try_borrow().ok()?;
-        if kept.text.is_empty() || !rest.starts_with(kept.text.as_str()) {
-            return None;
-        }
-        let meta = Meta {
-            version: rest.get(kept.version.clone())?,
-            capabilities: kept.capabilities.clone(),
-            log_level: kept.log_level,
-            progress_token: None,
-        };
-        Some((meta, at + kept.text.len()))
-    })
-}
-
-/// Keeps the `_meta` just read (`read`, from `at` in `params`) for [`repeated_meta`].
-fn keep_meta(params: &str, at: usize, read: &(Meta<'_>, usize)) {
-    let (meta, end) = read;
-    let Some(text) = params.get(at..*end) else {
-        return;
-    };
-    if meta.progress_token.is_some() || text.len() > KEEP_MAX {
-        return;
-    }
-    // The version is a slice of `text`: its place there.
-    let from = (meta.version.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
-    let version = from..from + meta.version.len();
-    if text.get(version.clone()) != Some(meta.version) {
-        return;
-    }
-    KEPT_META.with(|kept| {
-        if let Ok(mut kept) = kept.try_borrow_mut() {
-            kept.text.clear();
-            kept.text.push_str(text);
-            kept.version = version;
-            kept.capabilities = meta.capabilities.clone();
-            kept.log_level = meta.log_level;
-        }
-    });
 }

@@ -223,27 +223,3 @@ fn a_long_frame_owns_its_long_params_and_reads_as_before() {
     };
     assert!(matches!(request.params, Some(Cow::Borrowed(_))));
 }
-
-#[test]
-fn a_repeated_meta_is_passed_only_within_its_frames_bound_and_grammar() {
-    // Nesting: the message 1, params 2, `_meta` 3, `a` 4, the array 5.
-    let frame = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"a":{"b":[1]}},"name":"x"}}"#;
-    assert!(envelope_within(frame, 5).is_some());
-    // The same `_meta` again: passed with a comparison, still held to each frame's bound.
-    assert!(envelope_within(frame, 5).is_some());
-    assert!(envelope_within(frame, 4).is_none());
-    assert!(envelope_within(frame, 5).is_some());
-    // What follows a repeated `_meta` is checked as ever.
-    for broken in [
-        r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"a":{"b":[1]}}x}}"#,
-        r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"a":{"b":[1]}},}}"#,
-        r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"a":{"b":[1]}}"#,
-    ] {
-        assert!(envelope_within(broken, 64).is_none(), "{broken}");
-        assert_agrees(broken);
-    }
-    // A `_meta` that only starts like the kept one is checked whole.
-    let longer = r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"a":{"b":[1]}}}"#;
-    assert_agrees(longer);
-    assert_agrees(r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"a":{"b":[1,]}}}}"#);
-}
