@@ -8,7 +8,6 @@
 use base64::Engine as _;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use sha2::{Digest as _, Sha256};
 
 use crate::generated::protocol::ResourceContents;
 use crate::generated::skills::{validate, GetSkillResult, ListSkillsResult, Skill, SkillResources};
@@ -173,11 +172,7 @@ impl Client {
         if bytes.len() as u64 != listed.size {
             return Err(verification(uri, SkillMismatch::Size));
         }
-        let digest: String = Sha256::digest(&bytes)
-            .iter()
-            .map(|byte| format!("{byte:02x}"))
-            .collect();
-        if listed.digest.0.strip_prefix("sha256:") != Some(digest.as_str()) {
+        if listed.digest.0 != crate::mcp::skills::set::digest_of(&bytes) {
             return Err(verification(uri, SkillMismatch::Digest));
         }
         Ok(bytes)

@@ -192,15 +192,21 @@ fn read_frontmatter(skill: &SkillDefinition, bytes: &[u8]) -> Result<SkillFrontm
     Ok(frontmatter)
 }
 
-/// The manifest entry of the file at `uri`.
-fn resource_of(uri: &str, bytes: &[u8]) -> SkillResource {
+/// The manifest digest of `bytes`: `sha256:` and the SHA-256 in lowercase hex (what the
+/// server publishes and the client checks a read against).
+pub(crate) fn digest_of(bytes: &[u8]) -> String {
     let mut digest = String::with_capacity(7 + 64);
     digest.push_str("sha256:");
     for byte in Sha256::digest(bytes) {
         let _infallible = write!(digest, "{byte:02x}");
     }
+    digest
+}
+
+/// The manifest entry of the file at `uri`.
+fn resource_of(uri: &str, bytes: &[u8]) -> SkillResource {
     SkillResource {
-        digest: SkillDigest(digest),
+        digest: SkillDigest(digest_of(bytes)),
         size: bytes.len() as u64,
         uri: uri.to_owned(),
     }
