@@ -125,25 +125,104 @@ pub(crate) fn clean_until(bytes: &[u8], from: usize) -> usize {
 }
 
 /// The index of the first byte from `from` on that is `"`, `\` or below 0x20, looked for
-/// eight bytes at a time: a short string (a member name, a version) costs a word test or two,
-/// not [`clean_until`]'s block test. After 64 clean bytes (a long string) the search goes on
-/// through [`clean_until`]; when fewer than eight bytes are left it stops there. So the byte
-/// at the index returned is either the one looked for or a clean one the caller steps over.
+/// sixteen bytes at a time ([`specials_16`]): a short string (a member name, a version)
+/// costs one block test, not [`clean_until`]'s setup. After 64 clean bytes (a long string)
+/// the search goes on through [`clean_until`]; where fewer than sixteen bytes are left it
+/// goes on eight at a time and stops when fewer than eight are left. So the byte at the
+/// index returned is either the one looked for or a clean one the caller steps over.
+#[inline]
 pub(crate) fn next_special(bytes: &[u8], from: usize) -> usize {
     let mut at = from;
-    for _ in 0..8 {
-        let Some(block) = bytes.get(at..at + 8) else {
-            return at;
-        };
-        let bits = escape_bits(word(block));
-        if bits != 0 {
-            // The lowest byte flagged is one looked for: a false positive needs a borrow
-            // from a lower byte, which only a byte looked for makes.
-            return at + (bits.trailing_zeros() / 8) as usize;
+    for _ in 0..4 {
+        match specials_16(bytes, at) {
+            Some(0) => at += 16,
+            Some(found) => return at + found.trailing_zeros() as usize,
+            None => {
+                // The tail: at most one clean word, then the caller's byte steps.
+                while let Some(block) = bytes.get(at..at + 8) {
+                    let bits = escape_bits(word(block));
+                    if bits != 0 {
+                        // The lowest byte flagged is one looked for: a false positive
+                        // needs a borrow from a lower byte, which only a byte looked for
+                        // makes.
+                        return at + (bits.trailing_zeros() / 8) as usize;
+                    }
+                    at += 8;
+                }
+                return at;
+            }
         }
-        at += 8;
     }
     clean_until(bytes, at)
+}
+
+/// The sixteen bytes from `at`, one bit each (bit `i` for the byte at `at + i`), set for a
+/// `"`, a `\` or a byte below 0x20; `None` when fewer than sixteen bytes are left. Only
+/// the lowest bit set is exact everywhere (it is all the callers read).
+#[inline(always)]
+fn specials_16(bytes: &[u8], at: usize) -> Option<u32> {
+    block_mask::<true>(bytes, at)
+}
+
+/// [`specials_16`] without the control bytes: a `"` or a `\` (the end of a string already
+/// checked, or its next escape).
+#[inline(always)]
+pub(crate) fn quotes_16(bytes: &[u8], at: usize) -> Option<u32> {
+    block_mask::<false>(bytes, at)
+}
+
+/// [`specials_16`] (with `CONTROLS`) or [`quotes_16`] (without). With SSE2 (every x86-64
+/// CPU has it): two or three byte compares and a mask.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn block_mask<const CONTROLS: bool>(bytes: &[u8], at: usize) -> Option<u32> {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    let block = bytes.get(at..at.checked_add(16)?)?;
+    // SAFETY: `block` is sixteen readable bytes, the unaligned load's requirement; the
+    // other calls need SSE2, which this build has (`cfg(target_feature = "sse2")`).
+    let mask = unsafe {
+        let bytes = _mm_loadu_si128(block.as_ptr().cast());
+        let quotes = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'"' as i8));
+        let backslashes = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'\\' as i8));
+        let mut any = _mm_or_si128(quotes, backslashes);
+        if CONTROLS {
+            // A byte below 0x20 is its own minimum with 0x1f (an unsigned compare).
+            let low = _mm_min_epu8(bytes, _mm_set1_epi8(0x1f));
+            any = _mm_or_si128(any, _mm_cmpeq_epi8(low, bytes));
+        }
+        _mm_movemask_epi8(any)
+    };
+    Some(mask as u32 & 0xffff)
+}
+
+/// [`block_mask`] elsewhere, from two word tests.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn block_mask<const CONTROLS: bool>(bytes: &[u8], at: usize) -> Option<u32> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let flags = |word: u64| {
+        let zero = |word: u64| word.wrapping_sub(ONES) & !word & HIGHS;
+        let quotes = zero(word ^ (ONES * u64::from(b'"'))) | zero(word ^ (ONES * u64::from(b'\\')));
+        if CONTROLS {
+            escape_bits(word)
+        } else {
+            quotes
+        }
+    };
+    let block = bytes.get(at..at.checked_add(16)?)?;
+    let (low, high) = block.split_at(8);
+    let (low, high) = (flags(word(low)), flags(word(high)));
+    Some(if low != 0 {
+        1 << (low.trailing_zeros() / 8)
+    } else if high != 0 {
+        1 << (8 + high.trailing_zeros() / 8)
+    } else {
+        0
+    })
 }
 
 /// Eight bytes as a word (`block` is eight bytes long; a shorter one reads as zeros, which

@@ -68,7 +68,7 @@ fn lowest_byte_up_to_space(bytes: &[u8]) -> bool {
             return true;
         }
     }
-    blocks.remainder().iter().any(|&byte| byte <= b' ')
+    short_run_up_to_space(blocks.remainder())
 }
 
 /// [`has_byte_up_to_space`] as one flag per 64-byte block: with AVX2, a compare and an OR
@@ -81,7 +81,20 @@ fn flag_up_to_space(bytes: &[u8]) -> bool {
             return true;
         }
     }
-    blocks.remainder().iter().any(|&byte| byte <= b' ')
+    short_run_up_to_space(blocks.remainder())
+}
+
+/// [`has_byte_up_to_space`] of a run shorter than a block: sixteen bytes at a time (one
+/// vector test each), then byte by byte.
+#[inline(always)]
+fn short_run_up_to_space(bytes: &[u8]) -> bool {
+    let mut chunks = bytes.chunks_exact(16);
+    for chunk in &mut chunks {
+        if chunk.iter().fold(false, |any, &byte| any | (byte <= b' ')) {
+            return true;
+        }
+    }
+    chunks.remainder().iter().any(|&byte| byte <= b' ')
 }
 
 /// [`clean_blocks_in`] compiled with AVX2.
