@@ -56,16 +56,23 @@ pub(crate) fn open_answers(
 }
 
 /// The answers of one retried request, and the questions its handler asks.
+///
+/// Every 2026-07-28 call has one, and most ask nothing: what a call that asks nothing leaves
+/// empty costs nothing to drop (no answers is `None`, the questions and the keys used are
+/// vectors, a handful at most).
 #[derive(Debug)]
 pub(crate) struct Inputs {
-    answers: BTreeMap<String, Value>,
+    /// `None` when the request brought no answer.
+    answers: Option<BTreeMap<String, Value>>,
     declared: Value,
     /// The scope the request's state was opened for, when it carried one (see
     /// [`inputs_of`]); kept here rather than in the request's future, across its handler.
     scope: Option<String>,
-    asked: Mutex<BTreeMap<String, Value>>,
+    /// The questions asked without an answer, by key (a key asked again keeps its last
+    /// question).
+    asked: Mutex<Vec<(String, Value)>>,
     /// The keys of the answers the handler used: only these go into the next state.
-    used: Mutex<std::collections::BTreeSet<String>>,
+    used: Mutex<Vec<String>>,
     counter: AtomicU64,
     /// The call may become a task in its handler ([`Inputs::allow_task`]).
     task_allowed: AtomicBool,
@@ -90,11 +97,11 @@ impl Inputs {
             }
         }
         Self {
-            answers,
+            answers: (!answers.is_empty()).then_some(answers),
             declared,
             scope,
-            asked: Mutex::new(BTreeMap::new()),
-            used: Mutex::new(std::collections::BTreeSet::new()),
+            asked: Mutex::new(Vec::new()),
+            used: Mutex::new(Vec::new()),
             counter: AtomicU64::new(0),
             task_allowed: AtomicBool::new(false),
             task_requested: AtomicBool::new(false),
@@ -117,7 +124,8 @@ impl Inputs {
     /// The answers the request brought (its `requestState`'s and its `inputResponses`),
     /// for the handler's run as a task.
     pub(crate) fn answers(&self) -> &BTreeMap<String, Value> {
-        &self.answers
+        static NONE: BTreeMap<String, Value> = BTreeMap::new();
+        self.answers.as_ref().unwrap_or(&NONE)
     }
 
     /// The client's declared capabilities.
@@ -161,20 +169,19 @@ impl Inputs {
             let kind = request.method.split('/').next().unwrap_or("input");
             format!("{kind}-{number}")
         });
-        if let Some(answer) = self.answers.get(&key) {
-            let _new = self
-                .used
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(key);
+        if let Some(answer) = self.answers().get(&key) {
+            let mut used = self.used.lock().unwrap_or_else(PoisonError::into_inner);
+            if !used.contains(&key) {
+                used.push(key);
+            }
             return Ok(answer.clone());
         }
         let question = json!({"method": request.method, "params": request.params});
-        let _previous = self
-            .asked
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(key, question);
+        let mut asked = self.asked.lock().unwrap_or_else(PoisonError::into_inner);
+        match asked.iter_mut().find(|(asked_key, _)| *asked_key == key) {
+            Some((_, previous)) => *previous = question,
+            None => asked.push((key, question)),
+        }
         Err(ClientRequestError::InputRequired)
     }
 
@@ -191,14 +198,19 @@ impl Inputs {
             return None;
         }
         let scope = self.scope.clone().unwrap_or_else(scope);
-        let requests: Map<String, Value> =
-            asked.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        // By key, as before the questions were kept in asking order.
+        let mut questions: Vec<&(String, Value)> = asked.iter().collect();
+        questions.sort_by(|(a, _), (b, _)| a.cmp(b));
+        let requests: Map<String, Value> = questions
+            .into_iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         // Answers nobody asked for are not carried on: the state holds what the handler used.
         let used = self.used.lock().unwrap_or_else(PoisonError::into_inner);
         let kept: BTreeMap<String, Value> = self
-            .answers
+            .answers()
             .iter()
-            .filter(|(k, _)| used.contains(k.as_str()))
+            .filter(|(k, _)| used.contains(k))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         let value = json!({
