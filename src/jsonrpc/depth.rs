@@ -11,6 +11,7 @@
 
 use super::batch::{parse_frame, BatchPolicy, Frame};
 use super::encode::string_end;
+use super::params_index::ParamsIndex;
 use super::parse::{message_within, parse_message};
 use super::{Message, ParseError, ParseErrorKind};
 
@@ -39,12 +40,22 @@ pub const MAX_SUPPORTED_DEPTH: usize = 128;
 /// assert!(matches!(parse_frame_within(frame, BatchPolicy::Reject, 5), Frame::Single(Ok(_))));
 /// ```
 pub fn parse_frame_within(frame: &[u8], policy: BatchPolicy, max_depth: usize) -> Frame<'_> {
+    parse_frame_indexed(frame, policy, max_depth).0
+}
+
+/// [`parse_frame_within`], with the index of a single message's params members when the
+/// envelope check read it ([`ParamsIndex`]: what the server hands the request's handler).
+pub(crate) fn parse_frame_indexed(
+    frame: &[u8],
+    policy: BatchPolicy,
+    max_depth: usize,
+) -> (Frame<'_>, Option<Box<ParamsIndex>>) {
     let max_depth = max_depth.clamp(1, MAX_SUPPORTED_DEPTH);
     let is_batch = policy == BatchPolicy::Allow && first_significant_byte(frame) == Some(b'[');
     if !is_batch {
         // A frame the envelope check reads within the bound: one pass, not two.
-        if let Some(message) = message_within(frame, max_depth) {
-            return Frame::Single(message);
+        if let Some((message, index)) = message_within(frame, max_depth) {
+            return (Frame::Single(message), index);
         }
     }
     let frame_limit = if is_batch { max_depth + 1 } else { max_depth };
@@ -54,9 +65,9 @@ pub fn parse_frame_within(frame: &[u8], policy: BatchPolicy, max_depth: usize) -
             Ok(Message::Request(request)) => Some(request.id),
             _ => None,
         };
-        return Frame::Single(Err(error.with_id(id)));
+        return (Frame::Single(Err(error.with_id(id))), None);
     }
-    parse_frame(frame, policy)
+    (parse_frame(frame, policy), None)
 }
 
 /// Frames up to this long are first cleared by counting their opening brackets; beyond it

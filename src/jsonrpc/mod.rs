@@ -38,6 +38,7 @@ pub(crate) mod escape;
 mod id;
 pub(crate) mod members;
 mod message;
+pub(crate) mod params_index;
 mod parse;
 mod parse_error;
 pub(crate) mod raw;
@@ -47,6 +48,7 @@ mod to_value;
 mod wide_scan;
 
 pub use batch::{parse_frame, BatchPolicy, Frame};
+pub(crate) use depth::parse_frame_indexed;
 pub use depth::{nests_deeper_than, parse_frame_within, MAX_SUPPORTED_DEPTH};
 pub use encode::encode_batch_line;
 pub(crate) use encode::{RESULT_LINE_END, UNCOPIED_RESULT_BYTES};

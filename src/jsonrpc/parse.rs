@@ -18,6 +18,7 @@ use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor}
 use serde_json::value::RawValue;
 
 use super::id::{classify, IdRejection};
+use super::params_index::ParamsIndex;
 
 use super::{
     ErrorCode, ErrorObject, Id, Message, Notification, ParseError, ParseErrorKind, Request,
@@ -96,6 +97,9 @@ pub(crate) fn malformed(error: &serde_json::Error) -> ParseError {
     ParseError::new(ParseErrorKind::MalformedJson).at_column(error.column())
 }
 
+/// The index a frame's check records of its params, boxed: it travels with the request.
+pub(crate) type IndexBox = Box<ParamsIndex>;
+
 /// A frame's message, read by one check that also holds its nesting to `max_depth` levels
 /// ([`long_frame`]): the check walks every value anyway, so the frame needs no separate scan
 /// for its depth, and `serde_json` does not walk its `params` again (they are made owned from
@@ -103,15 +107,20 @@ pub(crate) fn malformed(error: &serde_json::Error) -> ParseError {
 /// UTF-8, not an object, deeper than the bound, or anything else the check leaves to
 /// `serde_json`: the caller then takes the usual path, the depth scan and
 /// [`parse_frame`](super::parse_frame).
+///
+/// With the message, the index of its params' members when they are an object with a
+/// `_meta` object ([`ParamsIndex`], recorded by the same check).
 pub(crate) fn message_within(
     frame: &[u8],
     max_depth: usize,
-) -> Option<Result<Message<'_>, ParseError>> {
+) -> Option<(Result<Message<'_>, ParseError>, Option<IndexBox>)> {
     let text = frame_text(frame).ok()?;
     if first_significant_byte(text) != Some(b'{') {
         return None;
     }
-    long_frame::envelope_within(text, max_depth).map(Envelope::classify)
+    let mut envelope = long_frame::envelope_within(text, max_depth)?;
+    let index = envelope.params_index.take();
+    Some((envelope.classify(), index))
 }
 
 fn parse_object(text: &str) -> Result<Message<'_>, ParseError> {
@@ -144,6 +153,9 @@ struct Envelope<'a> {
     error: Option<&'a RawValue>,
     /// Set when a protocol member occurred more than once.
     duplicate: bool,
+    /// Where the members of `params` (an object) lie in its text, when [`long_frame`] read
+    /// it.
+    params_index: Option<Box<ParamsIndex>>,
 }
 
 impl<'a> Envelope<'a> {

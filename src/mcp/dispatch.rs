@@ -585,7 +585,7 @@ impl Handler for Connection {
     #[allow(clippy::manual_async_fn)] // an `async fn` would keep its arguments twice
     fn handle_request(
         &self,
-        ctx: RequestContext,
+        mut ctx: RequestContext,
         method: &str,
         params: Option<&RawValue>,
     ) -> impl std::future::Future<Output = HandlerResult> + Send {
@@ -593,17 +593,21 @@ impl Handler for Connection {
             if !METHODS.contains(&method) {
                 return Err(method_not_found());
             }
-            // A 2026-07-28 call of the usual shape is read from its text, in the walk that
-            // delimits its members (`call_params::scan`); any other request into a `Value`.
-            // A 2025 session's calls are not scanned (a versioned one is refused on it).
+            // A 2026-07-28 call of the usual shape is read from its text, by the index of its
+            // members when the frame's check recorded one (stdio), else in the walk that
+            // delimits them (`call_params::scan`); any other request into a `Value`. A 2025
+            // session's calls are not scanned (a versioned one is refused on it). The index
+            // is taken and dropped here, not held across the awaits below.
+            let params_index = ctx.take_params_index();
             let scanned = match (method, params) {
                 ("tools/call", Some(raw))
                     if !matches!(self.session.state(), SessionState::Legacy { .. }) =>
                 {
-                    super::call_params::scan::scan(raw.get()).map(Box::new)
+                    super::call_params::scan::scan(raw.get(), params_index.as_deref()).map(Box::new)
                 }
                 _ => None,
             };
+            drop(params_index);
             let parsed = match params {
                 Some(raw) if scanned.is_none() => match crate::jsonrpc::to_value(raw) {
                     Ok(value) => Some(value),

@@ -18,8 +18,10 @@ fn returned4<A, B, C, D, R>(_: fn(A, B, C, D) -> R) -> usize {
     std::mem::size_of::<R>()
 }
 
-/// The whole task of one request to the MCP server: measured 1,624 bytes with rustc 1.95
-/// (1,592 before the handler could end its resumable HTTP event stream early, an
+/// The whole task of one request to the MCP server: measured 1,680 bytes with rustc 1.95
+/// (1,624 before the index of a request's params members, an `Option<Box<ParamsIndex>>`,
+/// travelled from the frame's check to the handler in the pending request and the
+/// request's context, 56 bytes; 1,592 before the handler could end its resumable HTTP event stream early, an
 /// `Option<CancellationToken>` in the request's context, the call's options and the tool's
 /// context, 32 bytes; 1,568 before a task-augmented `tools/call` and the `tasks/*` methods awaited the task
 /// store, which became asynchronous for Redis: their futures are boxed, the await points
@@ -32,7 +34,7 @@ fn returned4<A, B, C, D, R>(_: fn(A, B, C, D) -> R) -> usize {
 /// `Option<Arc<AuthInfo>>` in the request's context, the call's options and the tool's
 /// context, 56 bytes), plus 16 bytes of headroom for other compilers' layouts. Any path of
 /// the earlier 3,784 put back inline exceeds it by far.
-const REQUEST_TASK_BOUND: usize = 1640;
+const REQUEST_TASK_BOUND: usize = 1696;
 
 #[test]
 fn the_request_task_stays_small() {

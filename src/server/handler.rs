@@ -8,6 +8,7 @@ use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
 use crate::framing::{FramingError, WriterHandle};
+use crate::jsonrpc::params_index::ParamsIndex;
 use crate::jsonrpc::{ErrorObject, Id, Notification, Response};
 
 /// What a request handler returns: the `result` member as raw JSON, or the `error` member.
@@ -180,6 +181,9 @@ pub struct RequestContext {
     auth: super::SharedAuth,
     /// Fired to end the request's event stream early (a resumable HTTP stream only).
     stream_closer: Option<CancellationToken>,
+    /// Where the members of the request's params lie in their text, when the frame's
+    /// check recorded them (stdio): the MCP layer reads a `tools/call` by it.
+    params_index: Option<Box<ParamsIndex>>,
 }
 
 impl RequestContext {
@@ -193,7 +197,21 @@ impl RequestContext {
             peer,
             auth: None,
             stream_closer: None,
+            params_index: None,
         }
+    }
+
+    /// The same context, with the index of its request's params ([`ParamsIndex`]: only the
+    /// index recorded from the very params the handler is given).
+    pub(crate) fn with_params_index(mut self, index: Option<Box<ParamsIndex>>) -> Self {
+        self.params_index = index;
+        self
+    }
+
+    /// Takes the index of the request's params, when the transport recorded one (taken, so
+    /// that a clone of the context does not copy it).
+    pub(crate) fn take_params_index(&mut self) -> Option<Box<ParamsIndex>> {
+        self.params_index.take()
     }
 
     /// The same context, whose request's event stream the handler may end early

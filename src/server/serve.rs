@@ -16,8 +16,9 @@ use tokio_util::task::TaskTracker;
 use crate::framing::{
     spawn_budgeted_writer, FrameReader, FramingError, Outbound, OutputBudget, Reservation,
 };
+use crate::jsonrpc::params_index::ParamsIndex;
 use crate::jsonrpc::{
-    parse_frame_within, ErrorCode, ErrorObject, Frame, Id, Message, Notification, ParseError,
+    parse_frame_indexed, ErrorCode, ErrorObject, Frame, Id, Message, Notification, ParseError,
     Request, Response, ResponsePayload,
 };
 
@@ -442,9 +443,11 @@ impl<H: Handler> State<H> {
 
     async fn on_frame(&mut self, bytes: &[u8]) {
         tracing::trace!(bytes = bytes.len(), "frame received");
-        match parse_frame_within(bytes, self.batch_policy().get(), self.options.max_depth) {
+        let (frame, params_index) =
+            parse_frame_indexed(bytes, self.batch_policy().get(), self.options.max_depth);
+        match frame {
             Frame::Single(Ok(message)) => match message {
-                Message::Request(request) => match self.accept(request) {
+                Message::Request(request) => match self.accept(request, params_index) {
                     Ok(pending) => self.submit(Job::Single(pending)),
                     Err(response) => self.send(response).await,
                 },
@@ -468,7 +471,7 @@ impl<H: Handler> State<H> {
         let mut slots = Vec::with_capacity(members.len());
         for (index, member) in members.into_iter().enumerate() {
             slots.push(match member {
-                Ok(Message::Request(request)) => match self.accept(request) {
+                Ok(Message::Request(request)) => match self.accept(request, None) {
                     Ok(pending) => Slot::Pending(pending),
                     Err(response) => Slot::Ready(response),
                 },
@@ -493,8 +496,13 @@ impl<H: Handler> State<H> {
         }
     }
 
-    /// Registers a request, or builds the answer rejecting its duplicate id.
-    fn accept(&mut self, request: Request<'_>) -> Result<PendingRequest, Response<'static>> {
+    /// Registers a request (with the index of its params, when its frame's check recorded
+    /// one), or builds the answer rejecting its duplicate id.
+    fn accept(
+        &mut self,
+        request: Request<'_>,
+        params_index: Option<Box<ParamsIndex>>,
+    ) -> Result<PendingRequest, Response<'static>> {
         let method = match &self.last_method {
             Some(last) if **last == *request.method => Arc::clone(last),
             _ => Arc::clone(self.last_method.insert(Arc::from(&*request.method))),
@@ -511,6 +519,7 @@ impl<H: Handler> State<H> {
                 ticket,
                 method,
                 params: request.params.map(std::borrow::Cow::into_owned),
+                params_index,
             }),
             Err(_duplicate) => {
                 tracing::warn!(id = %request.id, "request id already in flight: rejected");

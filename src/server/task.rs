@@ -13,6 +13,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use crate::framing::{Outbound, Reservation, WriterHandle};
+use crate::jsonrpc::params_index::ParamsIndex;
 use crate::jsonrpc::{ErrorCode, ErrorObject, Id, Response};
 
 use super::handler::{Handler, HandlerResult, Peer, RequestContext};
@@ -50,6 +51,9 @@ pub(crate) struct PendingRequest {
     pub(crate) answer_bound: Option<usize>,
     /// Whether it may start on the reading task ([`Handler::runs_in_place`]).
     pub(crate) in_place: bool,
+    /// Where the members of `params` lie in their text, when the frame's check recorded
+    /// them; handed to the handler in its context.
+    pub(crate) params_index: Option<Box<ParamsIndex>>,
 }
 
 /// One member of a batch answer, in input order.
@@ -130,6 +134,7 @@ impl Job {
 fn run_handler<'a, H: Handler>(
     shared: &'a Shared<H>,
     request: &'a PendingRequest,
+    params_index: Option<Box<ParamsIndex>>,
 ) -> impl std::future::Future<Output = Option<HandlerResult>> + 'a {
     async move {
         let ticket = &request.ticket;
@@ -137,7 +142,8 @@ fn run_handler<'a, H: Handler>(
             return None;
         }
         let peer = Peer::new(shared.writer.clone());
-        let ctx = RequestContext::new(ticket.id.clone(), ticket.token.clone(), peer);
+        let ctx = RequestContext::new(ticket.id.clone(), ticket.token.clone(), peer)
+            .with_params_index(params_index);
         let method = &*request.method;
         tracing::trace!(id = %ticket.id, method, "request started");
         tokio::select! {
@@ -154,12 +160,13 @@ fn run_handler<'a, H: Handler>(
 #[allow(clippy::manual_async_fn)] // an `async fn` would keep its arguments twice
 pub(super) fn run_request<H: Handler>(
     shared: &Shared<H>,
-    request: PendingRequest,
+    mut request: PendingRequest,
 ) -> impl std::future::Future<Output = Option<Response<'static>>> + '_ {
     async move {
         let outcome = {
             // Dropped at the end of this block: it borrows the request.
-            let running = std::pin::pin!(run_handler(shared, &request));
+            let params_index = request.params_index.take();
+            let running = std::pin::pin!(run_handler(shared, &request, params_index));
             match catching_panics(running).await {
                 Ok(outcome) => outcome,
                 Err(Panicked) => return panicked(shared, &request.ticket),

@@ -25,6 +25,7 @@ use serde_json::value::RawValue;
 
 use super::{Envelope, Member};
 use crate::jsonrpc::escape::next_special;
+use crate::jsonrpc::params_index::ParamsIndex;
 
 /// Frames at least this long are read here first by the plain parse; it leaves shorter ones
 /// to `serde_json` alone.
@@ -74,9 +75,21 @@ fn read(text: &str, owned_from: usize, member_depth: usize) -> Option<Envelope<'
             checker.eat(b':')?;
             checker.skip_whitespace();
             let value_start = checker.at;
-            checker.value(member_depth)?;
+            let name = member_name(name, escaped)?;
+            if matches!(Member::of(&name), Member::Params)
+                && checker.bytes.get(value_start) == Some(&b'{')
+            {
+                // The params' members (and `_meta`'s) recorded as they are checked; kept
+                // (boxed: it travels with the request) only for params with a `_meta`
+                // object, the requests whose reading uses it.
+                let mut index = ParamsIndex::default();
+                checker.indexed_params(member_depth, &mut index)?;
+                envelope.params_index = index.has_meta().then(|| Box::new(index));
+            } else {
+                checker.value(member_depth)?;
+            }
             let value = text.get(value_start..checker.at)?;
-            envelope.keep(&member_name(name, escaped)?, value, owned_from)?;
+            envelope.keep(&name, value, owned_from)?;
             checker.skip_whitespace();
             if checker.eat(b',').is_some() {
                 checker.skip_whitespace();
@@ -201,9 +214,88 @@ impl Checker<'_> {
         }
     }
 
+    /// The params object, at its `{`, checked as [`value`](Self::value) checks it (`depth`
+    /// as it is given), its members recorded into `index` as they are read, and those of its
+    /// `_meta` member when that is an object.
+    fn indexed_params(&mut self, depth: usize, index: &mut ParamsIndex) -> Option<()> {
+        let depth = depth.checked_sub(1)?;
+        let base = self.at;
+        self.members(|checker, name, name_escaped| {
+            let value_start = checker.at;
+            let is_meta = !name_escaped
+                && checker.bytes.get(name.0..name.1) == Some(b"\"_meta\"".as_slice())
+                && checker.bytes.get(value_start) == Some(&b'{');
+            let value_escaped = if is_meta {
+                index.start_meta();
+                let meta_depth = depth.checked_sub(1)?;
+                checker.members(|checker, meta_name, meta_name_escaped| {
+                    let meta_value_start = checker.at;
+                    let escaped = checker.flagged_value(meta_depth)?;
+                    index.record_meta_member(
+                        base,
+                        meta_name,
+                        (meta_value_start, checker.at),
+                        (meta_name_escaped, escaped),
+                    );
+                    Some(())
+                })?;
+                false
+            } else {
+                checker.flagged_value(depth)?
+            };
+            index.record_member(
+                base,
+                name,
+                (value_start, checker.at),
+                (name_escaped, value_escaped),
+            );
+            Some(())
+        })
+    }
+
+    /// The members of an object, at its `{`: `each` is given the checker at the member's
+    /// value, the span of its name (quotes included) and whether the name holds an escape,
+    /// and checks the value.
+    #[inline(always)]
+    fn members(
+        &mut self,
+        mut each: impl FnMut(&mut Self, (usize, usize), bool) -> Option<()>,
+    ) -> Option<()> {
+        self.at += 1;
+        self.skip_whitespace();
+        if self.eat(b'}').is_some() {
+            return Some(());
+        }
+        loop {
+            let name_start = self.at;
+            let escaped = self.string()?;
+            let name = (name_start, self.at);
+            self.skip_whitespace();
+            self.eat(b':')?;
+            self.skip_whitespace();
+            each(self, name, escaped)?;
+            self.skip_whitespace();
+            if self.eat(b',').is_some() {
+                self.skip_whitespace();
+                continue;
+            }
+            return self.eat(b'}');
+        }
+    }
+
+    /// One value, as [`value`](Self::value) checks it; `Some(true)` when it is a string
+    /// holding an escape.
+    fn flagged_value(&mut self, depth: usize) -> Option<bool> {
+        if self.bytes.get(self.at) == Some(&b'"') {
+            return self.string();
+        }
+        self.value(depth).map(|()| false)
+    }
+
     /// A string, at its opening quote; `Some(true)` when it holds an escape. Clean runs are
     /// passed a word, then a block, at a time ([`next_special`]); a control character is an
-    /// error.
+    /// error. Inlined: most strings are short, and a call costs more than their test.
+    #[inline(always)]
     fn string(&mut self) -> Option<bool> {
         self.eat(b'"')?;
         let mut escaped = false;

@@ -10,12 +10,16 @@
 //! generated types' `Deserialize`.
 
 use proptest::prelude::*;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::scan::scan;
 use super::{decode_call, decode_modern_call, ModernCall};
 use crate::generated::protocol::{validate, CallToolRequestParams, LegacyCallToolRequestParams};
-use crate::jsonrpc::{parse_message, to_value, ErrorObject, Message};
+use crate::jsonrpc::params_index::ParamsIndex;
+use crate::jsonrpc::{
+    parse_frame_indexed, parse_message, to_value, BatchPolicy, ErrorObject, Frame, Message,
+};
 use crate::mcp::answer_bound::tool_name;
 use crate::mcp::era::PROTOCOL_VERSION_KEY;
 use crate::mcp::params::{decode_validated, validate as run_validator};
@@ -258,6 +262,28 @@ fn name_written_once(params: &str) -> bool {
     serde_json::from_str::<Named>(params).is_ok()
 }
 
+/// The params of `frame` as the server's frame check reads them, and the index of their
+/// members it records; `None` when it records none.
+fn indexed(frame: &str) -> Option<(Box<RawValue>, Box<ParamsIndex>)> {
+    match parse_frame_indexed(frame.as_bytes(), BatchPolicy::Reject, 128) {
+        (Frame::Single(Ok(Message::Request(request))), Some(index)) => {
+            Some((request.params?.into_owned(), index))
+        }
+        _ => None,
+    }
+}
+
+/// The scan of `params` by a walk and by the index the frame check records (both `None`
+/// when either is).
+fn scan_both(params: &str) -> Option<[ModernCall; 2]> {
+    let frame = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
+    let (raw, index) = indexed(&frame)?;
+    let walked = scan(raw.get(), None)?;
+    let by_index = scan(raw.get(), Some(&index))?;
+    assert_eq!(walked.version, by_index.version);
+    Some([walked.call, by_index.call])
+}
+
 fn agree(params: &str) -> Result<(), TestCaseError> {
     let frame = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
     // The full parse: the whole frame into a `Value`.
@@ -300,9 +326,20 @@ fn agree(params: &str) -> Result<(), TestCaseError> {
             .cloned()
     };
     prop_assert_eq!(version(&read), full_params.as_ref().and_then(version));
-    // The text scan, the server's path for a 2026-07-28 call of the usual shape: when it
-    // reads the call, it is the call and the version the `Value` path reads.
-    if let Some(scanned) = scan(raw.get()) {
+    // The text scan, the server's path for a 2026-07-28 call of the usual shape, by a walk
+    // of the params and by the index the frame's check records on stdio: when either reads
+    // the call, it is the call and the version the `Value` path reads.
+    let indexed = indexed(&frame);
+    if let Some((indexed_raw, _)) = &indexed {
+        prop_assert_eq!(indexed_raw.get(), raw.get());
+    }
+    let scans = [
+        scan(raw.get(), None),
+        indexed
+            .as_ref()
+            .and_then(|(raw, index)| scan(raw.get(), Some(index))),
+    ];
+    for scanned in scans.into_iter().flatten() {
         let by_value = decode_modern_call(
             "tools/call",
             Some(read.clone()),
@@ -522,14 +559,20 @@ fn a_client_written_call_takes_the_hand_path() {
     assert!(call.log_level.is_some());
     assert!(call.extra.contains_key("inputResponses"));
     agree(params).unwrap();
-    let scanned = scan(params).expect("the usual shape is scanned");
+    let scanned = scan(params, None).expect("the usual shape is scanned");
     assert_eq!(scanned.version, "2026-07-28");
     assert_eq!(scanned.call, call);
+    let [walked, by_index] = scan_both(params).expect("scanned by a walk and by the index");
+    assert_eq!(walked, call);
+    assert_eq!(by_index, call);
     let spaced = spaced(params);
     assert_ne!(spaced, params);
     agree(&spaced).unwrap();
-    let scanned = scan(&spaced).expect("whitespace between tokens is stepped over");
+    let scanned = scan(&spaced, None).expect("whitespace between tokens is stepped over");
     assert_eq!(scanned.call, call);
+    let [walked, by_index] = scan_both(&spaced).expect("scanned by a walk and by the index");
+    assert_eq!(walked, call);
+    assert_eq!(by_index, call);
     // The bench's request, as typed-mcp's client writes it.
     let bench = concat!(
         r#"{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},"#,
@@ -538,7 +581,8 @@ fn a_client_written_call_takes_the_hand_path() {
         r#""arguments":{"text":"xxxxxxxxxxxxxxxx"},"name":"echo"}"#
     );
     agree(bench).unwrap();
-    let scanned = scan(bench).expect("the bench's call is scanned");
-    assert_eq!(scanned.call.name, "echo");
-    assert_eq!(scanned.call.capabilities, serde_json::json!({}));
+    let [walked, by_index] = scan_both(bench).expect("the bench's call is scanned");
+    assert_eq!(walked, by_index);
+    assert_eq!(by_index.name, "echo");
+    assert_eq!(by_index.capabilities, serde_json::json!({}));
 }

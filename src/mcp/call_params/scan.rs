@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 use super::{ModernCall, CAPABILITIES_KEY, LOG_LEVEL_KEY};
 use crate::generated::protocol::{validate, LoggingLevel, ProgressToken};
 use crate::jsonrpc::members::{unescaped_string_at, value_end, walk_object_expecting};
+use crate::jsonrpc::params_index::{MetaMembers, ParamsIndex, ParamsMembers};
 use crate::jsonrpc::text_to_value;
 use crate::mcp::era::PROTOCOL_VERSION_KEY;
 
@@ -32,8 +33,97 @@ pub(crate) struct Scanned<'a> {
 }
 
 /// The call `params` (checked JSON, as a `RawValue` holds it) make, when they have the usual
-/// shape (see the module's comment); `None` otherwise.
-pub(crate) fn scan(params: &str) -> Option<Scanned<'_>> {
+/// shape (see the module's comment); `None` otherwise. `index`, when the frame's check
+/// recorded one from these very params, tells where their members and `_meta`'s lie: they
+/// are then read where they are, not found by a second walk of the text.
+pub(crate) fn scan<'a>(params: &'a str, index: Option<&ParamsIndex>) -> Option<Scanned<'a>> {
+    match index.and_then(|index| Some((index.members()?, index.meta()?))) {
+        Some((members, meta)) => read_indexed(params, members, meta?),
+        None => walk(params),
+    }
+}
+
+/// [`scan`] by the index of the params' members and of `_meta`'s.
+fn read_indexed<'a>(
+    params: &'a str,
+    members: &ParamsMembers,
+    meta: &MetaMembers,
+) -> Option<Scanned<'a>> {
+    let (mut name, mut arguments, mut meta_seen) = (None, None, None);
+    let mut extra = Vec::new();
+    for member in members.iter() {
+        if member.name_escaped {
+            return None;
+        }
+        let value = member.value.of(params)?;
+        match member.name.of(params)? {
+            "_meta" => once(&mut meta_seen, ())?,
+            "name" => once(&mut name, value)?,
+            "arguments" => once(&mut arguments, value)?,
+            key => extra.push((key, value)),
+        }
+    }
+    let meta = read_indexed_meta(params, meta)?;
+    let arguments = match arguments.map(text_to_value) {
+        None => None,
+        Some(Ok(Value::Object(map))) => Some(map),
+        Some(_) => return None,
+    };
+    let mut members = Map::new();
+    for (key, raw) in extra {
+        let _previous = members.insert(key.to_owned(), text_to_value(raw).ok()?);
+    }
+    Some(Scanned {
+        version: meta.version,
+        call: ModernCall {
+            name: decoded_string(name?)?,
+            arguments,
+            capabilities: meta.capabilities,
+            log_level: meta.log_level,
+            progress_token: meta.progress_token,
+            extra: members,
+        },
+    })
+}
+
+/// [`read_meta`] by the index of `_meta`'s members.
+fn read_indexed_meta<'a>(params: &'a str, members: &MetaMembers) -> Option<Meta<'a>> {
+    let mut version = None;
+    let mut capabilities = None;
+    let mut info = None;
+    let mut log_level = None;
+    let mut progress_token = None;
+    for member in members.iter() {
+        if member.name_escaped {
+            return None;
+        }
+        let text = member.value.of(params)?;
+        match member.name.of(params)? {
+            PROTOCOL_VERSION_KEY if !member.value_escaped => {
+                let unquoted = text.strip_prefix('"')?.strip_suffix('"')?;
+                once(&mut version, unquoted)?;
+            }
+            CAPABILITIES_KEY => once(&mut capabilities, capabilities_of(text)?)?,
+            CLIENT_INFO_KEY => {
+                once(&mut info, ())?;
+                let end = client_info_end(params, member.value.start())?;
+                (end == member.value.end()).then_some(())?;
+            }
+            LOG_LEVEL_KEY => once(&mut log_level, serde_json::from_str(text).ok()?)?,
+            PROGRESS_TOKEN_KEY => once(&mut progress_token, token(text)?)?,
+            _ => return None,
+        }
+    }
+    Some(Meta {
+        version: version?,
+        capabilities: capabilities?,
+        log_level,
+        progress_token,
+    })
+}
+
+/// [`scan`] by a walk of the params' text.
+fn walk(params: &str) -> Option<Scanned<'_>> {
     // One walk: `_meta` is read as it is delimited (its bytes are looked at once), `name` and
     // `arguments` are only delimited; params without a `_meta` of the usual shape (a 2025
     // call) are given up before anything else is decoded or allocated.
@@ -129,8 +219,9 @@ const META_KEYS: [&str; 5] = [
     CLIENT_INFO_KEY,
     PROTOCOL_VERSION_KEY,
     LOG_LEVEL_KEY,
-    "progressToken",
+    PROGRESS_TOKEN_KEY,
 ];
+const PROGRESS_TOKEN_KEY: &str = "progressToken";
 const CAPABILITIES: usize = 0;
 const CLIENT_INFO: usize = 1;
 const VERSION: usize = 2;
@@ -168,17 +259,7 @@ fn read_meta(params: &str, at: usize) -> Option<(Meta<'_>, usize)> {
         }
         CAPABILITIES => {
             let (text, end) = raw(start)?;
-            // The capabilities clients usually send, `{}`, without a parser.
-            let value = if text == "{}" {
-                Value::Object(Map::new())
-            } else {
-                text_to_value(text).ok()?
-            };
-            if !value.is_object() {
-                return None;
-            }
-            validate::client_capabilities(&value).ok()?;
-            once(&mut capabilities, value)?;
+            once(&mut capabilities, capabilities_of(text)?)?;
             Some(end)
         }
         CLIENT_INFO => {
@@ -204,6 +285,22 @@ fn read_meta(params: &str, at: usize) -> Option<(Meta<'_>, usize)> {
         progress_token,
     };
     Some((meta, end))
+}
+
+/// The client capabilities written `text`, when they are an object that passes their
+/// validator.
+fn capabilities_of(text: &str) -> Option<Value> {
+    // The capabilities clients usually send, `{}`, without a parser.
+    let value = if text == "{}" {
+        Value::Object(Map::new())
+    } else {
+        text_to_value(text).ok()?
+    };
+    if !value.is_object() {
+        return None;
+    }
+    validate::client_capabilities(&value).ok()?;
+    Some(value)
 }
 
 /// The index past `clientInfo`, starting at `at`, when it is an object of string members
