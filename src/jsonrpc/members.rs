@@ -204,7 +204,8 @@ pub(crate) fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
     }
 }
 
-fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
+/// The index of the first byte from `at` on that is not JSON whitespace.
+pub(crate) fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
     while matches!(bytes.get(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
         at += 1;
     }

@@ -9,6 +9,8 @@
 //! validator let through in another shape) takes the generic decode, so the result is
 //! always what `Deserialize` gives (a test checks both agree).
 
+use std::borrow::Cow;
+
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -148,11 +150,12 @@ fn decode_call_validated<T: CallParams>(
 
 /// What the dispatcher uses of a 2026-07-28 `tools/call`: the tool, its arguments, the
 /// members of `_meta` that steer the call, and the other members (`inputResponses`,
-/// `requestState`).
+/// `requestState`). The name is borrowed from the params' text when the scan reads it there
+/// (`'a`), owned when it comes from a `Value`.
 #[derive(Debug, PartialEq)]
-pub(crate) struct ModernCall {
+pub(crate) struct ModernCall<'a> {
     /// `name`.
-    pub(crate) name: String,
+    pub(crate) name: Cow<'a, str>,
     /// `arguments`, when present.
     pub(crate) arguments: Option<Map<String, Value>>,
     /// `_meta["io.modelcontextprotocol/clientCapabilities"]`, as the typed
@@ -166,12 +169,12 @@ pub(crate) struct ModernCall {
     pub(crate) extra: Map<String, Value>,
 }
 
-impl ModernCall {
+impl ModernCall<'static> {
     /// From the generated type (the reference the hand path agrees with).
     fn from_typed(params: CallToolRequestParams) -> Self {
         let meta = params.meta;
         Self {
-            name: params.name,
+            name: Cow::Owned(params.name),
             arguments: params.arguments,
             capabilities: serde_json::to_value(&meta.io_modelcontextprotocol_client_capabilities)
                 .unwrap_or_default(),
@@ -193,7 +196,7 @@ pub(crate) fn decode_modern_call(
     method: &str,
     params: Option<Value>,
     validator: Validator,
-) -> Result<ModernCall, ErrorObject<'static>> {
+) -> Result<ModernCall<'static>, ErrorObject<'static>> {
     let Some(value) = params else {
         return decode_call(method, None, validator).map(ModernCall::from_typed);
     };
@@ -224,7 +227,7 @@ const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
 
 /// The hand path of [`decode_modern_call`]; the value back when its shape is not the usual
 /// one.
-fn take_apart(value: Value) -> Result<ModernCall, Value> {
+fn take_apart(value: Value) -> Result<ModernCall<'static>, Value> {
     let Value::Object(members) = value else {
         return Err(value);
     };
@@ -265,7 +268,7 @@ fn take_apart(value: Value) -> Result<ModernCall, Value> {
         }
     }
     Ok(ModernCall {
-        name,
+        name: Cow::Owned(name),
         arguments,
         capabilities,
         log_level,

@@ -299,7 +299,7 @@ impl Connection {
                 };
                 if let Some(declared) = task {
                     let call = super::tasks::methods::TaskCall {
-                        name,
+                        name: name.into_owned(),
                         arguments,
                         declared,
                         extensions,

@@ -275,13 +275,24 @@ fn indexed(frame: &str) -> Option<(Box<RawValue>, Box<ParamsIndex>)> {
 
 /// The scan of `params` by a walk and by the index the frame check records (both `None`
 /// when either is).
-fn scan_both(params: &str) -> Option<[ModernCall; 2]> {
+fn scan_both(params: &str) -> Option<[ModernCall<'static>; 2]> {
+    /// The call with its name owned.
+    fn owned(call: ModernCall<'_>) -> ModernCall<'static> {
+        ModernCall {
+            name: call.name.into_owned().into(),
+            arguments: call.arguments,
+            capabilities: call.capabilities,
+            log_level: call.log_level,
+            progress_token: call.progress_token,
+            extra: call.extra,
+        }
+    }
     let frame = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
     let (raw, index) = indexed(&frame)?;
     let walked = scan(raw.get(), None)?;
     let by_index = scan(raw.get(), Some(&index))?;
     assert_eq!(walked.version, by_index.version);
-    Some([walked.call, by_index.call])
+    Some([owned(walked.call), owned(by_index.call)])
 }
 
 fn agree(params: &str) -> Result<(), TestCaseError> {

@@ -14,11 +14,15 @@
 //!
 //! [`RequestMeta`]: crate::generated::protocol::RequestMeta
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use super::{ModernCall, CAPABILITIES_KEY, LOG_LEVEL_KEY};
 use crate::generated::protocol::{validate, LoggingLevel, ProgressToken};
-use crate::jsonrpc::members::{unescaped_string_at, value_end, walk_object_expecting};
+use crate::jsonrpc::members::{
+    skip_whitespace, unescaped_string_at, value_end, walk_object_expecting,
+};
 use crate::jsonrpc::params_index::{MetaMembers, ParamsIndex, ParamsMembers};
 use crate::jsonrpc::text_to_value;
 use crate::mcp::era::PROTOCOL_VERSION_KEY;
@@ -28,8 +32,9 @@ use crate::mcp::era::PROTOCOL_VERSION_KEY;
 pub(crate) struct Scanned<'a> {
     /// `_meta["io.modelcontextprotocol/protocolVersion"]`, as written (it has no escape).
     pub(crate) version: &'a str,
-    /// The call, as [`decode_modern_call`](super::decode_modern_call) gives it.
-    pub(crate) call: ModernCall,
+    /// The call, as [`decode_modern_call`](super::decode_modern_call) gives it (its name
+    /// borrowed from the params when written without an escape).
+    pub(crate) call: ModernCall<'a>,
 }
 
 /// The call `params` (checked JSON, as a `RawValue` holds it) make, when they have the usual
@@ -76,7 +81,7 @@ fn read_indexed<'a>(
     Some(Scanned {
         version: meta.version,
         call: ModernCall {
-            name: decoded_string(name?)?,
+            name: name_of(name?)?,
             arguments,
             capabilities: meta.capabilities,
             log_level: meta.log_level,
@@ -153,7 +158,7 @@ fn walk(params: &str) -> Option<Scanned<'_>> {
         Some(end)
     })?;
     let meta = meta?;
-    let name = decoded_string(name?)?;
+    let name = name_of(name?)?;
     let arguments = match arguments {
         None => None,
         Some(Arguments::Read(value)) => Some(value),
@@ -305,20 +310,34 @@ fn capabilities_of(text: &str) -> Option<Value> {
 
 /// The index past `clientInfo`, starting at `at`, when it is an object of string members
 /// among those the schema names (all of which are strings), `name` and `version` (the
-/// required ones) included, no string holding an escape (the scan does not decode it).
+/// required ones) included, no name or string holding an escape (the scan does not decode
+/// them).
 fn client_info_end(params: &str, at: usize) -> Option<usize> {
+    // A walk of its own, not `walk_object_expecting`: a name with an escape is not the usual
+    // shape either.
+    let bytes = params.as_bytes();
     let (mut name, mut version) = (false, false);
-    let end = walk_object_expecting(params, at, &["name", "version"], |known, key, start| {
-        let (_text, end) = unescaped_string_at(params, start)?;
-        match (known, key) {
-            (Some(0), _) => name = true,
-            (Some(_version), _) => version = true,
-            (None, "title" | "description") => {}
-            (None, _) => return None,
+    let mut at = skip_whitespace(bytes, at);
+    (bytes.get(at) == Some(&b'{')).then_some(())?;
+    at = skip_whitespace(bytes, at + 1);
+    loop {
+        let (key, key_end) = unescaped_string_at(params, at)?;
+        at = skip_whitespace(bytes, key_end);
+        (bytes.get(at) == Some(&b':')).then_some(())?;
+        let (_value, value_end) = unescaped_string_at(params, skip_whitespace(bytes, at + 1))?;
+        match key {
+            "name" => name = true,
+            "version" => version = true,
+            "title" | "description" => {}
+            _ => return None,
         }
-        Some(end)
-    })?;
-    (name && version).then_some(end)
+        at = skip_whitespace(bytes, value_end);
+        match bytes.get(at)? {
+            b',' => at = skip_whitespace(bytes, at + 1),
+            b'}' => return (name && version).then_some(at + 1),
+            _ => return None,
+        }
+    }
 }
 
 /// A progress token: a string, or a number that is an `i64` (as the hand path takes it).
@@ -336,6 +355,16 @@ fn token(raw: &str) -> Option<ProgressToken> {
 fn unescaped_string(raw: &str) -> Option<&str> {
     let (text, end) = unescaped_string_at(raw, 0)?;
     (end == raw.len()).then_some(text)
+}
+
+/// The text of a JSON string, borrowed when it has no escape, decoded otherwise; `None` for
+/// any other value, and for a string `serde_json` refuses (a lone surrogate escape).
+fn name_of(raw: &str) -> Option<Cow<'_, str>> {
+    match unescaped_string(raw) {
+        Some(text) => Some(Cow::Borrowed(text)),
+        None if raw.starts_with('"') => serde_json::from_str(raw).ok().map(Cow::Owned),
+        None => None,
+    }
 }
 
 /// The decoded text of a JSON string; `None` for any other value, and for a string
