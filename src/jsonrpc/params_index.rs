@@ -30,16 +30,6 @@ impl Span {
     pub(crate) fn of(self, params: &str) -> Option<&str> {
         params.get(self.start as usize..self.end as usize)
     }
-
-    /// Where this range starts, from the params' start.
-    pub(crate) fn start(self) -> usize {
-        self.start as usize
-    }
-
-    /// Where this range ends, from the params' start.
-    pub(crate) fn end(self) -> usize {
-        self.end as usize
-    }
 }
 
 /// One member of an object: its name (without the quotes) and its value.

@@ -24,6 +24,7 @@ use crate::jsonrpc::members::{
     skip_whitespace, unescaped_string_at, value_end, walk_object_expecting,
 };
 use crate::jsonrpc::params_index::{MetaMembers, ParamsIndex, ParamsMembers};
+use crate::jsonrpc::quote_or_backslash;
 use crate::jsonrpc::text_to_value;
 use crate::mcp::era::PROTOCOL_VERSION_KEY;
 
@@ -63,7 +64,7 @@ fn read_indexed<'a>(
         let value = member.value.of(params)?;
         match member.name.of(params)? {
             "_meta" => once(&mut meta_seen, ())?,
-            "name" => once(&mut name, value)?,
+            "name" => once(&mut name, (value, member.value_escaped))?,
             "arguments" => once(&mut arguments, value)?,
             key => extra.push((key, value)),
         }
@@ -81,7 +82,11 @@ fn read_indexed<'a>(
     Some(Scanned {
         version: meta.version,
         call: ModernCall {
-            name: name_of(name?)?,
+            name: match name? {
+                // A string without an escape (the check says so): its text, borrowed.
+                (text, false) => Cow::Borrowed(text.strip_prefix('"')?.strip_suffix('"')?),
+                (text, true) => name_of(text)?,
+            },
             arguments,
             capabilities: meta.capabilities,
             log_level: meta.log_level,
@@ -111,8 +116,7 @@ fn read_indexed_meta<'a>(params: &'a str, members: &MetaMembers) -> Option<Meta<
             CAPABILITIES_KEY => once(&mut capabilities, capabilities_of(text)?)?,
             CLIENT_INFO_KEY => {
                 once(&mut info, ())?;
-                let end = client_info_end(params, member.value.start())?;
-                (end == member.value.end()).then_some(())?;
+                client_info_shaped(text).then_some(())?;
             }
             LOG_LEVEL_KEY => once(&mut log_level, serde_json::from_str(text).ok()?)?,
             PROGRESS_TOKEN_KEY => once(&mut progress_token, token(text)?)?,
@@ -269,7 +273,8 @@ fn read_meta(params: &str, at: usize) -> Option<(Meta<'_>, usize)> {
         }
         CLIENT_INFO => {
             once(&mut info, ())?;
-            client_info_end(params, start)
+            let end = value_end(params.as_bytes(), start)?;
+            client_info_shaped(params.get(start..end)?).then_some(end)
         }
         LOG_LEVEL => {
             let (text, end) = raw(start)?;
@@ -308,36 +313,53 @@ fn capabilities_of(text: &str) -> Option<Value> {
     Some(value)
 }
 
-/// The index past `clientInfo`, starting at `at`, when it is an object of string members
-/// among those the schema names (all of which are strings), `name` and `version` (the
-/// required ones) included, no name or string holding an escape (the scan does not decode
-/// them).
-fn client_info_end(params: &str, at: usize) -> Option<usize> {
-    // A walk of its own, not `walk_object_expecting`: a name with an escape is not the usual
-    // shape either.
-    let bytes = params.as_bytes();
+/// Whether `text` (checked JSON) is a `clientInfo` of the usual shape: an object of string
+/// members among those the schema names (all of which are strings), `name` and `version`
+/// (the required ones) included, no name or string holding an escape (the scan does not
+/// decode them).
+fn client_info_shaped(text: &str) -> bool {
+    let bytes = text.as_bytes();
     let (mut name, mut version) = (false, false);
-    let mut at = skip_whitespace(bytes, at);
-    (bytes.get(at) == Some(&b'{')).then_some(())?;
-    at = skip_whitespace(bytes, at + 1);
+    if bytes.first() != Some(&b'{') {
+        return false;
+    }
+    let mut at = 1;
     loop {
-        let (key, key_end) = unescaped_string_at(params, at)?;
-        at = skip_whitespace(bytes, key_end);
-        (bytes.get(at) == Some(&b':')).then_some(())?;
-        let (_value, value_end) = unescaped_string_at(params, skip_whitespace(bytes, at + 1))?;
-        match key {
-            "name" => name = true,
-            "version" => version = true,
-            "title" | "description" => {}
-            _ => return None,
+        let Some((key, after_key)) = plain_string(bytes, skip_whitespace(bytes, at)) else {
+            return false;
+        };
+        at = skip_whitespace(bytes, after_key);
+        if bytes.get(at) != Some(&b':') {
+            return false;
         }
-        at = skip_whitespace(bytes, value_end);
-        match bytes.get(at)? {
-            b',' => at = skip_whitespace(bytes, at + 1),
-            b'}' => return (name && version).then_some(at + 1),
-            _ => return None,
+        let Some((_value, after_value)) = plain_string(bytes, skip_whitespace(bytes, at + 1))
+        else {
+            return false;
+        };
+        match key {
+            b"name" => name = true,
+            b"version" => version = true,
+            b"title" | b"description" => {}
+            _ => return false,
+        }
+        at = skip_whitespace(bytes, after_value);
+        match bytes.get(at) {
+            Some(b',') => at += 1,
+            Some(b'}') => return name && version,
+            _ => return false,
         }
     }
+}
+
+/// The bytes of the string at `at` in checked JSON when it holds no escape, and the index
+/// past it.
+#[inline(always)]
+fn plain_string(bytes: &[u8], at: usize) -> Option<(&[u8], usize)> {
+    if bytes.get(at) != Some(&b'"') {
+        return None;
+    }
+    let close = quote_or_backslash(bytes, at + 1)?;
+    (bytes[close] == b'"').then(|| (bytes.get(at + 1..close).unwrap_or_default(), close + 1))
 }
 
 /// A progress token: a string, or a number that is an `i64` (as the hand path takes it).
