@@ -7,8 +7,9 @@
 //! that text (from the frame's parse to the request's handler, through
 //! [`RequestContext`](crate::server::RequestContext)), and every span in it is a range of
 //! that text that the check read as one JSON value (or one member name, without its
-//! quotes). Params with more members than an index holds get none; a reader then walks the
-//! text itself.
+//! quotes). The check keeps an index only for params with a `_meta` object (the requests
+//! whose reading uses it); an index that could not hold every member answers `None` when
+//! asked for them, and the reader then walks the text itself.
 
 /// A range of the params' text, as byte offsets from its start.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
