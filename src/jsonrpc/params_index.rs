@@ -71,13 +71,22 @@ impl<const N: usize> Members<N> {
         self.spans.iter().take(usize::from(self.len))
     }
 
-    fn push(&mut self, member: MemberSpan) {
-        match self.spans.get_mut(usize::from(self.len)) {
-            Some(slot) => {
+    /// Records a member (see [`ParamsIndex::record_member`]); one it cannot hold (past `N`,
+    /// or past `u32`) marks these members incomplete.
+    fn record(
+        &mut self,
+        base: usize,
+        name: (usize, usize),
+        value: (usize, usize),
+        escapes: (bool, bool),
+    ) {
+        let slot = self.spans.get_mut(usize::from(self.len));
+        match (slot, member_span(base, name, value, escapes)) {
+            (Some(slot), Some(member)) => {
                 *slot = member;
                 self.len += 1;
             }
-            None => self.overflowed = true,
+            _ => self.overflowed = true,
         }
     }
 }
@@ -137,10 +146,7 @@ impl ParamsIndex {
         value: (usize, usize),
         escapes: (bool, bool),
     ) {
-        match member_span(base, name, value, escapes) {
-            Some(span) => self.members.push(span),
-            None => self.members.overflowed = true,
-        }
+        self.members.record(base, name, value, escapes);
     }
 
     /// Starts the members of `_meta` (a second `_meta` spoils the index).
@@ -158,12 +164,8 @@ impl ParamsIndex {
         value: (usize, usize),
         escapes: (bool, bool),
     ) {
-        let Some(meta) = &mut self.meta else {
-            return;
-        };
-        match member_span(base, name, value, escapes) {
-            Some(span) => meta.push(span),
-            None => meta.overflowed = true,
+        if let Some(meta) = &mut self.meta {
+            meta.record(base, name, value, escapes);
         }
     }
 }
