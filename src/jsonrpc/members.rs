@@ -161,8 +161,6 @@ fn member_name(text: &str, from: usize) -> Option<(Cow<'_, str>, usize)> {
 
 /// The text of the JSON string value starting at `at` (its opening quote) when it has no
 /// escape, borrowed, and the index past its closing quote; `None` for any other value.
-/// Inlined: its callers read short strings in a loop.
-#[inline]
 pub(crate) fn unescaped_string_at(text: &str, at: usize) -> Option<(&str, usize)> {
     let bytes = text.as_bytes();
     if bytes.get(at) != Some(&b'"') {

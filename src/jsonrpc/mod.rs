@@ -51,7 +51,7 @@ pub use batch::{parse_frame, BatchPolicy, Frame};
 pub(crate) use depth::parse_frame_indexed;
 pub use depth::{nests_deeper_than, parse_frame_within, MAX_SUPPORTED_DEPTH};
 pub use encode::encode_batch_line;
-pub(crate) use encode::{RESULT_LINE_END, UNCOPIED_RESULT_BYTES};
+pub(crate) use encode::{quote_or_backslash, RESULT_LINE_END, UNCOPIED_RESULT_BYTES};
 pub use error_code::ErrorCode;
 pub use id::{Id, IdKind};
 pub use message::{

@@ -24,6 +24,7 @@ use crate::jsonrpc::members::{
     skip_whitespace, unescaped_string_at, value_end, walk_object_expecting,
 };
 use crate::jsonrpc::params_index::{MetaMembers, ParamsIndex, ParamsMembers};
+use crate::jsonrpc::quote_or_backslash;
 use crate::jsonrpc::text_to_value;
 use crate::mcp::era::PROTOCOL_VERSION_KEY;
 
@@ -324,21 +325,21 @@ fn client_info_shaped(text: &str) -> bool {
     }
     let mut at = 1;
     loop {
-        let Some((key, after_key)) = unescaped_string_at(text, skip_whitespace(bytes, at)) else {
+        let Some((key, after_key)) = plain_string(bytes, skip_whitespace(bytes, at)) else {
             return false;
         };
         at = skip_whitespace(bytes, after_key);
         if bytes.get(at) != Some(&b':') {
             return false;
         }
-        let Some((_value, after_value)) = unescaped_string_at(text, skip_whitespace(bytes, at + 1))
+        let Some((_value, after_value)) = plain_string(bytes, skip_whitespace(bytes, at + 1))
         else {
             return false;
         };
         match key {
-            "name" => name = true,
-            "version" => version = true,
-            "title" | "description" => {}
+            b"name" => name = true,
+            b"version" => version = true,
+            b"title" | b"description" => {}
             _ => return false,
         }
         at = skip_whitespace(bytes, after_value);
@@ -348,6 +349,17 @@ fn client_info_shaped(text: &str) -> bool {
             _ => return false,
         }
     }
+}
+
+/// The bytes of the string at `at` in checked JSON when it holds no escape, and the index
+/// past it.
+#[inline(always)]
+fn plain_string(bytes: &[u8], at: usize) -> Option<(&[u8], usize)> {
+    if bytes.get(at) != Some(&b'"') {
+        return None;
+    }
+    let close = quote_or_backslash(bytes, at + 1)?;
+    (bytes[close] == b'"').then(|| (bytes.get(at + 1..close).unwrap_or_default(), close + 1))
 }
 
 /// A progress token: a string, or a number that is an `i64` (as the hand path takes it).
@@ -377,9 +389,14 @@ fn name_of(raw: &str) -> Option<Cow<'_, str>> {
     }
 }
 
-/// The decoded text of a JSON string, owned ([`name_of`]).
+/// The decoded text of a JSON string; `None` for any other value, and for a string
+/// `serde_json` refuses (a lone surrogate escape).
 fn decoded_string(raw: &str) -> Option<String> {
-    name_of(raw).map(Cow::into_owned)
+    match unescaped_string(raw) {
+        Some(text) => Some(text.to_owned()),
+        None if raw.starts_with('"') => serde_json::from_str(raw).ok(),
+        None => None,
+    }
 }
 
 /// Fills `slot`; `None` when it is already filled (a member written twice).
